@@ -1,0 +1,306 @@
+"""The TPU catalog as data, and the slice shapes derived from it.
+
+One table (`GENERATIONS`) decides every per-accelerator fact: machine types and chips
+per VM, the GKE accelerator label, allowed topologies, the Pathways instance key and
+capacity-mode support. Everything else (node-pool specs, JobSet workers, Kueue quotas)
+reads `SliceShape`s resolved from it. Sources: shared/reference/TPU_NODE_POOLS.md §1 and
+PATHWAYS_JOBSET.md §5 (OP v0.1.4 topology lists; XPK/CTK machine types).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from functools import reduce
+
+# --- topology lists (OP v0.1.4, sorted by chip count) --------------------------------
+
+_TOPOLOGIES_2D = ("1x1", "2x2", "2x4", "4x4", "4x8", "8x8", "8x16", "16x16")
+
+_TOPOLOGIES_V4 = (
+    "2x2x1", "2x2x2", "2x2x4", "2x4x4", "4x4x4", "4x4x8", "4x4x16", "4x8x8", "8x8x8",
+    "8x8x12", "4x16x16", "8x8x16", "8x16x16",
+)
+
+_TOPOLOGIES_V5P = (
+    "2x2x1", "2x2x2", "2x2x4", "2x4x4", "4x4x4", "4x4x8", "4x4x12", "4x8x8", "4x4x20",
+    "4x8x12", "4x4x28", "8x8x8", "4x12x12", "4x8x20", "4x4x44", "8x8x12", "4x4x52",
+    "4x8x28", "4x12x20", "8x8x16", "4x4x68", "8x12x12", "4x4x76", "8x8x20", "4x12x28",
+    "4x8x44", "4x4x92", "8x12x16", "4x20x20", "4x8x52", "12x12x12", "8x8x28", "4x4x116",
+    "8x12x20", "4x4x124", "8x16x16", "4x12x44", "4x8x68", "4x20x28", "12x12x16",
+    "4x4x148", "4x8x76", "4x12x52", "8x16x20", "4x4x164", "8x12x28", "4x4x172", "8x8x44",
+    "12x12x20", "4x8x92", "4x4x188", "12x16x16", "4x28x28", "8x20x20", "4x12x68",
+    "8x8x52", "4x4x212", "12x12x24", "4x20x44", "8x16x28", "4x12x76", "4x8x116",
+    "4x4x236", "12x16x20", "4x4x244", "4x8x124", "12x12x28", "16x16x16", "4x20x52",
+    "8x12x44", "8x8x68", "4x12x92", "8x20x28", "12x16x24", "4x8x148", "12x20x20",
+    "8x8x76", "4x28x44", "8x12x52", "16x16x20", "12x12x36", "4x8x164", "12x16x28",
+    "4x20x68", "4x8x172", "4x12x116", "8x16x44", "12x20x24", "4x28x52", "8x8x92",
+    "4x12x124", "4x8x188", "4x20x76", "16x16x24", "12x24x24", "16x20x28",
+)
+
+_TOPOLOGIES_TPU7X = _TOPOLOGIES_V5P + ("16x16x32", "16x24x24")
+
+
+@dataclass(frozen=True)
+class MachineType:
+    name: str
+    chips_per_vm: int
+    topologies: tuple[str, ...]
+    instance_key: str  # Pathways --instance_type prefix for this host shape
+
+
+@dataclass(frozen=True)
+class Generation:
+    name: str  # our config name: v4 | v5e | v5p | v6e | tpu7x
+    aliases: tuple[str, ...]  # prefixes users type in shorthand ("v5litepod-16")
+    accelerator_label: str  # cloud.google.com/gke-tpu-accelerator
+    dims: int  # 2 or 3
+    cores_per_chip: int  # shorthand suffix counts TensorCores for v4/v5p/tpu7x
+    machine_types: tuple[MachineType, ...]
+    flex_start: bool  # DWS flex-start supported (not v3/v4)
+    workload_policy: bool  # multi-host pools need a HIGH_THROUGHPUT workload policy
+    network_profile: bool  # accelerator network profile "auto" (DRANET) by default
+    min_gke_version: str | None = None
+
+    @property
+    def topologies(self) -> tuple[str, ...]:
+        seen: dict[str, None] = {}
+        for machine in self.machine_types:
+            for topo in machine.topologies:
+                seen.setdefault(topo, None)
+        return tuple(sorted(seen, key=lambda t: (chips_of(t), t)))
+
+
+GENERATIONS: dict[str, Generation] = {
+    g.name: g
+    for g in (
+        Generation(
+            name="v4", aliases=("v4",), accelerator_label="tpu-v4-podslice", dims=3,
+            cores_per_chip=2, flex_start=False, workload_policy=False, network_profile=False,
+            machine_types=(MachineType("ct4p-hightpu-4t", 4, _TOPOLOGIES_V4, "tpuv4"),),
+        ),
+        Generation(
+            name="v5e", aliases=("v5e", "v5litepod"), accelerator_label="tpu-v5-lite-podslice",
+            dims=2, cores_per_chip=1, flex_start=True, workload_policy=False, network_profile=False,
+            machine_types=(
+                MachineType("ct5lp-hightpu-1t", 1, ("1x1",), "tpuv5e"),
+                MachineType("ct5lp-hightpu-4t", 4, _TOPOLOGIES_2D[1:], "tpuv5e"),
+                MachineType("ct5lp-hightpu-8t", 8, ("2x4",), "tpuv5e1t"),
+            ),
+        ),
+        Generation(
+            name="v5p", aliases=("v5p",), accelerator_label="tpu-v5p-slice", dims=3,
+            cores_per_chip=2, flex_start=True, workload_policy=False, network_profile=False,
+            machine_types=(MachineType("ct5p-hightpu-4t", 4, _TOPOLOGIES_V5P, "tpuv5"),),
+        ),
+        Generation(
+            name="v6e", aliases=("v6e",), accelerator_label="tpu-v6e-slice", dims=2,
+            cores_per_chip=1, flex_start=True, workload_policy=False, network_profile=True,
+            machine_types=(
+                MachineType("ct6e-standard-1t", 1, ("1x1",), "tpuv6e"),
+                MachineType("ct6e-standard-4t", 4, _TOPOLOGIES_2D[1:], "tpuv6e"),
+                MachineType("ct6e-standard-8t", 8, ("2x4",), "tpuv6e1t"),
+            ),
+        ),
+        Generation(
+            name="tpu7x", aliases=("tpu7x", "v7x"), accelerator_label="tpu7x", dims=3,
+            cores_per_chip=2, flex_start=True, workload_policy=True, network_profile=False,
+            min_gke_version="1.34.0-gke.2201000",
+            machine_types=(
+                MachineType("tpu7x-standard-1t", 1, ("1x1x1",), "tpu7x"),
+                MachineType("tpu7x-standard-4t", 4, _TOPOLOGIES_TPU7X, "tpu7x"),
+            ),
+        ),
+    )
+}
+
+TPU_TYPES = tuple(GENERATIONS)
+
+
+def chips_of(topology: str) -> int:
+    return reduce(lambda a, b: a * b, (int(d) for d in topology.split("x")), 1)
+
+
+def is_topology_syntax(topology: str, dims: int) -> bool:
+    return bool(re.fullmatch(r"[1-9][0-9]*(x[1-9][0-9]*){%d}" % (dims - 1), topology))
+
+
+@dataclass(frozen=True)
+class SliceShape:
+    """Everything a node pool or a JobSet needs to know about one slice."""
+
+    generation: str
+    topology: str
+    machine_type: str
+    chips_per_vm: int
+    vms_per_slice: int
+    accelerator_label: str
+    instance_key: str
+
+    @property
+    def chips(self) -> int:
+        return chips_of(self.topology)
+
+    @property
+    def multi_host(self) -> bool:
+        return self.vms_per_slice > 1
+
+    @property
+    def instance_type(self) -> str:
+        """Pathways resource-manager `--instance_type` value, e.g. `tpuv6e:4x4`."""
+        return f"{self.instance_key}:{self.topology}"
+
+    @property
+    def needs_workload_policy(self) -> bool:
+        return self.multi_host and GENERATIONS[self.generation].workload_policy
+
+    @property
+    def shorthand(self) -> str:
+        """The accelerator name users know (`v6e-16`, `v5p-16` for 2x2x2)."""
+        gen = GENERATIONS[self.generation]
+        return f"{gen.name}-{self.chips * gen.cores_per_chip}"
+
+
+class CatalogError(ValueError):
+    """A look-up that failed; `field` says which config field is wrong."""
+
+    def __init__(self, field: str, value: object, message: str):
+        self.field = field
+        self.value = value
+        super().__init__(message)
+
+
+def machine_types_for(generation: str, topology: str) -> tuple[MachineType, ...]:
+    return tuple(m for m in GENERATIONS[generation].machine_types if topology in m.topologies)
+
+
+def default_machine_type(generation: str, topology: str) -> MachineType:
+    """Pick the host shape for a topology: 1-chip hosts for 1x1, else the 4-chip host.
+
+    8-chip hosts (ct6e-standard-8t, ct5lp-hightpu-8t) are opt-in through `machineType`:
+    XPK and most users run 2x4 as two 4-chip hosts.
+    """
+    candidates = machine_types_for(generation, topology)
+    for machine in candidates:
+        if machine.chips_per_vm == 4:
+            return machine
+    return candidates[0]
+
+
+def resolve(generation: str, topology: str, machine_type: str | None = None) -> SliceShape:
+    """Resolve (type, topology[, machine type]) to a slice shape or raise CatalogError."""
+    if generation not in GENERATIONS:
+        raise CatalogError("type", generation, f"is not a TPU type; allowed: {', '.join(TPU_TYPES)}")
+    gen = GENERATIONS[generation]
+    if topology not in gen.topologies:
+        raise CatalogError(
+            "topology", topology,
+            f"is not a {gen.name} topology; allowed: {', '.join(gen.topologies)}",
+        )
+    if machine_type is None:
+        machine = default_machine_type(generation, topology)
+    else:
+        by_name = {m.name: m for m in gen.machine_types}
+        if machine_type not in by_name:
+            raise CatalogError(
+                "machineType", machine_type,
+                f"is not a {gen.name} machine type; allowed: {', '.join(by_name)}",
+            )
+        machine = by_name[machine_type]
+        if topology not in machine.topologies:
+            fits = ", ".join(m.name for m in machine_types_for(generation, topology))
+            raise CatalogError(
+                "machineType", machine_type,
+                f"cannot host topology {topology}; allowed for {topology}: {fits}",
+            )
+    chips = chips_of(topology)
+    vms = max(1, chips // machine.chips_per_vm)
+    return SliceShape(
+        generation=gen.name,
+        topology=topology,
+        machine_type=machine.name,
+        chips_per_vm=min(machine.chips_per_vm, chips),
+        vms_per_slice=vms,
+        accelerator_label=gen.accelerator_label,
+        instance_key=machine.instance_key,
+    )
+
+
+_SHORTHAND = re.compile(r"^(?P<prefix>[a-z0-9]+)-(?P<count>[0-9]+)$")
+
+
+def generation_for_alias(prefix: str) -> Generation | None:
+    for gen in GENERATIONS.values():
+        if prefix in gen.aliases:
+            return gen
+    return None
+
+
+def parse_shorthand(value: str) -> tuple[str, str | None]:
+    """Split `v6e-16` into (`v6e`, `4x4`); a bare `v6e` gives (`v6e`, None).
+
+    The number counts chips for v5e/v6e and TensorCores for v4/v5p/tpu7x (as in XPK's
+    `--tpu-type` and Cloud TPU names). When several topologies have that many chips the
+    most cube-like one is chosen (smallest longest side), e.g. `v5p-512` -> 4x8x8.
+    """
+    text = value.strip().lower()
+    gen = generation_for_alias(text)
+    if gen is not None:
+        return gen.name, None
+    match = _SHORTHAND.match(text)
+    if not match or generation_for_alias(match["prefix"]) is None:
+        raise CatalogError("type", value, f"is not a TPU type; allowed: {', '.join(TPU_TYPES)} "
+                           "or a shorthand such as v6e-16, v5p-128")
+    gen = generation_for_alias(match["prefix"])
+    assert gen is not None
+    count = int(match["count"])
+    if count % gen.cores_per_chip:
+        raise CatalogError("type", value, f"{gen.name} sizes count TensorCores "
+                           f"({gen.cores_per_chip} per chip); the number must be even")
+    chips = count // gen.cores_per_chip
+    shapes = [t for t in gen.topologies if chips_of(t) == chips]
+    if not shapes:
+        sizes = sorted({chips_of(t) * gen.cores_per_chip for t in gen.topologies})
+        raise CatalogError("type", value, f"is not a {gen.name} size; allowed: "
+                           + ", ".join(f"{gen.name}-{s}" for s in sizes))
+    best = min(shapes, key=lambda t: (max(int(d) for d in t.split("x")), t))
+    return gen.name, best
+
+
+# --- CPU machines (head pool) ---------------------------------------------------------
+
+_GB_PER_VCPU = {"standard": 4, "highmem": 8, "highcpu": 1}
+_HIGHCPU_GB = {"c3": 2, "c3d": 2, "c4": 2, "n4": 2}
+_CPU_FAMILIES = ("e2", "n1", "n2", "n2d", "n4", "c2", "c2d", "c3", "c3d", "c4", "c4a", "c4d", "m1", "m3", "t2d")
+
+
+@dataclass(frozen=True)
+class CpuMachine:
+    name: str
+    vcpus: int
+    memory_gb: float
+
+
+def cpu_machine(name: str) -> CpuMachine | None:
+    """vCPUs and memory of a predefined GCE machine type, or None if we cannot tell."""
+    match = re.fullmatch(r"([a-z][a-z0-9]*)-(standard|highmem|highcpu)-([0-9]+)", name)
+    if not match or match[1] not in _CPU_FAMILIES:
+        return None
+    family, kind, vcpus = match[1], match[2], int(match[3])
+    per_vcpu = _HIGHCPU_GB.get(family, 1) if kind == "highcpu" else _GB_PER_VCPU[kind]
+    if family == "n1" and kind == "standard":
+        per_vcpu = 3.75
+    if family == "n1" and kind == "highmem":
+        per_vcpu = 6.5
+    if family == "n1" and kind == "highcpu":
+        per_vcpu = 0.9
+    return CpuMachine(name, vcpus, vcpus * per_vcpu)
+
+
+def is_tpu_machine_type(name: str) -> bool:
+    return any(name == m.name for g in GENERATIONS.values() for m in g.machine_types)
+
+
+def ceil_div(a: int, b: int) -> int:
+    return math.ceil(a / b)

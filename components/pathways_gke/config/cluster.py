@@ -1,0 +1,145 @@
+"""`pathways-gke:cluster` and `pathways-gke:cpuPool`."""
+
+from __future__ import annotations
+
+import re
+from typing import Literal, Optional
+
+from pydantic import Field, field_validator
+
+from ..catalog import cpu_machine, is_tpu_machine_type
+from .base import Model, fail
+
+GKE_NAME = re.compile(r"^[a-z](?:[-a-z0-9]{0,38}[a-z0-9])?$")
+REGION = re.compile(r"^[a-z]+-[a-z]+[0-9]+$")
+ZONE = re.compile(r"^[a-z]+-[a-z]+[0-9]+-[a-z]$")
+LABEL_KEY = re.compile(r"^[a-z][a-z0-9_-]{0,62}$")
+LABEL_VALUE = re.compile(r"^[a-z0-9_-]{0,63}$")
+
+ReleaseChannel = Literal["RAPID", "REGULAR", "STABLE", "EXTENDED", "UNSPECIFIED"]
+
+
+def region_of(location: str) -> str:
+    """`us-east5-b` -> `us-east5`; a region is returned unchanged."""
+    return location.rsplit("-", 1)[0] if ZONE.match(location) else location
+
+
+def check_location(value: str, what: str = "a GCP region or zone") -> str:
+    if not (REGION.match(value) or ZONE.match(value)):
+        raise fail("location", f"is not {what} (e.g. us-east5 or us-east5-b)")
+    return value
+
+
+def check_gce_labels(labels: dict[str, str]) -> dict[str, str]:
+    for key, value in labels.items():
+        if not LABEL_KEY.match(key):
+            raise fail("label", f"label key '{key}' must be lower-case letters, digits, '_' or '-', "
+                       "start with a letter, at most 63 characters")
+        if not LABEL_VALUE.match(str(value)):
+            raise fail("label", f"label '{key}' value '{value}' must be lower-case letters, digits, "
+                       "'_' or '-', at most 63 characters")
+    return labels
+
+
+class NodeServiceAccount(Model):
+    """The GCP service account the nodes run as (a dedicated one is created by default)."""
+
+    create: bool = True
+    email: Optional[str] = None
+
+    @field_validator("email")
+    @classmethod
+    def _email(cls, value: Optional[str]) -> Optional[str]:
+        if value is not None and not re.fullmatch(r"[a-z0-9-]+@[a-z0-9-]+\.iam\.gserviceaccount\.com", value):
+            raise fail("email", "is not a service-account email (name@project.iam.gserviceaccount.com)")
+        return value
+
+
+class ClusterConfig(Model):
+    name: str
+    location: str
+    create: bool = True
+    release_channel: ReleaseChannel = "REGULAR"
+    version: Optional[str] = Field(default=None, description="min_master_version; None lets the channel decide")
+    network: Optional[str] = None
+    subnetwork: Optional[str] = None
+    private_nodes: bool = False
+    deletion_protection: bool = True
+    protect: bool = False
+    labels: dict[str, str] = Field(default_factory=dict)
+    node_service_account: NodeServiceAccount = Field(default_factory=NodeServiceAccount)
+
+    @field_validator("name")
+    @classmethod
+    def _name(cls, value: str) -> str:
+        if not GKE_NAME.match(value):
+            raise fail("name", "is not a GKE cluster name: lower-case letters, digits and '-', "
+                       "starting with a letter, at most 40 characters")
+        return value
+
+    @field_validator("location")
+    @classmethod
+    def _location(cls, value: str) -> str:
+        return check_location(value)
+
+    @field_validator("version")
+    @classmethod
+    def _version(cls, value: Optional[str]) -> Optional[str]:
+        if value is not None and not re.fullmatch(r"1\.[0-9]+(\.[0-9]+(-gke\.[0-9]+)?)?", value):
+            raise fail("version", "is not a GKE version (e.g. 1.34 or 1.34.1-gke.1829001)")
+        return value
+
+    @field_validator("labels")
+    @classmethod
+    def _labels(cls, value: dict[str, str]) -> dict[str, str]:
+        return check_gce_labels(value)
+
+    @property
+    def region(self) -> str:
+        return region_of(self.location)
+
+    @property
+    def zonal(self) -> bool:
+        return bool(ZONE.match(self.location))
+
+
+class CpuPoolConfig(Model):
+    """The CPU pool that hosts the Pathways head (and the JobSet/Kueue controllers)."""
+
+    name: str = "cpu-np"
+    machine_type: str = "n2-standard-64"
+    min_nodes: int = Field(default=1, ge=0, le=1000)
+    max_nodes: int = Field(default=4, ge=1, le=1000)
+    zone: Optional[str] = None
+    disk_size_gb: int = Field(default=200, ge=10, le=65536)
+    disk_type: Literal["pd-standard", "pd-balanced", "pd-ssd", "hyperdisk-balanced"] = "pd-balanced"
+    spot: bool = False
+    labels: dict[str, str] = Field(default_factory=dict)
+
+    @field_validator("name")
+    @classmethod
+    def _name(cls, value: str) -> str:
+        if not GKE_NAME.match(value):
+            raise fail("name", "is not a node-pool name: lower-case letters, digits and '-', "
+                       "starting with a letter, at most 40 characters")
+        return value
+
+    @field_validator("machine_type")
+    @classmethod
+    def _machine(cls, value: str) -> str:
+        if is_tpu_machine_type(value):
+            raise fail("machine", "is a TPU machine type; the head pool needs a CPU machine such as n2-standard-64")
+        if not re.fullmatch(r"[a-z][a-z0-9]*-[a-z0-9]+(-[a-z0-9]+)*", value):
+            raise fail("machine", "is not a GCE machine type (e.g. n2-standard-64)")
+        return value
+
+    @field_validator("zone")
+    @classmethod
+    def _zone(cls, value: Optional[str]) -> Optional[str]:
+        if value is not None and not ZONE.match(value):
+            raise fail("zone", "is not a GCP zone (e.g. us-east5-b)")
+        return value
+
+    @property
+    def machine(self):
+        return cpu_machine(self.machine_type)

@@ -1,0 +1,194 @@
+"""The whole stack config: every section parsed, then checked against each other.
+
+Each section is validated on its own so that one bad section does not hide the
+problems of another; cross-section checks run on whatever parsed. All problems are
+raised together as one ConfigError, before the program registers anything.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping, Optional
+
+import yaml
+from pydantic import BaseModel, TypeAdapter, ValidationError
+
+from ..errors import ConfigError, Problem, allowed, did_you_mean
+from .addons import JobSetConfig, KueueConfig
+from .base import problems_from
+from .cluster import ClusterConfig, CpuPoolConfig
+from .tpu import TpuPoolConfig
+from .workloads import WorkloadConfig
+
+PROJECT = "pathways-gke"
+DNS_1123_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")
+GCP_PROJECT = re.compile(r"^[a-z][-a-z0-9]{4,28}[a-z0-9]$")
+
+
+@dataclass(frozen=True)
+class StackConfig:
+    project: str
+    cluster: ClusterConfig
+    cpu_pool: CpuPoolConfig
+    tpu_pools: tuple[TpuPoolConfig, ...]
+    jobset: JobSetConfig
+    kueue: KueueConfig
+    workloads: tuple[WorkloadConfig, ...]
+    namespace: str = "default"
+    secret_names: tuple[str, ...] = field(default_factory=tuple)
+
+    def pool(self, name: str) -> Optional[TpuPoolConfig]:
+        return next((p for p in self.tpu_pools if p.name == name), None)
+
+
+# key -> (model or adapter, default when absent; None = required)
+_SECTIONS: dict[str, tuple[Any, Any]] = {
+    "cluster": (ClusterConfig, None),
+    "cpuPool": (CpuPoolConfig, {}),
+    "tpuPools": (TypeAdapter(list[TpuPoolConfig]), []),
+    "jobset": (JobSetConfig, {}),
+    "kueue": (KueueConfig, {}),
+    "workloads": (TypeAdapter(list[WorkloadConfig]), []),
+}
+_ROOT_MODELS = {
+    "cluster": ClusterConfig, "cpuPool": CpuPoolConfig, "tpuPools": TpuPoolConfig,
+    "jobset": JobSetConfig, "kueue": KueueConfig, "workloads": WorkloadConfig,
+}
+_PLAIN_KEYS = ("namespace", "secrets")
+KNOWN_KEYS = tuple(_SECTIONS) + _PLAIN_KEYS
+
+
+def parse_stack(values: Mapping[str, Any]) -> StackConfig:
+    """Validate a flat config mapping (`gcp:project`, `pathways-gke:cluster`, ...) into a StackConfig.
+
+    Keys may be given with or without the `pathways-gke:` namespace. Raises ConfigError with every problem.
+    """
+    problems: list[Problem] = []
+    ours: dict[str, Any] = {}
+    gcp_project: Any = None
+    for full_key, value in values.items():
+        namespace, _, key = full_key.rpartition(":")
+        if namespace in ("", PROJECT):
+            if key not in KNOWN_KEYS:
+                problems.append(Problem(f"{PROJECT}:{key}", f"unknown config key; {did_you_mean(key, KNOWN_KEYS)}"
+                                        f"{allowed(KNOWN_KEYS)}"))
+                continue
+            ours[key] = value
+        elif full_key == "gcp:project":
+            gcp_project = value
+
+    if not isinstance(gcp_project, str) or not GCP_PROJECT.match(gcp_project):
+        problems.append(Problem("gcp:project", "must be set to a GCP project id (6-30 lower-case letters, "
+                                "digits and '-'); Workload Identity and the node service account need it",
+                                gcp_project))
+
+    parsed: dict[str, Any] = {}
+    for key, (schema, default) in _SECTIONS.items():
+        raw = ours.get(key, default)
+        if raw is None and default is None:
+            problems.append(Problem(key, "is required but missing (e.g. {name: pw-dev, location: us-east5})"))
+            continue
+        if raw is None:
+            raw = default
+        try:
+            if isinstance(schema, TypeAdapter):
+                parsed[key] = tuple(schema.validate_python(raw, by_alias=True))
+            else:
+                parsed[key] = schema.model_validate(raw, by_alias=True)
+        except ValidationError as exc:
+            problems.extend(problems_from(exc, _ROOT_MODELS[key], [key]))
+
+    namespace = ours.get("namespace", "default")
+    if not isinstance(namespace, str) or not DNS_1123_LABEL.match(namespace):
+        problems.append(Problem("namespace", "is not a Kubernetes namespace name (lower-case letters, digits "
+                                "and '-', at most 63 characters)", namespace))
+        namespace = "default"
+    secrets = ours.get("secrets", {}) or {}
+    if not isinstance(secrets, Mapping):
+        problems.append(Problem("secrets", "must be a mapping of secret names to values (set them with "
+                                "`pulumi config set --secret --path 'secrets.NAME' VALUE`)", secrets))
+        secrets = {}
+
+    from .checks import cross_section_problems  # noqa: PLC0415 (checks imports StackConfig)
+
+    if all(k in parsed for k in _SECTIONS):
+        stack = StackConfig(
+            project=gcp_project if isinstance(gcp_project, str) else "",
+            cluster=parsed["cluster"], cpu_pool=parsed["cpuPool"], tpu_pools=parsed["tpuPools"],
+            jobset=parsed["jobset"], kueue=parsed["kueue"], workloads=parsed["workloads"],
+            namespace=namespace, secret_names=tuple(sorted(str(k) for k in secrets)),
+        )
+        problems.extend(cross_section_problems(stack))
+        if not problems:
+            return stack
+    raise ConfigError(problems)
+
+
+def read_stack_file(path: str | Path) -> dict[str, Any]:
+    """The `config:` mapping of a Pulumi.<stack>.yaml file (or a bare mapping)."""
+    text = Path(path).read_text()
+    try:
+        data = yaml.safe_load(text) or {}
+    except yaml.YAMLError as exc:
+        raise ConfigError([Problem(str(path), f"is not valid YAML: {exc}")]) from None
+    if not isinstance(data, dict):
+        raise ConfigError([Problem(str(path), "must be a mapping with a 'config:' key")])
+    config = data.get("config", data)
+    if not isinstance(config, dict):
+        raise ConfigError([Problem(f"{path}: config", "must be a mapping of keys to values")])
+    return config
+
+
+def load_stack_file(path: str | Path) -> StackConfig:
+    return parse_stack(read_stack_file(path))
+
+
+def from_pulumi_config() -> StackConfig:
+    """Read the running program's config (what `pulumi up` or the offline plan set)."""
+    import json
+
+    import pulumi
+
+    values: dict[str, Any] = {}
+    cfg = pulumi.Config(PROJECT)
+    for key in KNOWN_KEYS:
+        if key == "secrets":
+            # only the names are needed here; values stay Pulumi secrets (see secret_values()).
+            raw = pulumi.runtime.get_config(f"{PROJECT}:secrets")
+            if raw is not None:
+                try:
+                    values["secrets"] = {k: "<secret>" for k in json.loads(raw)}
+                except (ValueError, TypeError):
+                    values["secrets"] = raw
+            continue
+        raw = cfg.get(key)
+        if raw is None:
+            continue
+        try:
+            values[key] = json.loads(raw)
+        except ValueError:
+            values[key] = raw
+    for full_key in _extra_keys():
+        values[full_key] = "<unknown>"
+    gcp_project = pulumi.Config("gcp").get("project")
+    if gcp_project is not None:
+        values["gcp:project"] = gcp_project
+    return parse_stack(values)
+
+
+def _extra_keys() -> list[str]:
+    """Config keys in our namespace that no section knows about (typos)."""
+    from pulumi.runtime import config as runtime_config
+
+    keys = []
+    for full_key in runtime_config.CONFIG:
+        namespace, _, key = full_key.partition(":")
+        if namespace == PROJECT and key.split(".")[0] not in KNOWN_KEYS:
+            keys.append(full_key)
+    return keys
+
+
+def as_plain(model: BaseModel) -> dict[str, Any]:
+    return model.model_dump(by_alias=True, exclude_none=True)

@@ -1,0 +1,213 @@
+"""`pathways-gke:tpuPools`: one entry per TPU pool group (one node pool per slice)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Literal, Optional, Union
+
+from pydantic import Field, ValidationInfo, field_validator, model_validator
+
+from ..catalog import GENERATIONS, CatalogError, SliceShape, chips_of, parse_shorthand, resolve
+from ..errors import Problem
+from .base import Model, fail
+from .cluster import GKE_NAME, ZONE
+
+Capacity = Literal["on-demand", "spot", "reservation", "flex-start", "queued"]
+
+RESERVATION_NAME = re.compile(r"^[a-z](?:[-a-z0-9]{0,61}[a-z0-9])?$")
+DURATION = re.compile(r"^([0-9]+)(s|m|h|d)$")
+
+
+class Reservation(Model):
+    """A specific reservation (optionally a block / sub-block), possibly shared from another project."""
+
+    name: str
+    project: Optional[str] = None
+    block: Optional[str] = None
+    sub_block: Optional[str] = None
+
+    @field_validator("name", "block", "sub_block")
+    @classmethod
+    def _name(cls, value: Optional[str]) -> Optional[str]:
+        if value is not None and not RESERVATION_NAME.match(value):
+            raise fail("reservation", "is not a reservation/block name: lower-case letters, digits "
+                       "and '-', starting with a letter")
+        return value
+
+    @model_validator(mode="after")
+    def _sub_block_needs_block(self) -> "Reservation":
+        if self.sub_block and not self.block:
+            raise ValueError("subBlock needs block")
+        return self
+
+
+def parse_duration_seconds(value: str) -> int:
+    match = DURATION.match(value)
+    if not match:
+        raise ValueError(f"'{value}' is not a duration such as 3600s, 90m, 24h or 7d")
+    return int(match[1]) * {"s": 1, "m": 60, "h": 3600, "d": 86400}[match[2]]
+
+
+class TpuPoolConfig(Model):
+    name: str
+    type: str
+    topology: Optional[str] = None
+    slices: int = Field(default=1, ge=1, le=256)
+    zone: str
+    capacity: Capacity = "on-demand"
+    reservation: Optional[Union[str, Reservation]] = None
+    max_run_duration: Optional[str] = Field(default=None, description="flex-start only, e.g. 24h (max 7d)")
+    autoscaling: Optional[bool] = None
+    machine_type: Optional[str] = None
+    network_profile: Optional[bool] = None
+    disk_size_gb: int = Field(default=100, ge=10, le=65536)
+    disk_type: Literal["pd-standard", "pd-balanced", "pd-ssd", "hyperdisk-balanced"] = "pd-balanced"
+    image_streaming: bool = False
+    auto_upgrade: bool = True
+    max_pods_per_node: Optional[int] = Field(default=None, ge=8, le=256)
+    host_maintenance_interval: Literal["AS_NEEDED", "PERIODIC"] = "AS_NEEDED"
+    protect: Optional[bool] = None
+    labels: dict[str, str] = Field(default_factory=dict)
+
+    @field_validator("name")
+    @classmethod
+    def _name(cls, value: str) -> str:
+        if not re.fullmatch(r"[a-z](?:[-a-z0-9]{0,18}[a-z0-9])?", value):
+            raise fail("name", "is not a pool group name: lower-case letters, digits and '-', "
+                       "starting with a letter, at most 20 characters")
+        return value
+
+    @field_validator("zone")
+    @classmethod
+    def _zone(cls, value: str) -> str:
+        if not ZONE.match(value):
+            raise fail("zone", "is not a GCP zone (e.g. us-east5-b); TPU slices live in one zone")
+        return value
+
+    @field_validator("max_run_duration")
+    @classmethod
+    def _duration(cls, value: Optional[str]) -> Optional[str]:
+        if value is None:
+            return value
+        try:
+            seconds = parse_duration_seconds(value)
+        except ValueError as exc:
+            raise fail("duration", str(exc).split("' ", 1)[1]) from None
+        if not 600 <= seconds <= 7 * 86400:
+            raise fail("duration", "must lie between 10m and 7d (the flex-start limit)")
+        return value
+
+    @model_validator(mode="before")
+    @classmethod
+    def _expand_shorthand(cls, data: Any) -> Any:
+        """Accept `type: v6e-16` (and `v5litepod-16`) and fill in the topology it implies."""
+        if not isinstance(data, dict) or not isinstance(data.get("type"), str):
+            return data
+        try:
+            generation, topology = parse_shorthand(data["type"])
+        except CatalogError:
+            return data  # the `type` field validator reports it at tpuPools[i].type
+        data = dict(data)
+        given = data.get("topology")
+        if topology is not None and given is not None and given != topology:
+            gen = GENERATIONS[generation]
+            if given not in gen.topologies or chips_of(given) != chips_of(topology):
+                raise fail("tpu_type", f"'{given}' conflicts with type '{data['type']}', which means "
+                           f"topology {topology}; drop one of them", field="topology")
+            topology = given
+        data["type"] = generation
+        if topology is not None:
+            data["topology"] = topology
+        return data
+
+    @field_validator("type")
+    @classmethod
+    def _type(cls, value: str) -> str:
+        try:
+            parse_shorthand(value)
+        except CatalogError as exc:
+            raise fail("tpu_type", str(exc)) from None
+        return value
+
+    @field_validator("topology")
+    @classmethod
+    def _topology(cls, value: Optional[str], info: ValidationInfo) -> Optional[str]:
+        generation = info.data.get("type")
+        if value is None or generation not in GENERATIONS:
+            return value
+        try:
+            resolve(generation, value)
+        except CatalogError as exc:
+            raise fail("topology", str(exc)) from None
+        return value
+
+    @field_validator("machine_type")
+    @classmethod
+    def _machine_type(cls, value: Optional[str], info: ValidationInfo) -> Optional[str]:
+        generation, topology = info.data.get("type"), info.data.get("topology")
+        if value is None or generation not in GENERATIONS or topology is None:
+            return value
+        try:
+            resolve(generation, topology, value)
+        except CatalogError as exc:
+            raise fail("machine_type", str(exc)) from None
+        return value
+
+    @property
+    def shape(self) -> SliceShape:
+        return resolve(self.type, self.topology or "", self.machine_type)
+
+    @property
+    def scaled(self) -> bool:
+        """Autoscaled pools (0..VMs) — flex-start and queued always are."""
+        if self.capacity in ("flex-start", "queued"):
+            return True
+        return bool(self.autoscaling)
+
+    @property
+    def reservation_spec(self) -> Optional[Reservation]:
+        if isinstance(self.reservation, str):
+            return Reservation(name=self.reservation)
+        return self.reservation
+
+    def node_pool_name(self, cluster: str, index: int) -> str:
+        return f"{cluster}-{self.name}-{index}"
+
+
+def pool_problems(pool: TpuPoolConfig, path: str) -> list[Problem]:
+    """Capacity and shape rules of TPU_NODE_POOLS.md §3, each naming the field at fault."""
+    out: list[Problem] = []
+    gen = GENERATIONS[pool.type]
+    at = lambda field: f"{path}.{field}"  # noqa: E731
+    if pool.topology is None:
+        out.append(Problem(at("topology"), f"is required for type {pool.type} (allowed: "
+                           f"{', '.join(gen.topologies[:6])}, ...), or use a shorthand type such as {pool.type}-16"))
+        return out
+    if pool.capacity == "reservation" and pool.reservation is None:
+        out.append(Problem(at("reservation"), "is required with capacity 'reservation': give the reservation "
+                           "name, or {name, project, block, subBlock}"))
+    if pool.capacity != "reservation" and pool.reservation is not None:
+        out.append(Problem(at("reservation"), f"cannot be used with capacity '{pool.capacity}'; only capacity "
+                           "'reservation' consumes a reservation (spot, flex-start and queued need NO_RESERVATION)",
+                           pool.reservation if isinstance(pool.reservation, str) else pool.reservation.name))
+    if pool.capacity in ("flex-start", "queued") and pool.autoscaling is False:
+        out.append(Problem(at("autoscaling"), f"is not allowed with capacity '{pool.capacity}': such pools have "
+                           "no fixed size; GKE provisions the whole slice from 0 nodes", False))
+    if pool.capacity == "flex-start" and not gen.flex_start:
+        out.append(Problem(at("capacity"), f"is not available for {gen.name}; flex-start TPUs: "
+                           + ", ".join(g.name for g in GENERATIONS.values() if g.flex_start), pool.capacity))
+    if pool.max_run_duration is not None and pool.capacity != "flex-start":
+        out.append(Problem(at("maxRunDuration"), f"applies to capacity 'flex-start' only, not '{pool.capacity}'",
+                           pool.max_run_duration))
+    if pool.network_profile and gen.name not in ("v6e", "tpu7x"):
+        out.append(Problem(at("networkProfile"), f"the accelerator network profile exists on v6e and tpu7x only, "
+                           f"not {gen.name}", True))
+    return out
+
+
+def check_pool_name_lengths(cluster_name: str, pool: TpuPoolConfig) -> Optional[str]:
+    longest = pool.node_pool_name(cluster_name, pool.slices - 1)
+    if not GKE_NAME.match(longest):
+        return (f"node-pool name '{longest}' (<cluster>-<group>-<i>) is longer than GKE's 40 characters; "
+                "shorten the cluster or group name")
+    return None

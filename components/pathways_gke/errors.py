@@ -1,0 +1,75 @@
+"""Config errors that name the path, the bad value and what is allowed.
+
+Every validation layer (pydantic field checks, catalog look-ups, cross-references
+between sections) reports `Problem`s; `ConfigError` carries all of them at once so
+a user fixes a stack file in one pass instead of one error per run.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+from typing import Any, Iterable, Sequence
+
+_MISSING = object()
+
+
+@dataclass(frozen=True)
+class Problem:
+    path: str
+    message: str
+    value: Any = _MISSING
+
+    def __str__(self) -> str:
+        if self.value is _MISSING:
+            return f"{self.path}: {self.message}"
+        return f"{self.path}: {show_value(self.value)} {self.message}"
+
+
+class ConfigError(ValueError):
+    """One or more problems in a stack config; raised before any resource is registered."""
+
+    def __init__(self, problems: Sequence[Problem]):
+        self.problems = list(problems)
+        super().__init__(self.render())
+
+    def render(self) -> str:
+        lines = [f"invalid config ({len(self.problems)} problem{'s' if len(self.problems) != 1 else ''}):"]
+        lines += [f"  - {p}" for p in self.problems]
+        return "\n".join(lines)
+
+    @property
+    def paths(self) -> list[str]:
+        return [p.path for p in self.problems]
+
+
+def show_value(value: Any) -> str:
+    if isinstance(value, str):
+        return repr(value)
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def join_path(*parts: str | int) -> str:
+    out = ""
+    for part in parts:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        elif out:
+            out += f".{part}"
+        else:
+            out = str(part)
+    return out
+
+
+def did_you_mean(word: str, choices: Iterable[str]) -> str:
+    matches = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
+    return f"did you mean '{matches[0]}'? " if matches else ""
+
+
+def allowed(choices: Iterable[Any]) -> str:
+    return "allowed: " + ", ".join(str(c) for c in choices)
