@@ -1,0 +1,1 @@
+"""Workloads: pure JobSet builders and the components that register them."""
