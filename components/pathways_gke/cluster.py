@@ -4,18 +4,20 @@ A thin shell: every argument comes from the pure specs in gke/ (and the workload
 this module only turns them into resources with parents, dependencies and options.
 """
 
-from typing import Any, Mapping, Optional, Union
+from typing import Any, Mapping, Optional
 
 import pulumi
 import pulumi_gcp as gcp
 import pulumi_kubernetes as k8s
 
+from .args import PathwaysClusterArgs, TpuPoolFacts, stack_input
 from .config.stack import StackConfig, parse_stack
 from .config.tpu import TpuPoolConfig
 from .gke.cluster_spec import CLUSTER_TIMEOUTS, NODE_SERVICE_ACCOUNT_ROLES, cluster_args, cluster_identifier
 from .gke.kubeconfig import kubeconfig
 from .gke.nodepools import NodePoolSpec, cpu_pool_spec, tpu_pool_specs, workload_policy_args
 from .naming import node_service_account_id, workload_policy_name
+from .workloads.target import LOCAL_QUEUE_NAME
 
 TOKEN = "pathways-gke:index:PathwaysCluster"
 GROUP_TOKEN = "pathways-gke:index:TpuSliceGroup"
@@ -74,19 +76,45 @@ class TpuSliceGroup(pulumi.ComponentResource):
 
 
 class PathwaysCluster(pulumi.ComponentResource):
-    """Pathways on GKE as one graph. `args` is the stack config (the mapping of DESIGN.md's contract)."""
+    """Pathways on GKE as one resource graph: a GKE cluster (created or adopted), a CPU pool for the Pathways head, one TPU node pool per slice, the JobSet controller (+ Kueue) and the workloads."""
 
-    cluster_name: pulumi.Output
-    endpoint: pulumi.Output
-    kubeconfig: pulumi.Output
+    cluster_name: pulumi.Output[str]
+    """GKE cluster name."""
+    location: pulumi.Output[str]
+    """Region or zone of the cluster."""
+    project: pulumi.Output[str]
+    """GCP project of the cluster."""
+    endpoint: pulumi.Output[str]
+    """IP address of the cluster's control plane."""
+    kubeconfig: pulumi.Output[str]
+    """Kubeconfig (secret) authenticating through gke-gcloud-auth-plugin; no token is embedded."""
+    cpu_pool_name: pulumi.Output[str]
+    """GKE node-pool name of the CPU (head) pool."""
+    tpu_pool_names: pulumi.Output[dict[str, list[str]]]
+    """GKE node-pool names per TPU pool group."""
+    tpu_pools: pulumi.Output[list[TpuPoolFacts]]
+    """Facts per TPU pool group (shape, capacity, node pools), for workloads in other stacks."""
+    namespace: pulumi.Output[str]
+    """Kubernetes namespace of the workloads."""
+    node_service_account_email: Optional[pulumi.Output[str]]
+    """Email of the nodes' service account (unset: the Compute Engine default)."""
+    queue_name: Optional[pulumi.Output[str]]
+    """Kueue LocalQueue workloads are submitted to (when Kueue is enabled)."""
 
-    def __init__(self, name: str, args: Union[StackConfig, Mapping[str, Any]],
+    def __init__(self, name: str, args: PathwaysClusterArgs,
                  opts: Optional[pulumi.ResourceOptions] = None,
-                 secrets: Optional[pulumi.Input[Mapping[str, str]]] = None):
+                 secrets: Optional[pulumi.Input[Mapping[str, pulumi.Input[str]]]] = None):
+        """`args`: PathwaysClusterArgs (snake_case or camelCase keys), or an already validated StackConfig
+        (then `secrets` carries the secret values; otherwise they are args["secrets"])."""
         # validate everything before the first registration: a bad config registers nothing
-        stack = args if isinstance(args, StackConfig) else parse_stack(args)
+        if isinstance(args, StackConfig):
+            stack = args
+        else:
+            stack = parse_stack(stack_input(args))
+            secrets = args.get("secrets", secrets)
         super().__init__(TOKEN, name, None, opts)
         self.stack = stack
+        self.secrets = secrets
         child = pulumi.ResourceOptions(parent=self)
 
         service_account = self._node_service_account(name, stack)
@@ -124,14 +152,29 @@ class PathwaysCluster(pulumi.ComponentResource):
         # issue 4/5 hook: one workload component per stack.workloads entry
 
         self.cluster_name = pulumi.Output.from_input(cluster_ref)
+        self.location = pulumi.Output.from_input(stack.cluster.location)
+        self.project = pulumi.Output.from_input(stack.project)
         self.endpoint = pulumi.Output.from_input(endpoint)
+        self.cpu_pool_name = pulumi.Output.from_input(stack.cpu_pool.name)
+        self.tpu_pool_names = pulumi.Output.from_input(
+            {g: group.node_pool_names for g, group in self.tpu_groups.items()})
+        self.tpu_pools = pulumi.Output.from_input(tpu_pool_facts(stack))
+        self.namespace = pulumi.Output.from_input(stack.namespace)
+        self.node_service_account_email = (pulumi.Output.from_input(service_account)
+                                           if service_account is not None else None)
+        self.queue_name = pulumi.Output.from_input(LOCAL_QUEUE_NAME) if stack.kueue.enabled else None
         self.register_outputs({
             "clusterName": self.cluster_name,
+            "location": self.location,
+            "project": self.project,
             "endpoint": self.endpoint,
             "kubeconfig": self.kubeconfig,
-            "cpuPoolName": stack.cpu_pool.name,
-            "tpuPoolNames": {g: group.node_pool_names for g, group in self.tpu_groups.items()},
-            "namespace": stack.namespace,
+            "cpuPoolName": self.cpu_pool_name,
+            "tpuPoolNames": self.tpu_pool_names,
+            "tpuPools": self.tpu_pools,
+            "namespace": self.namespace,
+            "nodeServiceAccountEmail": self.node_service_account_email,
+            "queueName": self.queue_name,
         })
 
     def _node_service_account(self, name: str, stack: StackConfig) -> Any:
@@ -171,6 +214,26 @@ class PathwaysCluster(pulumi.ComponentResource):
             cluster_identifier=cluster_identifier(stack),
             enable_server_side_apply=True,
         )
+
+
+def tpu_pool_facts(stack: StackConfig) -> list[TpuPoolFacts]:
+    """Per TPU pool group, what a workload in another stack needs (output `tpuPools`)."""
+    facts: list[TpuPoolFacts] = []
+    for pool in stack.tpu_pools:
+        shape = pool.shape
+        fact: TpuPoolFacts = {
+            "name": pool.name, "type": pool.type, "topology": shape.topology, "slices": pool.slices,
+            "zone": pool.zone, "capacity": pool.capacity, "machineType": shape.machine_type,
+            "acceleratorType": shape.accelerator_label, "vmsPerSlice": shape.vms_per_slice,
+            "chipsPerVm": shape.chips_per_vm,
+            "nodePoolNames": [pool.node_pool_name(stack.cluster.name, i) for i in range(pool.slices)],
+        }
+        if pool.reservation_spec is not None:
+            fact["reservation"] = pool.reservation_spec.name
+        if shape.needs_workload_policy:
+            fact["placementPolicy"] = workload_policy_name(stack.cluster.name, pool.name)
+        facts.append(fact)
+    return facts
 
 
 def consumer_provider(opts: Optional[pulumi.ResourceOptions], package: str) -> Optional[pulumi.ProviderResource]:
