@@ -76,11 +76,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_INVALID
     finally:
-        _close_event_loop()
+        _close_event_loop()  # the SDK leaves its loop open; closing it keeps interpreter exit quiet
 
 
 def _close_event_loop() -> None:
-    """The SDK leaves its event loop open; close it so interpreter shutdown stays quiet."""
     import asyncio
     import warnings
 
