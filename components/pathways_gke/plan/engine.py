@@ -252,19 +252,26 @@ def run_program(program: Callable[[], Any], *, stack: str, project: str, config:
     return Plan(stack=stack, project=project, resources=resources, outputs=dict(sorted(exports.items())))
 
 
-def fresh_event_loop() -> None:
-    """Each run gets its own event loop; the previous one (left open by the SDK) is closed."""
+def close_event_loop() -> None:
+    """Close the loop the SDK leaves open (quiet interpreter exit, no leaked selector)."""
     import asyncio
     import warnings
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)
         try:
-            old = asyncio.get_event_loop()
+            loop = asyncio.get_event_loop()
         except RuntimeError:
-            old = None
-    if old is not None and not old.is_running() and not old.is_closed():
-        old.close()
+            return
+    if not loop.is_running() and not loop.is_closed():
+        loop.close()
+
+
+def fresh_event_loop() -> None:
+    """Each run gets its own event loop."""
+    import asyncio
+
+    close_event_loop()
     asyncio.set_event_loop(asyncio.new_event_loop())
 
 
