@@ -367,7 +367,7 @@ def stack_input(args: Mapping[str, Any]) -> dict[str, Any]:
     problems: list[Problem] = []
     if not isinstance(args, Mapping):
         raise ConfigError([Problem("args", "must be a mapping of PathwaysClusterArgs", type(args).__name__)])
-    hints = get_type_hints(PathwaysClusterArgs)
+    hints = field_types(PathwaysClusterArgs)
     out: dict[str, Any] = {}
     for key, value in args.items():
         if key == "secrets":
@@ -396,6 +396,13 @@ def _secret_names(value: Any, problems: list[Problem]) -> Any:
     if not isinstance(value, Mapping):
         return value  # parse_stack reports the wrong type
     return {str(k): SECRET_NAME_PLACEHOLDER for k in value}
+
+
+def field_types(typed_dict: type) -> dict[str, Any]:
+    """Field name -> type of a TypedDict (NotRequired dropped; pulumi.Input's forward ref resolved)."""
+    from pulumi.output import T
+
+    return get_type_hints(typed_dict, localns={"Output": pulumi.Output, "T": T})
 
 
 def _field_of(hints: Mapping[str, Any], key: str) -> Optional[str]:
@@ -429,7 +436,7 @@ def _convert(value: Any, annotation: Any, path: str, problems: list[Problem]) ->
     origin, params = get_origin(kind), get_args(kind)
     if isinstance(value, Mapping):
         if is_typeddict(kind):
-            hints = get_type_hints(kind)
+            hints = field_types(kind)
             converted = {}
             for key, item in value.items():
                 field = _field_of(hints, str(key))

@@ -1,0 +1,168 @@
+"""PathwaysClusterArgs: the typed, cross-language arguments mirror the stack-config models exactly."""
+
+import typing
+from enum import Enum
+from typing import get_args, get_origin
+
+import pytest
+from pydantic import BaseModel
+
+from pathways_gke import args as A
+from pathways_gke.cluster import PathwaysCluster
+from pathways_gke.config import addons, cluster, stack, tpu, workloads
+from pathways_gke.config.stack import parse_stack, read_stack_file
+from pathways_gke.errors import ConfigError
+from pathways_gke.plan.engine import plan_stack, run_program
+from tests.conftest import ROOT, STACKS
+from tests.support.args_cases import python_args, wire_inputs
+
+# every TypedDict and the pydantic model it mirrors
+SECTIONS = [
+    (A.Cluster, cluster.ClusterConfig),
+    (A.NodeServiceAccount, cluster.NodeServiceAccount),
+    (A.CpuPool, cluster.CpuPoolConfig),
+    (A.TpuPool, tpu.TpuPoolConfig),
+    (A.Reservation, tpu.Reservation),
+    (A.JobSet, addons.JobSetConfig),
+    (A.Kueue, addons.KueueConfig),
+    (A.Workload, workloads.WorkloadConfig),
+    (A.PathwaysSettings, workloads.PathwaysSettings),
+    (A.JaxSettings, workloads.JaxSettings),
+]
+# TypedDict field -> Enum, and the pydantic field whose Literal it must equal
+ENUMS = [
+    (A.ReleaseChannel, cluster.ClusterConfig, "release_channel"),
+    (A.DiskType, cluster.CpuPoolConfig, "disk_type"),
+    (A.DiskType, tpu.TpuPoolConfig, "disk_type"),
+    (A.Capacity, tpu.TpuPoolConfig, "capacity"),
+    (A.HostMaintenanceInterval, tpu.TpuPoolConfig, "host_maintenance_interval"),
+    (A.Runtime, workloads.WorkloadConfig, "runtime"),
+    (A.WorkloadMode, workloads.WorkloadConfig, "mode"),
+]
+
+
+def literal_values(annotation) -> set:
+    if get_origin(annotation) is typing.Literal:
+        return set(get_args(annotation))
+    return {v for a in get_args(annotation) for v in literal_values(a)}
+
+
+@pytest.mark.parametrize("typed, model", SECTIONS, ids=lambda x: x.__name__)
+def test_typed_dict_fields_are_the_model_fields(typed, model: type[BaseModel]):
+    assert list(A.field_types(typed)) == list(model.model_fields)
+
+
+@pytest.mark.parametrize("typed, model", SECTIONS, ids=lambda x: x.__name__)
+def test_required_fields_agree_with_the_model(typed, model: type[BaseModel]):
+    required = {name for name, field in model.model_fields.items() if field.is_required()}
+    assert set(typed.__required_keys__) == required
+
+
+def test_top_level_args_are_the_stack_config_keys():
+    names = [A.camel(n) for n in A.field_types(A.PathwaysClusterArgs)]
+    assert names == ["project", *stack.KNOWN_KEYS]
+
+
+@pytest.mark.parametrize("enum, model, field", ENUMS, ids=lambda x: getattr(x, "__name__", x))
+def test_enums_are_the_models_closed_sets(enum: type[Enum], model, field):
+    assert {m.value for m in enum} == literal_values(model.model_fields[field].annotation)
+
+
+def test_module_stays_inside_the_schema_inference_limits():
+    import ast
+
+    tree = ast.parse((ROOT / "components/pathways_gke/args.py").read_text())
+    futures = [n for n in tree.body if isinstance(n, ast.ImportFrom) and n.module == "__future__"]
+    assert futures == []  # the analyzer reads annotations unevaluated: postponed ones crash it
+    for typed, _ in SECTIONS:
+        for name, hint in A.field_types(typed).items():
+            assert "Literal" not in repr(hint) and get_origin(hint) is not typing.Union, f"{typed.__name__}.{name}"
+
+
+@pytest.mark.parametrize("typed, model", SECTIONS, ids=lambda x: x.__name__)
+def test_documented_defaults_are_the_models_defaults(typed, model: type[BaseModel]):
+    """A docstring saying `Default: X` must tell the truth (the schema description shows it)."""
+    import json
+
+    from pathways_gke.provider import package_schema
+
+    types = package_schema()["types"]
+    props = types[f"pathways-gke:index:{typed.__name__}"]["properties"]
+    for name, field in model.model_fields.items():
+        description = props[A.camel(name)].get("description", "")
+        assert description, f"{typed.__name__}.{name} has no docstring"
+        if "Default: " in description and field.default is not None and not callable(field.default_factory):
+            said = description.split("Default: ", 1)[1].rstrip(".")
+            assert said == json.dumps(field.default), f"{typed.__name__}.{name}"
+
+
+@pytest.mark.parametrize("name", STACKS)
+def test_python_args_and_wire_inputs_validate_to_the_stack_files_config(name):
+    config = read_stack_file(ROOT / "stacks" / f"Pulumi.{name}.yaml")
+    expected = same_commands(parse_stack(config))
+    assert same_commands(parse_stack(A.stack_input(python_args(config)))) == expected
+    assert same_commands(parse_stack(A.stack_input(wire_inputs(config)))) == expected
+
+
+def same_commands(stack_config):
+    """The schema's command is an argument list; the stack file may hold it as one string: same program."""
+    import dataclasses
+
+    return dataclasses.replace(stack_config, workloads=tuple(
+        w.model_copy(update={"command": w.command_text}) for w in stack_config.workloads))
+
+
+def test_ints_arriving_as_floats_are_coerced_everywhere_an_int_belongs():
+    converted = A.stack_input({"project": "p", "tpu_pools": [{"name": "a", "slices": 4.0, "disk_size_gb": 100.0}],
+                               "cpu_pool": {"min_nodes": 0.0, "labels": {"tier": "x"}},
+                               "workloads": [{"name": "w", "pathways": {"elastic_slices": 1.0}}]})
+    assert converted["tpuPools"][0] == {"name": "a", "slices": 4, "diskSizeGb": 100}
+    assert type(converted["tpuPools"][0]["slices"]) is int
+    assert converted["cpuPool"] == {"minNodes": 0, "labels": {"tier": "x"}}
+    assert converted["workloads"][0]["pathways"] == {"elasticSlices": 1}
+
+
+def test_a_fractional_number_is_reported_at_its_path():
+    config = read_stack_file(ROOT / "stacks/Pulumi.dev.yaml")
+    args = python_args(config)
+    args["tpu_pools"][0]["slices"] = 1.5
+    with pytest.raises(ConfigError) as caught:
+        parse_stack(A.stack_input(args))
+    assert caught.value.paths == ["tpuPools[0].slices"]
+    assert "1.5" in str(caught.value)
+
+
+def test_unknown_keys_are_reported_with_their_stack_path():
+    config = read_stack_file(ROOT / "stacks/Pulumi.dev.yaml")
+    args = python_args(config)
+    args["cpu_pool"]["max_node"] = 3
+    with pytest.raises(ConfigError) as caught:
+        parse_stack(A.stack_input(args))
+    assert caught.value.paths == ["cpuPool.max_node"]
+    assert "maxNodes" in str(caught.value)
+
+
+def test_outputs_in_graph_shaping_fields_are_refused_before_anything_registers(recording_runs):
+    import pulumi
+
+    args = python_args(read_stack_file(ROOT / "stacks/Pulumi.dev.yaml"))
+    args["tpu_pools"][0]["topology"] = pulumi.Output.from_input("2x4")
+    with pytest.raises(ConfigError) as caught:
+        A.stack_input(args)
+    assert caught.value.paths == ["tpuPools[0].topology"]
+    assert "plain value" in str(caught.value)
+
+
+def test_secret_values_never_reach_validation_only_their_names():
+    converted = A.stack_input({"project": "p", "secrets": {"hf-token": "s3cr3t"}})
+    assert converted["secrets"] == {"hf-token": A.SECRET_NAME_PLACEHOLDER}
+
+
+@pytest.mark.parametrize("name", STACKS)
+def test_python_args_plan_exactly_like_the_stack_file(name):
+    config = read_stack_file(ROOT / "stacks" / f"Pulumi.{name}.yaml")
+    reference = plan_stack(name, ROOT)
+    args = python_args(config)
+    plan = run_program(lambda: PathwaysCluster(config["pathways-gke:cluster"]["name"], args),
+                       stack=name, project="pathways-gke", config={}, secret_keys=[])
+    assert [r.to_json() for r in plan.resources] == [r.to_json() for r in reference.resources]
