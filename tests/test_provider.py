@@ -1,0 +1,171 @@
+"""The component provider: schema snapshot, tokens, and the Construct path other languages take."""
+
+import json
+import tomllib
+
+import pulumi
+import pytest
+import yaml
+
+from pathways_gke import __version__
+from pathways_gke import schema as schema_cli
+from pathways_gke.plan.engine import plan_stack, run_program
+from pathways_gke.config.stack import read_stack_file
+from pathways_gke.provider import COMPONENTS, PACKAGE, component_provider, package_schema
+from tests.conftest import ROOT, STACKS
+from tests.support.args_cases import wire_inputs
+from tests.support.pulumi_schema import schema_errors
+
+CLUSTER = "pathways-gke:index:PathwaysCluster"
+
+
+@pytest.fixture(scope="module")
+def schema():
+    return package_schema()
+
+
+def test_schema_snapshot_is_up_to_date():
+    """Fails on any unintended change of the public schema. Intended? `python -m pathways_gke.schema --write`."""
+    committed = (ROOT / schema_cli.SNAPSHOT).read_text()
+    current = schema_cli.current()
+    assert committed == current, schema_cli.diff(committed, current, str(schema_cli.SNAPSHOT))
+
+
+def test_schema_check_command_fails_on_a_stale_snapshot(tmp_path, capsys):
+    stale = tmp_path / "schema.json"
+    stale.write_text(schema_cli.current().replace('"clusterName"', '"clusterNom"', 1))
+    assert schema_cli.main(["--check", "--path", str(stale)]) == 1
+    assert "--write" in capsys.readouterr().err
+    assert schema_cli.main(["--write", "--path", str(stale)]) == 0
+    assert schema_cli.main(["--check", "--path", str(stale)]) == 0
+
+
+def test_every_component_token_is_in_the_index_module(schema):
+    assert schema["name"] == PACKAGE and schema["version"] == __version__
+    assert sorted(schema["resources"]) == sorted(f"{PACKAGE}:index:{c.__name__}" for c in COMPONENTS)
+    for component in COMPONENTS:
+        assert getattr(component, "__module__").startswith("pathways_gke")
+    assert all(token.startswith(f"{PACKAGE}:index:") for token in schema["types"])
+
+
+def test_cluster_inputs_are_typed(schema):
+    resource = schema["resources"][CLUSTER]
+    assert resource["isComponent"] is True
+    assert resource["requiredInputs"] == ["cluster", "project"]
+    inputs = resource["inputProperties"]
+    assert inputs["cluster"]["$ref"] == "#/types/pathways-gke:index:Cluster"
+    assert inputs["tpuPools"]["items"]["$ref"] == "#/types/pathways-gke:index:TpuPool"
+    assert inputs["workloads"]["items"]["$ref"] == "#/types/pathways-gke:index:Workload"
+    # graph-shaping values are plain (known at construction); secret values may be outputs
+    assert inputs["cluster"]["plain"] is True and "plain" not in inputs["secrets"]
+    pool = schema["types"]["pathways-gke:index:TpuPool"]
+    assert pool["required"] == ["name", "type", "zone"]
+    assert pool["properties"]["slices"]["type"] == "integer"
+    assert pool["properties"]["capacity"]["$ref"] == "#/types/pathways-gke:index:Capacity"
+    capacity = schema["types"]["pathways-gke:index:Capacity"]
+    assert [e["value"] for e in capacity["enum"]] == ["on-demand", "spot", "reservation", "flex-start", "queued"]
+
+
+def test_cluster_outputs_are_typed(schema):
+    resource = schema["resources"][CLUSTER]
+    props = resource["properties"]
+    assert {k: v.get("type", v.get("$ref")) for k, v in props.items()} == {
+        "clusterName": "string", "location": "string", "project": "string", "endpoint": "string",
+        "kubeconfig": "string", "cpuPoolName": "string", "tpuPoolNames": "object", "tpuPools": "array",
+        "namespace": "string", "nodeServiceAccountEmail": "string", "queueName": "string",
+    }
+    assert props["tpuPools"]["items"]["$ref"] == "#/types/pathways-gke:index:TpuPoolFacts"
+    assert set(resource["required"]) == set(props) - {"nodeServiceAccountEmail", "queueName"}
+
+
+def test_every_property_and_type_is_described(schema):
+    missing = []
+    for token, resource in schema["resources"].items():
+        for kind in ("inputProperties", "properties"):
+            missing += [f"{token}.{n}" for n, p in resource[kind].items() if not p.get("description")]
+    for token, typ in schema["types"].items():
+        if not typ.get("description"):
+            missing.append(token)
+        missing += [f"{token}.{n}" for n, p in typ.get("properties", {}).items() if not p.get("description")]
+    assert missing == []
+
+
+def test_plugin_manifest_and_requirements():
+    manifest = yaml.safe_load((ROOT / "provider/PulumiPlugin.yaml").read_text())
+    assert set(manifest) <= {"runtime", "packages", "requiredPulumiVersion", "main"}  # documented keys only
+    assert manifest["runtime"]["name"] == "python"
+    assert "pulumiVersionRange" not in manifest  # renamed in 3.221
+    lines = (ROOT / "provider/requirements.txt").read_text().splitlines()
+    requirements = [line for line in lines if line and not line.startswith("#")]
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    assert requirements == project["dependencies"]
+
+
+def test_provider_entry_point_hosts_the_components(monkeypatch):
+    """provider/__main__.py hands our components to the SDK host under the package name and version."""
+    import runpy
+
+    from pulumi.provider import experimental
+
+    seen = {}
+    monkeypatch.setattr(experimental, "component_provider_host",
+                        lambda components, name, version=None, namespace=None: seen.update(
+                            components=components, name=name, version=version))
+    runpy.run_path(str(ROOT / "provider/__main__.py"), run_name="__main__")
+    assert seen == {"components": COMPONENTS, "name": PACKAGE, "version": __version__}
+
+
+# --- Construct: what the plugin does for a TypeScript / Go / YAML program ------------------------------
+
+
+def construct(name: str, inputs: dict, stack: str):
+    """Run the provider's Construct logic (map_inputs, the constructor, get_state) under the mock engine."""
+    provider = component_provider()
+    results = {}
+
+    def program():
+        results["result"] = provider.construct(name, CLUSTER, inputs, pulumi.ResourceOptions())
+
+    plan = run_program(program, stack=stack, project="pathways-gke", config={}, secret_keys=[])
+    return plan, results["result"]
+
+
+@pytest.mark.parametrize("stack", STACKS)
+def test_wire_inputs_conform_to_the_schema(stack, schema):
+    inputs = wire_inputs(read_stack_file(ROOT / "stacks" / f"Pulumi.{stack}.yaml"))
+    assert schema_errors(schema, CLUSTER, inputs) == []
+
+
+@pytest.mark.parametrize("stack", STACKS)
+def test_construct_with_wire_inputs_plans_exactly_like_the_stack_file(stack):
+    config = read_stack_file(ROOT / "stacks" / f"Pulumi.{stack}.yaml")
+    inputs = wire_inputs(config)
+    assert isinstance(inputs["tpuPools"][0]["slices"], float)  # as the engine sends numbers
+    plan, result = construct(config["pathways-gke:cluster"]["name"], inputs, stack)
+    reference = plan_stack(stack, ROOT)
+    assert [r.to_json() for r in plan.resources] == [r.to_json() for r in reference.resources]
+    assert set(result.state) == set(package_schema()["resources"][CLUSTER]["properties"]) - (
+        set() if config.get("pathways-gke:kueue", {}).get("enabled") else {"queueName"})
+
+
+def test_map_inputs_gives_the_constructor_snake_case_dicts_with_floats_and_enums():
+    """What the SDK hands PathwaysCluster.__init__ cross-language (why stack_input coerces)."""
+    from pathways_gke.args import Capacity
+
+    provider = component_provider()
+    inputs = wire_inputs(read_stack_file(ROOT / "stacks/Pulumi.dev.yaml"))
+    mapped = provider.map_inputs(inputs, provider._component_defs["PathwaysCluster"])
+    pool = mapped["tpu_pools"][0]
+    assert pool["slices"] == 1.0 and isinstance(pool["slices"], float)
+    assert pool["capacity"] is Capacity.SPOT
+    assert mapped["cpu_pool"]["min_nodes"] == 1.0 and "minNodes" not in mapped["cpu_pool"]
+
+
+def test_construct_refuses_bad_input_naming_the_config_path():
+    from pulumi.provider.server import ComponentInitError
+
+    inputs = wire_inputs(read_stack_file(ROOT / "stacks/Pulumi.dev.yaml"))
+    inputs["tpuPools"][0]["topology"] = "3x3"
+    with pytest.raises(ComponentInitError) as caught:
+        construct("pw-dev", inputs, "dev")
+    assert "tpuPools[0].topology: '3x3'" in str(caught.value)
