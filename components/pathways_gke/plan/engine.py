@@ -229,15 +229,24 @@ def _make_mocks():
     return PreviewMocks()
 
 
+def preview_mocks() -> Any:
+    """The default mocks of an offline plan (inputs echoed, reads and invokes unknown)."""
+    return _make_mocks()
+
+
 def run_program(program: Callable[[], Any], *, stack: str, project: str, config: Mapping[str, str],
-                secret_keys: list[str]) -> Plan:
-    """Run `program` as `pulumi preview` would, with mocks instead of providers."""
+                secret_keys: list[str], mocks: Optional[Any] = None) -> Plan:
+    """Run `program` as `pulumi preview` would, with mocks instead of providers.
+
+    `mocks`: a `pulumi.runtime.Mocks` to answer reads and invokes instead of the default preview mocks
+    (e.g. a StackReference's outputs); wrap `preview_mocks()` to keep the default for the rest.
+    """
     import pulumi
     from pulumi.runtime import settings
 
     fresh_event_loop()
     settings.set_root_resource(None)  # a fresh root Stack per run (PULUMI_NOTES §2.4-2)
-    mocks = _make_mocks()
+    mocks = mocks if mocks is not None else _make_mocks()
     monitor = _make_monitor_class()(mocks)
     pulumi.runtime.set_mocks(mocks, project=project, stack=stack, preview=True, monitor=monitor)
     pulumi.runtime.set_all_config(dict(config), list(secret_keys))

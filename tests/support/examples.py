@@ -1,0 +1,42 @@
+"""Plan an example project offline: its own Pulumi.yaml, stack file and __main__.py, under the mock engine."""
+
+import runpy
+from pathlib import Path
+from typing import Any, Optional
+
+import yaml
+
+from pathways_gke.plan.engine import Plan, flatten_config, preview_mocks, run_program
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+
+
+def plan_example(name: str, stack: str, mocks: Optional[Any] = None) -> Plan:
+    directory = EXAMPLES / name
+    project = yaml.safe_load((directory / "Pulumi.yaml").read_text())["name"]
+    config = yaml.safe_load((directory / f"Pulumi.{stack}.yaml").read_text())["config"]
+    flat, secret_keys = flatten_config(config)
+    return run_program(lambda: runpy.run_path(str(directory / "__main__.py"), run_name="__main__"),
+                       stack=stack, project=project, config=flat, secret_keys=secret_keys, mocks=mocks)
+
+
+class RecordingMocks:
+    """The default preview mocks, plus a record of every invoke (token, provider) and canned reads."""
+
+    def __init__(self, reads: Optional[dict[str, dict[str, Any]]] = None):
+        from pulumi.runtime import Mocks
+
+        inner, canned, calls = preview_mocks(), reads or {}, []
+
+        class _Mocks(Mocks):
+            def new_resource(self, args):
+                if args.typ in canned:
+                    return (args.resource_id or args.name), canned[args.typ](args)
+                return inner.new_resource(args)
+
+            def call(self, args):
+                calls.append((args.token, args.provider))
+                return inner.call(args)
+
+        self.mocks = _Mocks()
+        self.calls = calls
