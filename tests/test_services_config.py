@@ -84,3 +84,25 @@ def test_all_service_problems_are_reported_together(tmp_path):
 def test_kueue_manifest_is_not_checked_while_kueue_is_off(tmp_path):
     s = stack("dev", kueue={"enabled": False, "manifest": str(tmp_path / "absent.yaml")})
     assert s.kueue.enabled is False
+
+
+# --- the CLI contract: exit 2 naming the path, nothing planned ------------------------------------
+
+@pytest.mark.parametrize("sections,path", [
+    ({"jobset": {"version": "v0.10"}}, "jobset.version"),
+    ({"namespace": "kueue-system"}, "namespace"),
+    ({"jobset": {"manifest": "vendor/absent-jobset.yaml"}}, "jobset.manifest"),
+    ({"kueue": {"enabled": True, "manifest": "vendor/absent-kueue.yaml"}}, "kueue.manifest"),
+], ids=["version", "namespace", "jobset-manifest", "kueue-manifest"])
+def test_plan_exits_2_naming_the_path(tmp_path, capsys, sections, path):
+    import yaml
+
+    from pathways_gke.cli import main
+    from tests.services_support import ROOT
+
+    config = tmp_path / "Pulumi.bad.yaml"
+    config.write_text(yaml.safe_dump({"config": stack_values("prod", **sections)}))
+    assert main(["plan", "--config", str(config), "--project-dir", str(ROOT)]) == 2
+    captured = capsys.readouterr()
+    assert f"  - {path}: " in captured.err and "Traceback" not in captured.err
+    assert captured.out == ""
