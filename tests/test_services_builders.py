@@ -18,7 +18,8 @@ from pathways_gke.addons.kueue import (
 from pathways_gke.addons.priority import PRIORITY_LADDER
 from pathways_gke.catalog import CpuMachine
 from pathways_gke.naming import JOBSET_CRD, NODE_POOL_LABEL, TPU_GROUP_LABEL
-from pathways_gke.services import keep_on_node_pool, protect_crds
+from pathways_gke.addons.install import PATCH_FORCE_ANNOTATION, with_force_apply
+from pathways_gke.services import install_transforms, keep_on_node_pool, protect_crds
 from pathways_gke.workloads.target import LOCAL_QUEUE_NAME
 from tests.services_support import QUEUED_POOLS, stack
 from tests.support.crd import kueue_schema_errors
@@ -292,3 +293,30 @@ def test_no_admission_check_without_queued_pools():
 
 def test_the_spec_is_deterministic():
     assert services_spec(stack("prod", tpuPools=QUEUED_POOLS)) == services_spec(stack("prod", tpuPools=QUEUED_POOLS))
+
+
+def test_every_manifest_object_is_force_applied_like_kubectl_force_conflicts():
+    forced = with_force_apply({**CRD, "metadata": {"name": JOBSET_CRD, "annotations": {"a": "b"}}})
+    assert forced["metadata"]["annotations"] == {"a": "b", PATCH_FORCE_ANNOTATION: "true"}
+    assert with_force_apply({"file": "https://x/manifests.yaml", "skipAwait": False}) is None  # the ConfigFile itself
+
+
+def test_the_registered_transforms_compose_on_a_controller_deployment():
+    """Run the install's transforms the way the engine does (each on the previous result)."""
+    props, opts = DEPLOYMENT, pulumi.ResourceOptions()
+    for transform in install_transforms(services_spec(stack("prod"))):
+        result = transform(pulumi.ResourceTransformArgs(True, DEPLOYMENT_TYPE, "d", props, opts))
+        if result is not None:
+            props, opts = result.props, result.opts
+    assert props["metadata"]["annotations"] == {PATCH_FORCE_ANNOTATION: "true"}
+    assert props["spec"]["template"]["spec"]["nodeSelector"][NODE_POOL_LABEL] == "cpu-np"
+    assert not opts.protect
+
+
+def test_the_registered_transforms_protect_the_jobset_crd():
+    props, opts = CRD, pulumi.ResourceOptions()
+    for transform in install_transforms(services_spec(stack("dev"))):
+        result = transform(pulumi.ResourceTransformArgs(True, CRD_TYPE, "jobset:jobsets.jobset.x-k8s.io", props, opts))
+        if result is not None:
+            props, opts = result.props, result.opts
+    assert opts.protect is True and props["metadata"]["annotations"][PATCH_FORCE_ANNOTATION] == "true"

@@ -102,7 +102,13 @@ def test_plan_exits_2_naming_the_path(tmp_path, capsys, sections, path):
 
     config = tmp_path / "Pulumi.bad.yaml"
     config.write_text(yaml.safe_dump({"config": stack_values("prod", **sections)}))
-    assert main(["plan", "--config", str(config), "--project-dir", str(ROOT)]) == 2
+    try:
+        assert main(["plan", "--config", str(config), "--project-dir", str(ROOT)]) == 2
+    finally:
+        # cli.main closes the SDK's event loop on the way out; later in-process plans need a fresh one
+        import asyncio
+
+        asyncio.set_event_loop(asyncio.new_event_loop())
     captured = capsys.readouterr()
     assert f"  - {path}: " in captured.err and "Traceback" not in captured.err
     assert captured.out == ""

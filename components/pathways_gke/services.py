@@ -16,7 +16,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 from .addons import ServicesSpec, services_spec
-from .addons.install import InstallSource, must_protect, pin_to_node_pool
+from .addons.install import InstallSource, must_protect, pin_to_node_pool, with_force_apply
 from .config.stack import StackConfig
 
 TYPE_TOKEN = "pathways-gke:index:ClusterServices"
@@ -44,6 +44,23 @@ def protect_crds(crds: tuple[str, ...]) -> Callable[[pulumi.ResourceTransformArg
         return pulumi.ResourceTransformResult(props=args.props, opts=opts)
 
     return transform
+
+
+def force_apply() -> Callable[[pulumi.ResourceTransformArgs], Optional[pulumi.ResourceTransformResult]]:
+    """Transform: every manifest object is applied with `pulumi.com/patchForce` (like --force-conflicts)."""
+
+    def transform(args: pulumi.ResourceTransformArgs) -> Optional[pulumi.ResourceTransformResult]:
+        props = with_force_apply(args.props or {})
+        if props is None:
+            return None
+        return pulumi.ResourceTransformResult(props=props, opts=args.opts)
+
+    return transform
+
+
+def install_transforms(spec: ServicesSpec) -> list:
+    """The transforms registered on each install, in the order the engine applies them."""
+    return [force_apply(), keep_on_node_pool(spec.cpu_pool), protect_crds(spec.protected_crds)]
 
 
 class ClusterServices(pulumi.ComponentResource):
@@ -131,5 +148,5 @@ class ClusterServices(pulumi.ComponentResource):
             skip_await=False,
             opts=pulumi.ResourceOptions(
                 parent=self, depends_on=depends_on,
-                transforms=[keep_on_node_pool(spec.cpu_pool), protect_crds(spec.protected_crds)]),
+                transforms=install_transforms(spec)),
         )

@@ -155,3 +155,24 @@ def must_protect(type_: str, props: Mapping[str, Any], crds: tuple[str, ...]) ->
         return False
     metadata = props.get("metadata") or {}
     return isinstance(metadata, Mapping) and metadata.get("name") in crds
+
+
+PATCH_FORCE_ANNOTATION = "pulumi.com/patchForce"
+
+
+def with_force_apply(props: Mapping[str, Any]) -> Optional[dict[str, Any]]:
+    """A manifest object's properties with `pulumi.com/patchForce: "true"`; None for anything else.
+
+    The Pulumi analogue of XPK's `kubectl apply --server-side --force-conflicts`: when the controller
+    was installed before (an adopted cluster, `kubectl apply`, XPK), the pinned manifest takes the
+    fields it declares instead of failing with a field-manager conflict. Fields it does not declare
+    (the caBundle the cert rotator injects, the webhook Secret's data) stay with their managers.
+    """
+    if not isinstance(props.get("kind"), str) or not isinstance(props.get("apiVersion"), str):
+        return None
+    out = copy.deepcopy(dict(props))
+    metadata = out.setdefault("metadata", {})
+    annotations = dict(metadata.get("annotations") or {})
+    annotations[PATCH_FORCE_ANNOTATION] = "true"
+    metadata["annotations"] = dict(sorted(annotations.items()))
+    return out
