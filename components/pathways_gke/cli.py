@@ -76,22 +76,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_INVALID
     finally:
-        _close_event_loop()
+        from .plan.engine import close_event_loop
 
-
-def _close_event_loop() -> None:
-    """The SDK leaves its event loop open; close it so interpreter shutdown stays quiet."""
-    import asyncio
-    import warnings
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)
-        try:
-            loop = asyncio.get_event_loop()
-        except RuntimeError:
-            return
-    if not loop.is_running() and not loop.is_closed():
-        loop.close()
+        close_event_loop()
 
 
 if __name__ == "__main__":

@@ -101,12 +101,13 @@ class PathwaysCluster(pulumi.ComponentResource):
             cluster_ref: Any = self.cluster.name
             endpoint, ca = self.cluster.endpoint, self.cluster.master_auth.cluster_ca_certificate
         else:
-            self.cluster = None
-            existing = gcp.container.get_cluster_output(
-                name=stack.cluster.name, location=stack.cluster.location, project=stack.project, opts=pulumi.InvokeOutputOptions(parent=self))
+            # adopt: read the existing cluster (a `read` step in preview; never created or deleted by us)
+            self.cluster = gcp.container.Cluster.get(
+                f"{name}-cluster",
+                f"projects/{stack.project}/locations/{stack.cluster.location}/clusters/{stack.cluster.name}",
+                opts=pulumi.ResourceOptions(parent=self))
             cluster_ref = stack.cluster.name
-            endpoint = existing.endpoint
-            ca = existing.master_auths.apply(lambda auths: auths[0].cluster_ca_certificate if auths else None)
+            endpoint, ca = self.cluster.endpoint, self.cluster.master_auth.cluster_ca_certificate
 
         self.cpu_pool = node_pool(
             cpu_pool_spec(stack, component=name, cluster=cluster_ref, service_account=service_account), self)

@@ -235,6 +235,7 @@ def run_program(program: Callable[[], Any], *, stack: str, project: str, config:
     import pulumi
     from pulumi.runtime import settings
 
+    fresh_event_loop()
     settings.set_root_resource(None)  # a fresh root Stack per run (PULUMI_NOTES §2.4-2)
     mocks = _make_mocks()
     monitor = _make_monitor_class()(mocks)
@@ -249,6 +250,29 @@ def run_program(program: Callable[[], Any], *, stack: str, project: str, config:
     pulumi.runtime.test(program_and_exports)()
     resources = sorted(monitor.records, key=lambda r: r.urn)
     return Plan(stack=stack, project=project, resources=resources, outputs=dict(sorted(exports.items())))
+
+
+def close_event_loop() -> None:
+    """Close the loop the SDK leaves open (quiet interpreter exit, no leaked selector)."""
+    import asyncio
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        try:
+            loop = asyncio.get_event_loop()
+        except RuntimeError:
+            return
+    if not loop.is_running() and not loop.is_closed():
+        loop.close()
+
+
+def fresh_event_loop() -> None:
+    """Each run gets its own event loop."""
+    import asyncio
+
+    close_event_loop()
+    asyncio.set_event_loop(asyncio.new_event_loop())
 
 
 def _collect_exports(root: Any, into: dict[str, Any]) -> Any:
