@@ -1,8 +1,13 @@
 """Every example under examples/ plans offline and does what its README promises."""
 
-import pytest
+import re
 
-from tests.support.examples import RecordingMocks, plan_example
+import pytest
+import yaml
+
+from pathways_gke.provider import package_schema
+from tests.support.examples import EXAMPLES, RecordingMocks, as_wire, construct_plan, plan_example
+from tests.support.pulumi_schema import schema_errors
 
 NODE_POOL = "gcp:container/nodePool:NodePool"
 CLUSTER = "gcp:container/cluster:Cluster"
@@ -36,7 +41,7 @@ def test_platform_children_use_the_platforms_providers(platform):
     gcp_children = [r for r in plan.resources if r.custom and r.type.startswith("gcp:")]
     assert gcp_children and {r.options["provider"] for r in gcp_children} == {gcp_provider}
     k8s_children = [r for r in plan.resources if r.custom and r.type.startswith("kubernetes:")]
-    assert {r.options["provider"] for r in k8s_children} <= {k8s_provider}
+    assert k8s_children and {r.options["provider"] for r in k8s_children} == {k8s_provider}
     # the component made no Kubernetes provider of its own
     assert [r.name for r in plan.of_type("pulumi:providers:kubernetes")] == ["platform-k8s"]
     # reading the adopted cluster goes through the platform's GCP identity too
@@ -51,3 +56,100 @@ def test_platform_component_registers_the_providers_it_was_given(platform):
     assert component.type == "pathways-gke:index:PathwaysCluster"
     assert component.outputs["cpuPoolName"] == "cpu-np"
     assert component.outputs["tpuPoolNames"] == {"v5p": ["ml-shared-v5p-0", "ml-shared-v5p-1"]}
+
+
+# --- examples/yaml: Pulumi YAML through the component provider ---------------------------------------
+
+YAML_DIR = EXAMPLES / "yaml"
+INTERPOLATION = re.compile(r"^\$\{([A-Za-z][A-Za-z0-9]*)\}$")
+
+
+@pytest.fixture(scope="module")
+def yaml_program():
+    return yaml.safe_load((YAML_DIR / "Pulumi.yaml").read_text())
+
+
+@pytest.fixture(scope="module")
+def yaml_stack():
+    return yaml.safe_load((YAML_DIR / "Pulumi.dev.yaml").read_text())["config"]
+
+
+def ours(program):
+    return {name: r for name, r in program["resources"].items() if r["type"].startswith("pathways-gke:")}
+
+
+def test_yaml_program_uses_the_package_from_this_repository(yaml_program):
+    assert yaml_program["runtime"] == "yaml"
+    source = YAML_DIR / yaml_program["packages"]["pathways-gke"]
+    assert (source / "PulumiPlugin.yaml").exists() and (source / "__main__.py").exists()
+    assert ours(yaml_program), "the example uses no pathways-gke component"
+
+
+def test_yaml_properties_conform_to_the_schema(yaml_program):
+    schema = package_schema()
+    for name, resource in ours(yaml_program).items():
+        assert schema_errors(schema, resource["type"], resource["properties"]) == [], name
+
+
+def test_yaml_plain_properties_are_known_values_only_secrets_are_interpolated(yaml_program):
+    """Plain (graph-shaping) inputs must be known: only config may be interpolated into them."""
+    config = yaml_program["config"]
+
+    def interpolations(value, path):
+        if isinstance(value, dict):
+            return [i for k, v in value.items() for i in interpolations(v, f"{path}.{k}")]
+        if isinstance(value, list):
+            return [i for n, v in enumerate(value) for i in interpolations(v, f"{path}[{n}]")]
+        if isinstance(value, str) and "${" in value:
+            return [(path, value)]
+        return []
+
+    for resource in ours(yaml_program).values():
+        for path, value in interpolations(resource["properties"], ""):
+            match = INTERPOLATION.match(value)
+            assert match and match[1] in config, f"{path}: {value} is not a config value"
+            assert config[match[1]].get("secret", False) == path.startswith(".secrets."), path
+
+
+def test_yaml_outputs_are_component_outputs(yaml_program):
+    schema = package_schema()
+    resources = yaml_program["resources"]
+    for output, expression in yaml_program["outputs"].items():
+        resource, prop = INTERPOLATION_PROP.match(expression).groups()
+        assert prop in schema["resources"][resources[resource]["type"]]["properties"], output
+
+
+INTERPOLATION_PROP = re.compile(r"^\$\{([A-Za-z][A-Za-z0-9-]*)\.([A-Za-z]+)\}$")
+
+
+def yaml_inputs(resource, program, stack_config):
+    """The YAML properties as the engine sends them: config substituted, secrets as secret outputs."""
+    import pulumi
+
+    project = program["name"]
+
+    def resolve(value):
+        if isinstance(value, dict):
+            return {k: resolve(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [resolve(v) for v in value]
+        match = INTERPOLATION.match(value) if isinstance(value, str) else None
+        if match:
+            raw = stack_config[f"{project}:{match[1]}"]
+            if isinstance(raw, dict) and "secure" in raw:
+                return pulumi.Output.secret("[offline-plan-secret]")
+            return raw
+        return value
+
+    return as_wire(resolve(resource["properties"]))
+
+
+def test_yaml_program_plans_through_the_provider(yaml_program, yaml_stack):
+    (name, resource), = ours(yaml_program).items()
+    plan, result = construct_plan(resource["type"], name, lambda: yaml_inputs(resource, yaml_program, yaml_stack),
+                                  stack="dev", project=yaml_program["name"])
+    pools = [r for r in plan.of_type(NODE_POOL) if r.name.startswith(f"{name}-main-")]
+    assert [p.inputs["name"] for p in pools] == ["pw-yaml-main-0", "pw-yaml-main-1"]
+    assert all(p.inputs["placementPolicy"]["tpuTopology"] == "4x4" for p in pools)
+    assert plan.named("pathways").type == "pathways-gke:index:PathwaysCluster"
+    assert set(yaml_program["outputs"]) <= {k for k in result.state}

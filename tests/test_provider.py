@@ -3,17 +3,17 @@
 import json
 import tomllib
 
-import pulumi
 import pytest
 import yaml
 
 from pathways_gke import __version__
 from pathways_gke import schema as schema_cli
-from pathways_gke.plan.engine import plan_stack, run_program
+from pathways_gke.plan.engine import plan_stack
 from pathways_gke.config.stack import read_stack_file
 from pathways_gke.provider import COMPONENTS, PACKAGE, component_provider, package_schema
 from tests.conftest import ROOT, STACKS
 from tests.support.args_cases import wire_inputs
+from tests.support.examples import construct_plan
 from tests.support.pulumi_schema import schema_errors
 
 CLUSTER = "pathways-gke:index:PathwaysCluster"
@@ -120,14 +120,7 @@ def test_provider_entry_point_hosts_the_components(monkeypatch):
 
 def construct(name: str, inputs: dict, stack: str):
     """Run the provider's Construct logic (map_inputs, the constructor, get_state) under the mock engine."""
-    provider = component_provider()
-    results = {}
-
-    def program():
-        results["result"] = provider.construct(name, CLUSTER, inputs, pulumi.ResourceOptions())
-
-    plan = run_program(program, stack=stack, project="pathways-gke", config={}, secret_keys=[])
-    return plan, results["result"]
+    return construct_plan(CLUSTER, name, inputs, stack=stack, project="pathways-gke")
 
 
 @pytest.mark.parametrize("stack", STACKS)

@@ -40,3 +40,38 @@ class RecordingMocks:
 
         self.mocks = _Mocks()
         self.calls = calls
+
+
+def construct_plan(token: str, name: str, inputs: Any, *, stack: str, project: str) -> tuple[Plan, Any]:
+    """What the pathways-gke plugin does for a TypeScript / Go / YAML program, under the mock engine.
+
+    The SDK's ComponentProvider.construct: map the wire inputs to Python names, run the component's
+    constructor, read its outputs back (get_state). Returns the plan and the ConstructResult.
+    `inputs` may be a callable, to build Outputs (secrets) inside the run.
+    """
+    import pulumi
+
+    from pathways_gke.provider import component_provider
+
+    provider = component_provider()
+    result = {}
+
+    def program():
+        values = inputs() if callable(inputs) else inputs
+        result["construct"] = provider.construct(name, token, values, pulumi.ResourceOptions())
+
+    plan = run_program(program, stack=stack, project=project, config={}, secret_keys=[])
+    return plan, result["construct"]
+
+
+def as_wire(value: Any) -> Any:
+    """Numbers as the engine sends them (floats)."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int):
+        return float(value)
+    if isinstance(value, dict):
+        return {k: as_wire(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [as_wire(v) for v in value]
+    return value
