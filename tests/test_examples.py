@@ -7,6 +7,7 @@ import yaml
 
 from pathways_gke.provider import package_schema
 from tests.support.examples import EXAMPLES, RecordingMocks, as_wire, construct_plan, plan_example
+from tests.conftest import ROOT
 from tests.support.pulumi_schema import schema_errors
 
 NODE_POOL = "gcp:container/nodePool:NodePool"
@@ -153,3 +154,86 @@ def test_yaml_program_plans_through_the_provider(yaml_program, yaml_stack):
     assert all(p.inputs["placementPolicy"]["tpuTopology"] == "4x4" for p in pools)
     assert plan.named("pathways").type == "pathways-gke:index:PathwaysCluster"
     assert set(yaml_program["outputs"]) <= {k for k in result.state}
+
+
+# --- examples/workloads-only: a workloads stack reading the cluster stack -----------------------------
+
+STACK_REFERENCE = "pulumi:pulumi:StackReference"
+JOBSET = "kubernetes:jobset.x-k8s.io/v1alpha2:JobSet"
+
+
+def cluster_stack_outputs(stack: str) -> dict:
+    """What the cluster stack's state holds after `pulumi up`: its planned exports, computed ones filled in."""
+    from pathways_gke.gke.kubeconfig import kubeconfig
+    from pathways_gke.plan.engine import plan_stack
+
+    outputs = dict(plan_stack(stack, ROOT).outputs)
+    outputs["endpoint"] = "203.0.113.10"
+    outputs["kubeconfig"] = kubeconfig(f"gke_acme-ml-dev_us-east5_{outputs['clusterName']}", outputs["endpoint"],
+                                       "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0t")
+    assert "<computed>" not in repr(outputs) and "<secret>" not in repr(outputs)
+    return outputs
+
+
+@pytest.fixture(scope="module")
+def workloads_only():
+    pytest.importorskip("pathways_gke.workloads.pathways",
+                        reason="PathwaysWorkload (issue 4) is not on this branch yet")
+    outputs = cluster_stack_outputs("dev")
+    references = []
+
+    def stack_reference(args):
+        references.append(args.resource_id)
+        return {"name": args.resource_id, "outputs": outputs, "secretOutputNames": ["kubeconfig"]}
+
+    recording = RecordingMocks(reads={STACK_REFERENCE: stack_reference})
+    return plan_example("workloads-only", "dev", mocks=recording.mocks), references
+
+
+def test_cluster_stack_exports_what_workload_stacks_read(stack_plans):
+    outputs = stack_plans("dev").outputs
+    assert {"kubeconfig", "namespace", "cpuPool", "tpuPoolFacts"} <= set(outputs)
+    assert outputs["tpuPoolFacts"] == [{
+        "name": "main", "type": "v6e", "topology": "2x4", "slices": 1, "zone": "us-east5-b", "capacity": "spot",
+        "machineType": "ct6e-standard-4t", "acceleratorType": "tpu-v6e-slice", "vmsPerSlice": 2, "chipsPerVm": 4,
+        "nodePoolNames": ["pw-dev-main-0"]}]
+    assert "queueName" not in outputs and stack_plans("prod").outputs["queueName"] == "pathways-queue"
+
+
+def test_workloads_only_reads_the_cluster_stack(workloads_only):
+    plan, references = workloads_only
+    assert references == ["acme/pathways-gke/dev"]
+    (reference,) = plan.of_type(STACK_REFERENCE)
+    assert reference.read
+    # nothing of the cluster's infrastructure is in this stack
+    assert not [r for r in plan.resources if r.type.startswith("gcp:")]
+
+
+def test_workloads_only_uses_its_own_provider_with_the_referenced_kubeconfig(workloads_only):
+    plan, _ = workloads_only
+    (provider,) = plan.of_type("pulumi:providers:kubernetes")
+    assert provider.name == "workloads-k8s" and provider.inputs["kubeconfig"] == "<secret>"
+    k8s_resources = [r for r in plan.resources if r.custom and r.type.startswith("kubernetes:")]
+    assert k8s_resources and {r.options["provider"] for r in k8s_resources} == {provider.urn}
+
+
+def test_workloads_only_jobsets_match_the_referenced_pool_group(workloads_only):
+    plan, _ = workloads_only
+    jobsets = {r.inputs["metadata"]["name"]: r for r in plan.of_type(JOBSET)}
+    assert set(jobsets) == {"sweep-a", "notebook"}
+    for jobset in jobsets.values():
+        assert jobset.inputs["metadata"]["namespace"] == "default"
+        text = repr(jobset.inputs["spec"])
+        assert "tpu-v6e-slice" in text and "2x4" in text and "pw-dev" not in text.replace("pw-dev-main", "")
+    secrets = plan.of_type("kubernetes:core/v1:Secret")
+    assert [s.inputs["stringData"] for s in secrets] == [{"HF_TOKEN": "<secret>"}]
+
+
+def test_workloads_only_refuses_a_pool_group_the_cluster_does_not_have():
+    pytest.importorskip("pathways_gke.workloads.pathways", reason="PathwaysWorkload (issue 4) is not on this branch yet")
+    outputs = cluster_stack_outputs("dev")
+    outputs["tpuPoolFacts"] = [{**outputs["tpuPoolFacts"][0], "name": "other"}]
+    recording = RecordingMocks(reads={STACK_REFERENCE: lambda args: {
+        "name": args.resource_id, "outputs": outputs, "secretOutputNames": []}})
+    with pytest.raises(Exception, match=r"workloads\[sweep-a\].tpuPool: 'main' is not a TPU pool group"):
+        plan_example("workloads-only", "dev", mocks=recording.mocks)

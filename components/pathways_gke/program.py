@@ -21,4 +21,8 @@ def main() -> PathwaysCluster:
     pulumi.export("cpuPool", stack.cpu_pool.name)
     pulumi.export("tpuPools", {g: group.node_pool_names for g, group in cluster.tpu_groups.items()})
     pulumi.export("namespace", stack.namespace)
+    # for workload stacks that read this one through a StackReference (examples/workloads-only)
+    pulumi.export("tpuPoolFacts", cluster.tpu_pools)
+    if cluster.queue_name is not None:
+        pulumi.export("queueName", cluster.queue_name)
     return cluster
