@@ -36,7 +36,7 @@ k8s_provider = k8s.Provider(
 args: PathwaysClusterArgs = {
     "project": project,
     "cluster": {"name": cluster_name, "location": location, "create": False},
-    "cpu_pool": {"machine_type": "n2-standard-32", "min_nodes": 1, "max_nodes": 3, "zone": "us-east5-a"},
+    "cpu_pool": {"machine_type": "n2-standard-64", "min_nodes": 1, "max_nodes": 3, "zone": "us-east5-a"},
     "tpu_pools": [{"name": "v5p", "type": "v5p", "topology": "2x2x2", "slices": 2, "zone": "us-east5-a",
                    "capacity": Capacity.SPOT}],
     "workloads": [{"name": "finetune", "runtime": Runtime.PATHWAYS, "tpu_pool": "v5p",
