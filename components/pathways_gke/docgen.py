@@ -1,0 +1,156 @@
+"""Generate the argument and output tables of docs/components.md from the schema and the config models.
+
+    python -m pathways_gke.docgen            # print the generated reference
+    python -m pathways_gke.docgen --write    # refresh it between the markers in docs/components.md
+    python -m pathways_gke.docgen --check    # exit 1 when the doc is out of date
+
+Types and descriptions come from the inferred component schema (what other languages see); defaults and
+numeric bounds from the pydantic models (what validation enforces). Nothing is typed in twice.
+"""
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any, Optional, Sequence
+
+DOC = Path("docs") / "components.md"
+BEGIN = "<!-- BEGIN GENERATED REFERENCE (python -m pathways_gke.docgen --write) -->"
+END = "<!-- END GENERATED REFERENCE -->"
+
+
+def _models() -> dict[str, Any]:
+    """Schema type name -> the pydantic model that validates it."""
+    from .config import addons, cluster, tpu, workloads
+
+    return {
+        "Cluster": cluster.ClusterConfig, "NodeServiceAccount": cluster.NodeServiceAccount,
+        "CpuPool": cluster.CpuPoolConfig, "TpuPool": tpu.TpuPoolConfig, "Reservation": tpu.Reservation,
+        "JobSet": addons.JobSetConfig, "Kueue": addons.KueueConfig, "Workload": workloads.WorkloadConfig,
+        "PathwaysSettings": workloads.PathwaysSettings, "JaxSettings": workloads.JaxSettings,
+    }
+
+
+def _type(prop: dict[str, Any]) -> str:
+    if "$ref" in prop:
+        name = prop["$ref"].rsplit(":", 1)[-1]
+        return f"[{name}](#{name.lower()})"
+    kind = prop.get("type", "any")
+    if kind == "array":
+        return f"list of {_type(prop['items'])}"
+    if kind == "object" and "additionalProperties" in prop:
+        return f"map of {_type(prop['additionalProperties'])}"
+    return kind
+
+
+def _default(field: Any) -> str:
+    if field is None or field.is_required():
+        return ""
+    if field.default_factory is not None:
+        value = field.default_factory()
+        if hasattr(value, "model_dump"):
+            return ""  # a nested section: see its own table
+        return f"`{json.dumps(value)}`" if value else ""
+    return "" if field.default is None else f"`{json.dumps(field.default)}`"
+
+
+def _bounds(field: Any) -> str:
+    if field is None:
+        return ""
+    parts = []
+    for item in field.metadata:
+        for attr, sign in (("ge", "≥"), ("gt", ">"), ("le", "≤"), ("lt", "<")):
+            if getattr(item, attr, None) is not None:
+                parts.append(f"{sign} {getattr(item, attr)}")
+    return ", ".join(parts)
+
+
+def _cell(text: str) -> str:
+    return (text or "").replace("|", "\\|").replace("\n", " ")
+
+
+def _table(properties: dict[str, Any], required: Sequence[str], model: Any = None,
+           with_defaults: bool = True) -> list[str]:
+    fields = {}
+    if model is not None:
+        from .args import camel
+
+        fields = {camel(name): field for name, field in model.model_fields.items()}
+    head = "| Name | Type | Required | Default | Bounds | Description |" if with_defaults else \
+        "| Name | Type | Description |"
+    lines = [head, "|" + "---|" * (head.count("|") - 1)]
+    for name, prop in properties.items():
+        description = _cell(prop.get("description", ""))
+        if with_defaults:
+            field = fields.get(name)
+            lines.append(f"| `{name}` | {_type(prop)} | {'yes' if name in required else ''} | {_default(field)} | "
+                         f"{_bounds(field)} | {description} |")
+        else:
+            lines.append(f"| `{name}` | {_type(prop)} | {description} |")
+    return lines
+
+
+def render(schema: Optional[dict[str, Any]] = None) -> str:
+    from .provider import package_schema
+
+    schema = schema or package_schema()
+    models = _models()
+    out: list[str] = []
+    for token, resource in schema["resources"].items():
+        name = token.rsplit(":", 1)[-1]
+        out += [f"### {name} (`{token}`)", "", resource.get("description", ""), "", "Inputs:", ""]
+        out += _table(resource["inputProperties"], resource.get("requiredInputs", []))
+        out += ["", "Outputs:", ""]
+        out += _table(resource["properties"], resource.get("required", []), with_defaults=False)
+        out += [""]
+    enums = {t: v for t, v in schema["types"].items() if "enum" in v}
+    objects = {t: v for t, v in schema["types"].items() if "enum" not in v}
+    out += ["### Types", ""]
+    for token, typ in objects.items():
+        name = token.rsplit(":", 1)[-1]
+        model = models.get(name)
+        note = f" Validated by `{model.__module__}.{model.__name__}`." if model else " (output only)"
+        out += [f"#### {name}", "", _cell(typ.get("description", "")) + note, ""]
+        out += _table(typ["properties"], typ.get("required", []), model, with_defaults=model is not None)
+        out += [""]
+    out += ["### Enums", ""]
+    for token, typ in enums.items():
+        name = token.rsplit(":", 1)[-1]
+        out += [f"#### {name}", "", _cell(typ.get("description", "")), "", "| Value | Meaning |", "|---|---|"]
+        out += [f"| `{e['value']}` | {_cell(e.get('description', ''))} |" for e in typ["enum"]]
+        out += [""]
+    return "\n".join(out).rstrip() + "\n"
+
+
+def splice(document: str, generated: str) -> str:
+    if BEGIN not in document or END not in document:
+        raise ValueError(f"{DOC} has no generated-reference markers")
+    head, rest = document.split(BEGIN, 1)
+    _, tail = rest.split(END, 1)
+    return f"{head}{BEGIN}\n{generated}{END}{tail}"
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m pathways_gke.docgen", description=__doc__.split("\n")[0])
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument("--write", action="store_true")
+    mode.add_argument("--check", action="store_true")
+    parser.add_argument("--path", type=Path, default=DOC)
+    args = parser.parse_args(argv)
+    generated = render()
+    if not (args.write or args.check):
+        print(generated, end="")
+        return 0
+    document = args.path.read_text()
+    updated = splice(document, generated)
+    if args.check:
+        if updated != document:
+            print(f"{args.path} is out of date: run python -m pathways_gke.docgen --write", file=sys.stderr)
+            return 1
+        return 0
+    args.path.write_text(updated)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
