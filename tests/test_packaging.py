@@ -12,7 +12,6 @@ import pytest
 import pathways_gke
 from tests.conftest import ROOT
 
-pytestmark = pytest.mark.slow
 
 @pytest.fixture(scope="module")
 def dist(tmp_path_factory):
