@@ -68,6 +68,37 @@ def test_enums_are_the_models_closed_sets(enum: type[Enum], model, field):
     assert {m.value for m in enum} == literal_values(model.model_fields[field].annotation)
 
 
+@pytest.mark.parametrize("typed, model", SECTIONS, ids=lambda x: x.__name__)
+def test_every_closed_set_of_the_model_is_an_enum_arg(typed, model: type[BaseModel]):
+    """A Literal in the model is an Enum in the args (Literal crashes the schema analyzer)."""
+    hints = A.field_types(typed)
+    for name, field in model.model_fields.items():
+        values = literal_values(field.annotation)
+        if values:
+            enum = hints[name]
+            assert isinstance(enum, type) and issubclass(enum, Enum), f"{typed.__name__}.{name}"
+            assert {m.value for m in enum} == values, f"{typed.__name__}.{name}"
+
+
+def nested_models(model: type[BaseModel]) -> set:
+    found = set()
+    for field in model.model_fields.values():
+        stack = [field.annotation]
+        while stack:
+            item = stack.pop()
+            if isinstance(item, type) and issubclass(item, BaseModel):
+                found |= {item} | nested_models(item)
+            stack.extend(get_args(item))
+    return found
+
+
+def test_every_nested_model_has_a_typed_dict():
+    """A new nested section in the config models must get its TypedDict (and a row in SECTIONS)."""
+    roots = set(stack._ROOT_MODELS.values())  # the models parse_stack validates each section with
+    reachable = roots | {m for r in roots for m in nested_models(r)}
+    assert reachable == {model for _, model in SECTIONS}
+
+
 def test_module_stays_inside_the_schema_inference_limits():
     import ast
 
