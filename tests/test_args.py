@@ -1,5 +1,6 @@
 """PathwaysClusterArgs: the typed, cross-language arguments mirror the stack-config models exactly."""
 
+import functools
 import typing
 from enum import Enum
 from typing import get_args, get_origin
@@ -39,6 +40,13 @@ ENUMS = [
     (A.Runtime, workloads.WorkloadConfig, "runtime"),
     (A.WorkloadMode, workloads.WorkloadConfig, "mode"),
 ]
+
+
+@functools.cache
+def schema_types() -> dict:
+    from pathways_gke.provider import package_schema
+
+    return package_schema()["types"]
 
 
 def literal_values(annotation) -> set:
@@ -115,9 +123,7 @@ def test_documented_defaults_are_the_models_defaults(typed, model: type[BaseMode
     """A docstring saying `Default: X` must tell the truth (the schema description shows it)."""
     import json
 
-    from pathways_gke.provider import package_schema
-
-    types = package_schema()["types"]
+    types = schema_types()
     props = types[f"pathways-gke:index:{typed.__name__}"]["properties"]
     for name, field in model.model_fields.items():
         description = props[A.camel(name)].get("description", "")
