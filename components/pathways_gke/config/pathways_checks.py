@@ -145,11 +145,12 @@ def pathways_workload_problems(workload: WorkloadConfig, target: "WorkloadTarget
                                f"not allowed: {', '.join(MANAGED_ENV[component])}"))
 
     # GCS FUSE volume names are unique
-    seen: set[str] = set()
+    seen: dict[str, set[str]] = {"name": set(), "mountPath": set()}
     for i, volume in enumerate(workload.gcs_fuse):
-        if volume.name in seen:
-            out.append(Problem(at(f"gcsFuse[{i}].name"), "is used by another gcsFuse volume", volume.name))
-        seen.add(volume.name)
+        for key, value in (("name", volume.name), ("mountPath", volume.mount_path)):
+            if value in seen[key]:
+                out.append(Problem(at(f"gcsFuse[{i}].{key}"), "is used by another gcsFuse volume", value))
+            seen[key].add(value)
     if workload.mode == "headless" and any(not v.workers for v in workload.gcs_fuse):
         out.append(Problem(at("gcsFuse"), "mounts into the user container, which headless workloads do not have; "
                            "set workers: true or remove the volume"))
