@@ -16,6 +16,7 @@ from .gke.cluster_spec import CLUSTER_TIMEOUTS, NODE_SERVICE_ACCOUNT_ROLES, clus
 from .gke.kubeconfig import kubeconfig
 from .gke.nodepools import NodePoolSpec, cpu_pool_spec, tpu_pool_specs, workload_policy_args
 from .naming import node_service_account_id, workload_policy_name
+from .workloads.pathways import PathwaysWorkload, pathways_args_from_stack
 
 TOKEN = "pathways-gke:index:PathwaysCluster"
 GROUP_TOKEN = "pathways-gke:index:TpuSliceGroup"
@@ -123,6 +124,23 @@ class PathwaysCluster(pulumi.ComponentResource):
 
         # issue 3 hook: JobSet controller, readiness gate, namespace, Kueue (ClusterServices)
         # issue 4/5 hook: one workload component per stack.workloads entry
+        self.workloads: dict[str, pulumi.ComponentResource] = {}
+        services_ready = list(getattr(getattr(self, "services", None), "ready", None) or [])
+        for workload in stack.workloads:
+            if workload.runtime == "pathways":
+                group = self.tpu_groups[workload.tpu_pool]
+                self.workloads[workload.name] = PathwaysWorkload(
+                    f"{name}-{workload.name}",
+                    pathways_args_from_stack(stack, workload, secrets),
+                    pulumi.ResourceOptions(
+                        parent=self,
+                        providers=[self.kubernetes_provider],
+                        # the JobSet CRD/controller first (issue 3), then the pools it runs on
+                        depends_on=[*services_ready, self.cpu_pool, *group.node_pools],
+                        # a replaced slice pool replaces the JobSet (its spec is immutable)
+                        replace_with=list(group.node_pools),
+                    ),
+                )
 
         self.cluster_name = pulumi.Output.from_input(cluster_ref)
         self.endpoint = pulumi.Output.from_input(endpoint)
@@ -133,6 +151,8 @@ class PathwaysCluster(pulumi.ComponentResource):
             "cpuPoolName": stack.cpu_pool.name,
             "tpuPoolNames": {g: group.node_pool_names for g, group in self.tpu_groups.items()},
             "namespace": stack.namespace,
+            "workloads": {n: w.jax_backend_target for n, w in self.workloads.items()
+                          if isinstance(w, PathwaysWorkload)},
         })
 
     def _node_service_account(self, name: str, stack: StackConfig) -> Any:

@@ -10,6 +10,7 @@ Cross-language clean on purpose (shared/reference/PULUMI_NOTES.md §4.3): the ar
 must NOT use `from __future__ import annotations`.
 """
 
+import copy
 import json
 from typing import Any, Mapping, NotRequired, Optional, Sequence, TypedDict
 
@@ -84,7 +85,10 @@ class PathwaysWorkload(pulumi.ComponentResource):
             return
         args = dict(args or {})
         workload, jobset, secret_values = validate_args(args)
-        super().__init__(TOKEN, name, None, opts)
+        own = copy.copy(opts) if opts is not None else None
+        if own is not None:
+            own.replace_with = None  # forwarded to the JobSet below; a component is never replaced itself
+        super().__init__(TOKEN, name, None, own)
 
         ns = jobset["metadata"]["namespace"]
         extra_deps = list(_as_list(opts.depends_on) if opts else [])
@@ -214,9 +218,13 @@ def pathways_args_from_stack(stack: Any, workload: WorkloadConfig,
                        ("queue_name", target.queue_name)):
         if value is not None:
             args[key] = value
-    needed = set(workload.secret_env.values())
+    needed = sorted(set(workload.secret_env.values()))
     if needed:
-        args["secrets"] = {k: v for k, v in (secrets or {}).items() if k in needed}
+        if isinstance(secrets, Mapping):
+            args["secrets"] = {k: v for k, v in secrets.items() if k in needed}
+        elif secrets is not None:  # an Output of the whole mapping (pulumi.Config.get_secret_object)
+            whole = pulumi.Output.secret(secrets)
+            args["secrets"] = {k: whole.apply(lambda m, k=k: (m or {}).get(k)) for k in needed}
     return args  # type: ignore[return-value]
 
 
