@@ -269,12 +269,14 @@ def test_no_elastic_flag_without_elastic_slices():
     assert not any("elastic" in a for a in container(pod(head), "pathways-proxy")["args"])
 
 
-def test_priority_class_service_account_and_grace_period_on_head_and_workers():
-    w = workload(priorityClass="high", serviceAccount="trainer", terminationGracePeriodSeconds=300)
+def test_priority_class_service_account_grace_period_and_pull_secrets_on_head_and_workers():
+    w = workload(priorityClass="high", serviceAccount="trainer", terminationGracePeriodSeconds=300,
+                 imagePullSecrets=["regcred"])
     for rjob in jobs(build_pathways_jobset(w, target())):
         spec = pod(rjob)
         assert (spec["priorityClassName"], spec["serviceAccountName"], spec["terminationGracePeriodSeconds"]) == (
             "high", "trainer", 300)
+        assert spec["imagePullSecrets"] == [{"name": "regcred"}]
 
 
 def test_colocated_python_sidecar_on_workers():

@@ -43,6 +43,7 @@ EVERYTHING: dict[str, Any] = {
     "containerName": "main",
     "resources": {"requests": {"cpu": "4", "memory": "16Gi"}, "limits": {"cpu": "24", "memory": "100G"}},
     "imagePullPolicy": "Always",
+    "imagePullSecrets": ["regcred"],
     "gcsFuse": [{"name": "ckpt", "bucket": "acme-ckpt", "mountPath": "/ckpt", "mountOptions": ["implicit-dirs"],
                  "workers": True},
                 {"name": "data", "bucket": "acme-data", "mountPath": "/data", "readOnly": True}],

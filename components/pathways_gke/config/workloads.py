@@ -53,6 +53,15 @@ class WorkloadConfig(Model):
     image_pull_policy: Optional[ImagePullPolicy] = Field(
         default=None, description="every container; default IfNotPresent (all images are pinned)")
     gcs_fuse: list[GcsFuseVolume] = Field(default_factory=list)
+    image_pull_secrets: list[str] = Field(default_factory=list, description="Secrets for private registries")
+
+    @field_validator("image_pull_secrets")
+    @classmethod
+    def _pull_secrets(cls, value: list[str]) -> list[str]:
+        for name in value:
+            if not DNS_1123_LABEL.match(name) or len(name) > 253:
+                raise fail("image_pull_secrets", f"'{name}' is not a Secret name (lower-case letters, digits, '-')")
+        return value
 
     @field_validator("container_name")
     @classmethod

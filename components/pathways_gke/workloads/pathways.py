@@ -34,7 +34,7 @@ class PathwaysWorkloadArgs(TypedDict):
     workload: dict[str, Any]
     """The workload, exactly as one `pathways-gke:workloads` entry (camelCase keys): name, image, command,
     mode, pathways: {version, gcsScratch, images, flags, env, elasticSlices, maxSliceRestarts, metrics},
-    maxRestarts, priorityClass, env, secretEnv, serviceAccount, resources, gcsFuse, ... (docs/workloads.md)."""
+    maxRestarts, priorityClass, env, secretEnv, serviceAccount, resources, gcsFuse, ... (docs/pathways-workloads.md)."""
     tpu_type: str
     """TPU generation of the worker slices: v4, v5e, v5p, v6e, tpu7x (or a shorthand such as v6e-16)."""
     tpu_topology: NotRequired[str]

@@ -323,6 +323,8 @@ def _pod_common(workload: WorkloadConfig) -> dict[str, Any]:
         spec["priorityClassName"] = workload.priority_class
     if workload.service_account:
         spec["serviceAccountName"] = workload.service_account
+    if workload.image_pull_secrets:
+        spec["imagePullSecrets"] = [{"name": n} for n in workload.image_pull_secrets]
     return spec
 
 
