@@ -181,3 +181,25 @@ def test_gcs_fuse_volume_names_are_unique_and_paths_checked():
 def test_all_problems_are_reported_together():
     found = problems(stack_with({"name": "a" * 23, "pathways": {"images": {"nope": "x:1"}}}))
     assert {"workloads[0].name", "workloads[0].pathways.images.nope"} <= set(found)
+
+
+@pytest.mark.parametrize("change, path, words", [
+    ({"name": "a" * 23}, "workloads[0].name", "at most 22"),
+    ({"mode": "colocated"}, "workloads[0].mode", "single-slice"),
+    ({"pathways": {"version": "v1", "gcsScratch": "gs://bkt/t", "images": {"sidecar": "x.io/s:v1"}}},
+     "workloads[0].pathways.images.sidecar", "unknown key"),
+])
+def test_cli_exits_2_naming_the_path(tmp_path, change, path, words):
+    import subprocess  # noqa: PLC0415
+    import sys  # noqa: PLC0415
+
+    import yaml  # noqa: PLC0415
+
+    config = tmp_path / "Pulumi.bad.yaml"
+    config.write_text(yaml.safe_dump({"config": stack_with(change)}))
+    result = subprocess.run([sys.executable, "-m", "pathways_gke", "plan", "--config", str(config)],
+                            capture_output=True, text=True, timeout=120, cwd=ROOT,
+                            env={"PYTHONPATH": str(ROOT / "components"), "PATH": "/usr/bin:/bin"})
+    assert result.returncode == 2
+    output = result.stdout + result.stderr
+    assert f"{path}:" in output and words in output and "Traceback" not in output
