@@ -50,12 +50,13 @@ JOB_INDEX_PATH = "metadata.labels['jobset.sigs.k8s.io/job-index']"
 TPU_TOLERATION = {"key": naming.TPU_RESOURCE, "operator": "Exists", "effect": "NoSchedule"}
 
 # Extra tolerations per capacity mode of the TPU pool group (node pools of the group carry these taints or may).
+# (operator Exists: whatever value GKE gives the taint; the same form as the Kueue flavors' tolerations)
 CAPACITY_TOLERATIONS: dict[str, tuple[dict[str, str], ...]] = {
     "on-demand": (),
     "reservation": (),
-    "spot": ({"key": naming.SPOT_LABEL, "operator": "Equal", "value": "true", "effect": "NoSchedule"},),
-    "flex-start": ({"key": naming.FLEX_START_LABEL, "operator": "Equal", "value": "true", "effect": "NoSchedule"},),
-    "queued": ({"key": naming.QUEUED_LABEL, "operator": "Equal", "value": "true", "effect": "NoSchedule"},),
+    "spot": ({"key": naming.SPOT_LABEL, "operator": "Exists", "effect": "NoSchedule"},),
+    "flex-start": ({"key": naming.FLEX_START_LABEL, "operator": "Exists", "effect": "NoSchedule"},),
+    "queued": ({"key": naming.QUEUED_LABEL, "operator": "Exists", "effect": "NoSchedule"},),
 }
 # Extra node selectors per capacity mode (queued provisioning nodes are only used by pods that ask for them).
 CAPACITY_NODE_SELECTORS: dict[str, dict[str, str]] = {"queued": {naming.QUEUED_LABEL: "true"}}
