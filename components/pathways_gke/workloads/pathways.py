@@ -16,6 +16,7 @@ from typing import Any, Mapping, NotRequired, Optional, Sequence, TypedDict
 
 import pulumi
 import pulumi_kubernetes as k8s
+from pydantic import ValidationError
 
 from .. import naming
 from ..config.base import problems_from
@@ -23,7 +24,7 @@ from ..config.pathways_checks import pathways_workload_problems
 from ..config.workloads import WorkloadConfig
 from ..errors import ConfigError, Problem
 from .pathways_jobset import build_pathways_jobset
-from .placement import PathwaysPlacement, placement_problems, target_from_placement
+from .placement import placement_problems, target_from_placement
 
 TOKEN = "pathways-gke:index:PathwaysWorkload"
 
@@ -163,9 +164,7 @@ def validate_args(args: Mapping[str, Any]) -> tuple[WorkloadConfig, dict[str, An
     else:
         try:
             workload = WorkloadConfig.model_validate(_plain(raw_workload), by_alias=True)
-        except Exception as exc:  # pydantic.ValidationError
-            if not hasattr(exc, "errors"):
-                raise
+        except ValidationError as exc:
             problems.extend(problems_from(exc, WorkloadConfig, ["workload"]))
     placement_fields = {k: v for k, v in args.items() if k not in ("workload", "secrets")}
     placement, placement_errors = placement_problems(placement_fields)
