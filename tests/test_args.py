@@ -10,7 +10,7 @@ from pydantic import BaseModel
 
 from pathways_gke import args as A
 from pathways_gke.cluster import PathwaysCluster
-from pathways_gke.config import addons, cluster, stack, tpu, workloads
+from pathways_gke.config import addons, cluster, pathways, stack, tpu, workloads
 from pathways_gke.config.stack import parse_stack, read_stack_file
 from pathways_gke.errors import ConfigError
 from pathways_gke.plan.engine import plan_stack, run_program
@@ -29,6 +29,11 @@ SECTIONS = [
     (A.Workload, workloads.WorkloadConfig),
     (A.PathwaysSettings, workloads.PathwaysSettings),
     (A.JaxSettings, workloads.JaxSettings),
+    (A.PathwaysImages, pathways.PathwaysImages),
+    (A.PathwaysFlags, pathways.PathwaysFlags),
+    (A.PathwaysEnv, pathways.PathwaysEnv),
+    (A.ContainerResources, pathways.ContainerResources),
+    (A.GcsFuseVolume, pathways.GcsFuseVolume),
 ]
 # TypedDict field -> Enum, and the pydantic field whose Literal it must equal
 ENUMS = [

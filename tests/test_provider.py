@@ -73,6 +73,7 @@ def test_cluster_outputs_are_typed(schema):
         "clusterName": "string", "location": "string", "project": "string", "endpoint": "string",
         "kubeconfig": "string", "cpuPoolName": "string", "tpuPoolNames": "object", "tpuPools": "array",
         "namespace": "string", "nodeServiceAccountEmail": "string", "queueName": "string",
+        "jaxBackendTargets": "object",
     }
     assert props["tpuPools"]["items"]["$ref"] == "#/types/pathways-gke:index:TpuPoolFacts"
     assert set(resource["required"]) == set(props) - {"nodeServiceAccountEmail", "queueName"}
@@ -162,3 +163,34 @@ def test_construct_refuses_bad_input_naming_the_config_path():
     with pytest.raises(ComponentInitError) as caught:
         construct("pw-dev", inputs, "dev")
     assert "tpuPools[0].topology: '3x3'" in str(caught.value)
+
+
+# --- PathwaysWorkload through the provider ------------------------------------------------------------
+
+WORKLOAD = "pathways-gke:index:PathwaysWorkload"
+
+
+def workload_wire_inputs() -> dict:
+    """A standalone PathwaysWorkload as a TypeScript/YAML program sends it (numbers as floats)."""
+    return {
+        "workload": {"name": "train", "image": "us-docker.pkg.dev/acme/train/trainer:2026-11-20",
+                     "command": ["python3", "train.py"], "maxRestarts": 2.0,
+                     "pathways": {"version": "jax-0.9.2", "gcsScratch": "gs://acme-pw/tmp"}},
+        "tpuType": "v6e", "tpuTopology": "4x4", "slices": 2.0, "namespace": "ml", "cpuPool": "cpu-np",
+        "tpuGroup": "main", "capacity": "spot",
+    }
+
+
+def test_workload_inputs_conform_to_the_schema(schema):
+    assert WORKLOAD in schema["resources"]
+    assert schema_errors(schema, WORKLOAD, workload_wire_inputs()) == []
+
+
+def test_workload_construct_renders_the_jobset_with_floats_coerced():
+    plan, result = construct_plan(WORKLOAD, "train", workload_wire_inputs(), stack="dev", project="ml")
+    (jobset,) = plan.of_type("kubernetes:jobset.x-k8s.io/v1alpha2:JobSet")
+    assert jobset.inputs["metadata"]["name"] == "train" and jobset.inputs["metadata"]["namespace"] == "ml"
+    workers = [j for j in jobset.inputs["spec"]["replicatedJobs"] if j["name"] == "worker"]
+    assert workers and workers[0]["replicas"] == 2
+    assert "jaxBackendTarget" in result.state
+    assert plan.named("train").outputs["jaxBackendTarget"] == "grpc://train-pathways-head-0-0.train:29000"

@@ -11,6 +11,8 @@ __version__ = "0.1.0"
 _EXPORTS = {
     "PathwaysCluster": "cluster",
     "PathwaysClusterArgs": "args",
+    "PathwaysWorkload": "workloads.pathways",
+    "PathwaysWorkloadArgs": "workloads.pathways",
 }
 
 __all__ = ["__version__", *_EXPORTS]

@@ -95,6 +95,14 @@ class WorkloadMode(str, Enum):
     """Resource manager and proxy only, for notebooks and interactive clients."""
 
 
+class ImagePullPolicy(str, Enum):
+    """Kubernetes imagePullPolicy of every container of a workload."""
+
+    ALWAYS = "Always"
+    IF_NOT_PRESENT = "IfNotPresent"
+    NEVER = "Never"
+
+
 # --- sections ------------------------------------------------------------------------------------
 
 
@@ -235,6 +243,67 @@ class Kueue(TypedDict):
     """Path of a vendored install manifest to use instead of the bundled one."""
 
 
+class PathwaysImages(TypedDict):
+    """Custom images per Pathways component (used verbatim; must be pinned)."""
+
+    server: NotRequired[str]
+    """Resource manager image (pathways-rm)."""
+    proxy: NotRequired[str]
+    """IFRT proxy image (pathways-proxy)."""
+    worker: NotRequired[str]
+    """pathways-worker image; default: the server image."""
+    colocated_python: NotRequired[str]
+    """Colocated-python sidecar image; setting it adds the sidecar to every worker pod."""
+
+
+class PathwaysFlags(TypedDict):
+    """Extra server flags per component ('--name=value', one item per flag), after the managed ones."""
+
+    server: NotRequired[list[str]]
+    """Extra resource-manager flags."""
+    proxy: NotRequired[list[str]]
+    """Extra IFRT proxy flags."""
+    worker: NotRequired[list[str]]
+    """Extra worker flags."""
+
+
+class PathwaysEnv(TypedDict):
+    """Extra environment variables per component, after the managed ones."""
+
+    server: NotRequired[dict[str, str]]
+    """Extra resource-manager environment."""
+    proxy: NotRequired[dict[str, str]]
+    """Extra IFRT proxy environment."""
+    worker: NotRequired[dict[str, str]]
+    """Extra worker environment."""
+
+
+class ContainerResources(TypedDict):
+    """Requests and limits of the user container; giving one half replaces that half of the default."""
+
+    requests: NotRequired[dict[str, str]]
+    """Resource requests (quantities). Default: cpu 2, memory 8Gi."""
+    limits: NotRequired[dict[str, str]]
+    """Resource limits (quantities). Default: cpu 24, memory 100G."""
+
+
+class GcsFuseVolume(TypedDict):
+    """A Cloud Storage bucket mounted through the GKE GCS FUSE CSI driver (needs Workload Identity)."""
+
+    name: str
+    """Volume name (DNS label, not 'shared-tmp')."""
+    bucket: str
+    """Bucket name, without gs://."""
+    mount_path: str
+    """Absolute mount path other than / and /tmp."""
+    read_only: NotRequired[bool]
+    """Mount read-only. Default: false."""
+    mount_options: NotRequired[list[str]]
+    """gcsfuse mount options, e.g. implicit-dirs, only-dir=ckpt."""
+    workers: NotRequired[bool]
+    """Also mount into every pathways-worker container. Default: false."""
+
+
 class PathwaysSettings(TypedDict):
     """Pathways server options."""
 
@@ -245,7 +314,15 @@ class PathwaysSettings(TypedDict):
     elastic_slices: NotRequired[int]
     """Number of slices that may be lost without failing the job (elastic training). Default: 0."""
     max_slice_restarts: NotRequired[int]
-    """Restarts allowed per slice (at least 1). Default: 1."""
+    """Restarts allowed per slice (1-100000). Default: 1."""
+    images: NotRequired[PathwaysImages]
+    """Custom images per Pathways component."""
+    flags: NotRequired[PathwaysFlags]
+    """Extra server flags per component."""
+    env: NotRequired[PathwaysEnv]
+    """Extra environment variables per component."""
+    metrics: NotRequired[bool]
+    """Enable metrics collection on every Pathways server. Default: false."""
 
 
 class JaxSettings(TypedDict):
@@ -288,6 +365,16 @@ class Workload(TypedDict):
     """Pod termination grace period (0-86400 s)."""
     privileged: NotRequired[bool]
     """Run the user container privileged. Default: false."""
+    container_name: NotRequired[str]
+    """Name of the user container in the head pod. Default: "jax-tpu"."""
+    resources: NotRequired[ContainerResources]
+    """Requests and limits of the user container."""
+    image_pull_policy: NotRequired[ImagePullPolicy]
+    """imagePullPolicy of every container; default IfNotPresent (all images are pinned)."""
+    gcs_fuse: NotRequired[list[GcsFuseVolume]]
+    """Cloud Storage buckets mounted into the user container (and optionally the workers)."""
+    image_pull_secrets: NotRequired[list[str]]
+    """Kubernetes Secrets for private registries, on head and worker pods."""
 
 
 class PathwaysClusterArgs(TypedDict):

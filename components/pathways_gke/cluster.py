@@ -18,6 +18,7 @@ from .gke.kubeconfig import kubeconfig
 from .gke.nodepools import NodePoolSpec, cpu_pool_spec, tpu_pool_specs, workload_policy_args
 from .naming import node_service_account_id, workload_policy_name
 from .services import ClusterServices
+from .workloads.pathways import PathwaysWorkload, pathways_args_from_stack
 
 TOKEN = "pathways-gke:index:PathwaysCluster"
 GROUP_TOKEN = "pathways-gke:index:TpuSliceGroup"
@@ -100,6 +101,8 @@ class PathwaysCluster(pulumi.ComponentResource):
     """Email of the nodes' service account (unset: the Compute Engine default)."""
     queue_name: Optional[pulumi.Output[str]]
     """Kueue LocalQueue workloads are submitted to (when Kueue is enabled)."""
+    jax_backend_targets: pulumi.Output[dict[str, str]]
+    """In-cluster JAX_BACKEND_TARGET (grpc://<head>:29000) per Pathways workload."""
 
     def __init__(self, name: str, args: PathwaysClusterArgs,
                  opts: Optional[pulumi.ResourceOptions] = None,
@@ -155,6 +158,23 @@ class PathwaysCluster(pulumi.ComponentResource):
             f"{name}-services", stack, self.cpu_pool,
             pulumi.ResourceOptions(parent=self, providers={"kubernetes": self.kubernetes_provider}))
         # issue 4/5 hook: one workload component per stack.workloads entry
+        self.workloads: dict[str, pulumi.ComponentResource] = {}
+        services_ready = list(self.services.ready)
+        for workload in stack.workloads:
+            if workload.runtime == "pathways":
+                group = self.tpu_groups[workload.tpu_pool]
+                self.workloads[workload.name] = PathwaysWorkload(
+                    f"{name}-{workload.name}",
+                    pathways_args_from_stack(stack, workload, secrets),
+                    pulumi.ResourceOptions(
+                        parent=self,
+                        providers=[self.kubernetes_provider],
+                        # the JobSet CRD/controller first (issue 3), then the pools it runs on
+                        depends_on=[*services_ready, self.cpu_pool, *group.node_pools],
+                        # a replaced slice pool replaces the JobSet (its spec is immutable)
+                        replace_with=list(group.node_pools),
+                    ),
+                )
 
         self.cluster_name = pulumi.Output.from_input(cluster_ref)
         self.location = pulumi.Output.from_input(stack.cluster.location)
@@ -169,6 +189,8 @@ class PathwaysCluster(pulumi.ComponentResource):
                                            if service_account is not None else None)
         self.queue_name = (pulumi.Output.from_input(self.services.queue_name)
                            if self.services.queue_name else None)
+        self.jax_backend_targets = pulumi.Output.from_input(
+            {n: w.jax_backend_target for n, w in self.workloads.items() if isinstance(w, PathwaysWorkload)})
         self.register_outputs({
             "clusterName": self.cluster_name,
             "location": self.location,
@@ -181,6 +203,7 @@ class PathwaysCluster(pulumi.ComponentResource):
             "namespace": self.namespace,
             "nodeServiceAccountEmail": self.node_service_account_email,
             "queueName": self.queue_name,
+            "jaxBackendTargets": self.jax_backend_targets,
         })
 
     def _node_service_account(self, name: str, stack: StackConfig) -> Any:

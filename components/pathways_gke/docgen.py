@@ -21,13 +21,16 @@ END = "<!-- END GENERATED REFERENCE -->"
 
 def _models() -> dict[str, Any]:
     """Schema type name -> the pydantic model that validates it."""
-    from .config import addons, cluster, tpu, workloads
+    from .config import addons, cluster, pathways, tpu, workloads
 
     return {
         "Cluster": cluster.ClusterConfig, "NodeServiceAccount": cluster.NodeServiceAccount,
         "CpuPool": cluster.CpuPoolConfig, "TpuPool": tpu.TpuPoolConfig, "Reservation": tpu.Reservation,
         "JobSet": addons.JobSetConfig, "Kueue": addons.KueueConfig, "Workload": workloads.WorkloadConfig,
         "PathwaysSettings": workloads.PathwaysSettings, "JaxSettings": workloads.JaxSettings,
+        "PathwaysImages": pathways.PathwaysImages, "PathwaysFlags": pathways.PathwaysFlags,
+        "PathwaysEnv": pathways.PathwaysEnv, "ContainerResources": pathways.ContainerResources,
+        "GcsFuseVolume": pathways.GcsFuseVolume,
     }
 
 

@@ -18,11 +18,12 @@ import pulumi
 
 from . import __version__
 from .cluster import PathwaysCluster
+from .workloads.pathways import PathwaysWorkload
 
 PACKAGE = "pathways-gke"
 """Package name: every token is `pathways-gke:index:<Component>`."""
 
-COMPONENTS: list[type[pulumi.ComponentResource]] = [PathwaysCluster]
+COMPONENTS: list[type[pulumi.ComponentResource]] = [PathwaysCluster, PathwaysWorkload]
 """The components other languages can use (the order is the schema's)."""
 
 

@@ -125,4 +125,23 @@ def workload_problems(stack: StackConfig) -> list[Problem]:
                                    + (allowed(stack.secret_names) if stack.secret_names else
                                       "set it with `pulumi config set --secret --path 'secrets.NAME' VALUE`"),
                                    secret))
+    out.extend(pathways_problems(stack))
+    return out
+
+
+def pathways_problems(stack: StackConfig) -> list[Problem]:
+    """Pathways workloads against their pool and the CPU pool (config/pathways_checks.py)."""
+    from ..workloads.target import target_for  # noqa: PLC0415 (target imports config.stack)
+    from .pathways_checks import pathways_workload_problems  # noqa: PLC0415
+
+    out: list[Problem] = []
+    pools = {p.name for p in stack.tpu_pools}
+    for i, workload in enumerate(stack.workloads):
+        if workload.runtime != "pathways" or (workload.tpu_pool is not None and workload.tpu_pool not in pools):
+            continue
+        pool = stack.pool(workload.tpu_pool) if workload.tpu_pool else None
+        if pool is not None and pool.topology is None:
+            continue  # reported at tpuPools[i].topology
+        out.extend(pathways_workload_problems(workload, target_for(stack, workload), f"workloads[{i}]",
+                                              cpu_machine_type=stack.cpu_pool.machine_type))
     return out
