@@ -154,6 +154,10 @@ def test_yaml_program_plans_through_the_provider(yaml_program, yaml_stack):
     assert all(p.inputs["placementPolicy"]["tpuTopology"] == "4x4" for p in pools)
     assert plan.named("pathways").type == "pathways-gke:index:PathwaysCluster"
     assert set(yaml_program["outputs"]) <= {k for k in result.state}
+    (jobset,) = plan.of_type(JOBSET)
+    assert jobset.inputs["metadata"] == {**jobset.inputs["metadata"], "name": "train", "namespace": "ml"}
+    (secret,) = plan.of_type("kubernetes:core/v1:Secret")
+    assert secret.inputs["stringData"] == "<secret>"  # the YAML secret config value stays secret
 
 
 # --- examples/workloads-only: a workloads stack reading the cluster stack -----------------------------
