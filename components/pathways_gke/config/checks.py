@@ -4,17 +4,20 @@ from __future__ import annotations
 
 from collections import Counter
 
+from ..catalog import CatalogError
 from ..errors import Problem, allowed
 from .cluster import GKE_NAME, region_of
 from .stack import StackConfig
 from .tpu import pool_problems
+from .workloads import WorkloadConfig
 
 RESERVED_NAMESPACES = ("kube-system", "kube-public", "kube-node-lease", "jobset-system", "kueue-system",
                        "gke-managed-system", "gmp-system")
 
 
 def cross_section_problems(stack: StackConfig) -> list[Problem]:
-    return [*cluster_and_pool_problems(stack), *addon_problems(stack), *workload_problems(stack)]
+    return [*cluster_and_pool_problems(stack), *addon_problems(stack), *workload_problems(stack),
+            *jax_workload_problems(stack)]
 
 
 def cluster_and_pool_problems(stack: StackConfig) -> list[Problem]:
@@ -92,4 +95,61 @@ def workload_problems(stack: StackConfig) -> list[Problem]:
                                    + (allowed(stack.secret_names) if stack.secret_names else
                                       "set it with `pulumi config set --secret --path 'secrets.NAME' VALUE`"),
                                    secret))
+    return out
+
+
+def jax_workload_problems(stack: StackConfig) -> list[Problem]:
+    """`runtime: jax` workloads: the process layout on TPU (from the pool) or on the CPU pool (from `jax`)."""
+    from ..workloads.jax_jobset import managed_env  # noqa: PLC0415 (the builder decides the variables it sets)
+
+    out: list[Problem] = []
+    for i, workload in enumerate(stack.workloads):
+        path = f"workloads[{i}]"
+        given = workload.jax.model_fields_set
+        if workload.runtime != "jax":
+            if "jax" in workload.model_fields_set and given:
+                out.append(Problem(f"{path}.jax", "applies to runtime 'jax' only"))
+            continue
+        managed = managed_env("cpu" if workload.tpu_pool is None else "tpu")
+        for source, names in (("env", workload.env), ("secretEnv", workload.secret_env)):
+            for name in names:
+                if name in managed:
+                    out.append(Problem(f"{path}.{source}.{name}", "is set by pathways-gke for every jax process "
+                                       f"and cannot be overridden; managed: {', '.join(managed)}"))
+        if workload.tpu_pool is None:
+            out.extend(_jax_cpu_problems(workload, path))
+            continue
+        pool = stack.pool(workload.tpu_pool)
+        if pool is None:
+            continue  # reported by workload_problems
+        try:
+            shape = pool.shape
+        except CatalogError:
+            continue  # reported with the pool
+        layout = f"{pool.slices} slice(s) x {shape.vms_per_slice} VM(s) = {pool.slices * shape.vms_per_slice}"
+        for field in ("processes", "slices"):
+            if field in given:
+                out.append(Problem(f"{path}.jax.{field}", f"applies to jax workloads on the CPU pool only; on TPU "
+                                   f"pool '{pool.name}' there is one process per TPU VM ({layout}); remove it or "
+                                   "remove tpuPool to run on the CPU pool", getattr(workload.jax, field)))
+        for field in ("cpu", "memory"):
+            if field in given:
+                out.append(Problem(f"{path}.jax.{field}", "applies to jax workloads on the CPU pool only (a TPU "
+                                   "process gets its whole VM)", getattr(workload.jax, field)))
+        if pool.slices > 1 and not shape.multi_host:
+            out.append(Problem(f"{path}.tpuPool", f"names a pool group of {pool.slices} single-host slices "
+                               f"({shape.generation} {shape.topology} on {shape.machine_type}); GKE Multislice "
+                               "needs multi-host slices: use a larger topology or slices: 1", workload.tpu_pool))
+    return out
+
+
+def _jax_cpu_problems(workload: WorkloadConfig, path: str) -> list[Problem]:
+    out: list[Problem] = []
+    jax = workload.jax
+    if jax.processes is None:
+        out.append(Problem(f"{path}.jax.processes", "is required for a jax workload on the CPU pool (no tpuPool): "
+                           "the number of JAX processes, e.g. jax: {processes: 4}"))
+    elif jax.slices is not None and jax.processes % jax.slices:
+        out.append(Problem(f"{path}.jax.slices", f"must divide jax.processes ({jax.processes}) evenly: every Job "
+                           "runs the same number of processes", jax.slices))
     return out
