@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from collections import Counter
+from typing import Optional
 
-from ..catalog import CatalogError
+from ..catalog import CatalogError, SliceShape
 from ..errors import Problem, allowed
 from .cluster import GKE_NAME, region_of
 from .stack import StackConfig
@@ -100,24 +101,15 @@ def workload_problems(stack: StackConfig) -> list[Problem]:
 
 def jax_workload_problems(stack: StackConfig) -> list[Problem]:
     """`runtime: jax` workloads: the process layout on TPU (from the pool) or on the CPU pool (from `jax`)."""
-    from ..workloads.jax_jobset import managed_env  # noqa: PLC0415 (the builder decides the variables it sets)
-
     out: list[Problem] = []
     for i, workload in enumerate(stack.workloads):
         path = f"workloads[{i}]"
-        given = workload.jax.model_fields_set
         if workload.runtime != "jax":
-            if "jax" in workload.model_fields_set and given:
+            if "jax" in workload.model_fields_set and workload.jax.model_fields_set:
                 out.append(Problem(f"{path}.jax", "applies to runtime 'jax' only"))
             continue
-        managed = managed_env("cpu" if workload.tpu_pool is None else "tpu")
-        for source, names in (("env", workload.env), ("secretEnv", workload.secret_env)):
-            for name in names:
-                if name in managed:
-                    out.append(Problem(f"{path}.{source}.{name}", "is set by pathways-gke for every jax process "
-                                       f"and cannot be overridden; managed: {', '.join(managed)}"))
         if workload.tpu_pool is None:
-            out.extend(_jax_cpu_problems(workload, path))
+            out.extend(jax_problems(workload, path))
             continue
         pool = stack.pool(workload.tpu_pool)
         if pool is None:
@@ -126,30 +118,44 @@ def jax_workload_problems(stack: StackConfig) -> list[Problem]:
             shape = pool.shape
         except CatalogError:
             continue  # reported with the pool
-        layout = f"{pool.slices} slice(s) x {shape.vms_per_slice} VM(s) = {pool.slices * shape.vms_per_slice}"
-        for field in ("processes", "slices"):
-            if field in given:
-                out.append(Problem(f"{path}.jax.{field}", f"applies to jax workloads on the CPU pool only; on TPU "
-                                   f"pool '{pool.name}' there is one process per TPU VM ({layout}); remove it or "
-                                   "remove tpuPool to run on the CPU pool", getattr(workload.jax, field)))
-        for field in ("cpu", "memory"):
-            if field in given:
-                out.append(Problem(f"{path}.jax.{field}", "applies to jax workloads on the CPU pool only (a TPU "
-                                   "process gets its whole VM)", getattr(workload.jax, field)))
-        if pool.slices > 1 and not shape.multi_host:
-            out.append(Problem(f"{path}.tpuPool", f"names a pool group of {pool.slices} single-host slices "
-                               f"({shape.generation} {shape.topology} on {shape.machine_type}); GKE Multislice "
-                               "needs multi-host slices: use a larger topology or slices: 1", workload.tpu_pool))
+        out.extend(jax_problems(workload, path, pool.name, shape, pool.slices))
     return out
 
 
-def _jax_cpu_problems(workload: WorkloadConfig, path: str) -> list[Problem]:
+def jax_problems(workload: WorkloadConfig, path: str, pool_name: Optional[str] = None,
+                 shape: Optional[SliceShape] = None, slices: int = 0) -> list[Problem]:
+    """One jax workload, on the CPU pool (`shape` None) or on `slices` slices of `shape` (pool `pool_name`)."""
+    from ..workloads.jax_jobset import managed_env  # noqa: PLC0415 (the builder decides the variables it sets)
+
     out: list[Problem] = []
+    managed = managed_env("cpu" if shape is None else "tpu")
+    for source, names in (("env", workload.env), ("secretEnv", workload.secret_env)):
+        for name in names:
+            if name in managed:
+                out.append(Problem(f"{path}.{source}.{name}", "is set by pathways-gke for every jax process and "
+                                   f"cannot be overridden; managed: {', '.join(managed)}"))
     jax = workload.jax
-    if jax.processes is None:
-        out.append(Problem(f"{path}.jax.processes", "is required for a jax workload on the CPU pool (no tpuPool): "
-                           "the number of JAX processes, e.g. jax: {processes: 4}"))
-    elif jax.slices is not None and jax.processes % jax.slices:
-        out.append(Problem(f"{path}.jax.slices", f"must divide jax.processes ({jax.processes}) evenly: every Job "
-                           "runs the same number of processes", jax.slices))
+    given = jax.model_fields_set
+    if shape is None:
+        if jax.processes is None:
+            out.append(Problem(f"{path}.jax.processes", "is required for a jax workload on the CPU pool (no "
+                               "tpuPool): the number of JAX processes, e.g. jax: {processes: 4}"))
+        elif jax.slices is not None and jax.processes % jax.slices:
+            out.append(Problem(f"{path}.jax.slices", f"must divide jax.processes ({jax.processes}) evenly: every "
+                               "Job runs the same number of processes", jax.slices))
+        return out
+    layout = f"{slices} slice(s) x {shape.vms_per_slice} VM(s) = {slices * shape.vms_per_slice}"
+    for field in ("processes", "slices"):
+        if field in given:
+            out.append(Problem(f"{path}.jax.{field}", f"applies to jax workloads on the CPU pool only; on TPU pool "
+                               f"'{pool_name}' there is one process per TPU VM ({layout}); remove it or remove "
+                               "tpuPool to run on the CPU pool", getattr(jax, field)))
+    for field in ("cpu", "memory"):
+        if field in given:
+            out.append(Problem(f"{path}.jax.{field}", "applies to jax workloads on the CPU pool only (a TPU "
+                               "process gets its whole VM)", getattr(jax, field)))
+    if slices > 1 and not shape.multi_host:
+        out.append(Problem(f"{path}.tpuPool", f"names a pool group of {slices} single-host slices "
+                           f"({shape.generation} {shape.topology} on {shape.machine_type}); GKE Multislice needs "
+                           "multi-host slices: use a larger topology or slices: 1", pool_name))
     return out
