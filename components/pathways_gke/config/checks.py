@@ -9,7 +9,7 @@ from ..catalog import CatalogError, SliceShape
 from ..errors import Problem, allowed
 from .cluster import GKE_NAME, region_of
 from .stack import StackConfig
-from .tpu import pool_problems
+from .tpu import TpuPoolConfig, pool_problems
 from .workloads import WorkloadConfig
 
 RESERVED_NAMESPACES = ("kube-system", "kube-public", "kube-node-lease", "jobset-system", "kueue-system",
@@ -37,19 +37,7 @@ def cluster_and_pool_problems(stack: StackConfig) -> list[Problem]:
     if machine is None:
         pass  # unknown shape: GKE will judge it; we only size-check machines we can read
     for i, pool in enumerate(stack.tpu_pools):
-        path = f"tpuPools[{i}]"
-        out.extend(pool_problems(pool, path))
-        if region_of(pool.zone) != region:
-            out.append(Problem(f"{path}.zone", f"is not in the cluster's region {region} "
-                               f"(cluster.location {stack.cluster.location}); all node pools live in the "
-                               "cluster's region", pool.zone))
-        longest = pool.node_pool_name(stack.cluster.name, pool.slices - 1)
-        if not GKE_NAME.match(longest):
-            out.append(Problem(f"{path}.name", f"makes node-pool name '{longest}' (<cluster>-<group>-<i>), longer "
-                               "than GKE's 40 characters; shorten cluster.name or the group name", pool.name))
-        if pool.capacity == "queued" and not stack.kueue.enabled:
-            out.append(Problem(f"{path}.capacity", "'queued' provisioning is admitted through Kueue's "
-                               "ProvisioningRequest check; set kueue.enabled: true", pool.capacity))
+        out.extend(tpu_pool_problems(stack, pool, f"tpuPools[{i}]"))
     for name, count in Counter(p.name for p in stack.tpu_pools).items():
         if count > 1:
             index = [p.name for p in stack.tpu_pools].index(name)
@@ -57,6 +45,24 @@ def cluster_and_pool_problems(stack: StackConfig) -> list[Problem]:
     pool_names = {p.node_pool_name(stack.cluster.name, i) for p in stack.tpu_pools for i in range(p.slices)}
     if cpu.name in pool_names:
         out.append(Problem("cpuPool.name", "clashes with a TPU node-pool name", cpu.name))
+    return out
+
+
+def tpu_pool_problems(stack: StackConfig, pool: TpuPoolConfig, path: str) -> list[Problem]:
+    """One pool group against the rest of the stack (region, name lengths, Kueue for queued)."""
+    out = pool_problems(pool, path)
+    region = stack.cluster.region
+    if region_of(pool.zone) != region:
+        out.append(Problem(f"{path}.zone", f"is not in the cluster's region {region} "
+                           f"(cluster.location {stack.cluster.location}); all node pools live in the "
+                           "cluster's region", pool.zone))
+    longest = pool.node_pool_name(stack.cluster.name, pool.slices - 1)
+    if not GKE_NAME.match(longest):
+        out.append(Problem(f"{path}.name", f"makes node-pool name '{longest}' (<cluster>-<group>-<i>), longer "
+                           "than GKE's 40 characters; shorten cluster.name or the group name", pool.name))
+    if pool.capacity == "queued" and not stack.kueue.enabled:
+        out.append(Problem(f"{path}.capacity", "'queued' provisioning is admitted through Kueue's "
+                           "ProvisioningRequest check; set kueue.enabled: true", pool.capacity))
     return out
 
 

@@ -85,6 +85,7 @@ def parse_stack(values: Mapping[str, Any]) -> StackConfig:
                                 gcp_project))
 
     parsed: dict[str, Any] = {}
+    partial: dict[str, Any] = {}  # lists where some items failed: what did parse
     for key, (schema, default) in _SECTIONS.items():
         raw = ours.get(key, default)
         if raw is None and default is None:
@@ -92,6 +93,20 @@ def parse_stack(values: Mapping[str, Any]) -> StackConfig:
             continue
         if raw is None:
             raw = default
+        if isinstance(schema, TypeAdapter) and isinstance(raw, list):
+            # item by item, so one bad entry does not hide the checks of the others
+            items, failed = [], False
+            for index, item in enumerate(raw):
+                try:
+                    items.append((index, _ROOT_MODELS[key].model_validate(item, by_alias=True)))
+                except ValidationError as exc:
+                    failed = True
+                    problems.extend(problems_from(exc, _ROOT_MODELS[key], [key, index]))
+            if failed:
+                partial[key] = items
+            else:
+                parsed[key] = tuple(model for _, model in items)
+            continue
         try:
             if isinstance(schema, TypeAdapter):
                 parsed[key] = tuple(schema.validate_python(raw, by_alias=True))
@@ -113,7 +128,19 @@ def parse_stack(values: Mapping[str, Any]) -> StackConfig:
 
     from .checks import cross_section_problems  # noqa: PLC0415 (checks imports StackConfig)
 
-    if all(k in parsed for k in _SECTIONS):
+    from .checks import tpu_pool_problems  # noqa: PLC0415
+
+    if partial and all(k in parsed for k in ("cluster", "kueue")):
+        # some list items failed: still check the pools that parsed (cross-references wait for a clean parse)
+        draft = StackConfig(
+            project=gcp_project if isinstance(gcp_project, str) else "", cluster=parsed["cluster"],
+            cpu_pool=parsed.get("cpuPool") or CpuPoolConfig(), tpu_pools=(), jobset=JobSetConfig(),
+            kueue=parsed["kueue"], workloads=(), namespace=namespace,
+        )
+        pools = partial.get("tpuPools") or list(enumerate(parsed.get("tpuPools", ())))
+        for index, pool in pools:
+            problems.extend(tpu_pool_problems(draft, pool, f"tpuPools[{index}]"))
+    elif all(k in parsed for k in _SECTIONS):
         stack = StackConfig(
             project=gcp_project if isinstance(gcp_project, str) else "",
             cluster=parsed["cluster"], cpu_pool=parsed["cpuPool"], tpu_pools=parsed["tpuPools"],
@@ -183,7 +210,7 @@ def _extra_keys() -> list[str]:
     from pulumi.runtime import config as runtime_config
 
     keys = []
-    for full_key in runtime_config.CONFIG:
+    for full_key in runtime_config.CONFIG.get():
         namespace, _, key = full_key.partition(":")
         if namespace == PROJECT and key.split(".")[0] not in KNOWN_KEYS:
             keys.append(full_key)

@@ -60,8 +60,8 @@ class TpuPoolConfig(Model):
     autoscaling: Optional[bool] = None
     machine_type: Optional[str] = None
     network_profile: Optional[bool] = None
-    disk_size_gb: int = Field(default=100, ge=10, le=65536)
-    disk_type: Literal["pd-standard", "pd-balanced", "pd-ssd", "hyperdisk-balanced"] = "pd-balanced"
+    disk_size_gb: Optional[int] = Field(default=None, ge=10, le=65536, description="GKE default when unset")
+    disk_type: Optional[Literal["pd-standard", "pd-balanced", "pd-ssd", "hyperdisk-balanced"]] = None
     image_streaming: bool = False
     auto_upgrade: bool = True
     max_pods_per_node: Optional[int] = Field(default=None, ge=8, le=256)

@@ -1,0 +1,85 @@
+"""`pathways-gke`: offline plans (and, from other modules, diffs and graphs) without credentials.
+
+Exit codes: 0 ok, 1 runtime failure, 2 invalid config or usage.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Callable, Optional, Sequence
+
+from .errors import ConfigError
+
+EXIT_INVALID = 2
+
+
+def add_source_arguments(parser: argparse.ArgumentParser) -> None:
+    source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument("--stack", help="stack name: plans stacks/Pulumi.<stack>.yaml of the project")
+    source.add_argument("--config", type=Path, help="a stack config file (Pulumi.<stack>.yaml format)")
+    parser.add_argument("--project-dir", type=Path, default=Path("."),
+                        help="Pulumi project directory (default: the current directory)")
+
+
+def load_plan(args: argparse.Namespace):
+    from .config.stack import read_stack_file
+    from .plan.engine import plan_config, plan_stack, program_for, project_name
+
+    if args.stack:
+        return plan_stack(args.stack, args.project_dir)
+    name = args.config.name
+    stack = name[len("Pulumi."):-len(".yaml")] if name.startswith("Pulumi.") and name.endswith(".yaml") else args.config.stem
+    return plan_config(read_stack_file(args.config), stack=stack, project=project_name(args.project_dir),
+                       program=program_for(args.project_dir))
+
+
+def cmd_plan(args: argparse.Namespace) -> int:
+    from .plan.render import render_tree, write_out
+
+    plan = load_plan(args)
+    if args.out:
+        written = write_out(plan, args.out)
+        if not args.json:
+            print(f"wrote {len(written)} files to {args.out}", file=sys.stderr)
+    print(plan.dumps() if args.json else render_tree(plan), end="")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="pathways-gke", description=__doc__.split("\n")[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+    plan = commands.add_parser("plan", help="offline plan of a stack: the resource tree, or JSON / files")
+    add_source_arguments(plan)
+    plan.add_argument("--json", action="store_true", help="print the plan as JSON (the plan.json contract)")
+    plan.add_argument("--out", type=Path, help="also write plan.json and every Kubernetes object as YAML here")
+    plan.set_defaults(handler=cmd_plan)
+    for register in EXTRA_COMMANDS:
+        register(commands)
+    return parser
+
+
+# other modules add their subcommands here: each takes the subparsers object and sets `handler`
+EXTRA_COMMANDS: list[Callable[[argparse._SubParsersAction], None]] = []
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.handler(args)
+    except ConfigError as exc:
+        print(exc.render(), file=sys.stderr)
+        return EXIT_INVALID
+    except FileNotFoundError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_INVALID
+    finally:
+        from .plan.engine import close_event_loop
+
+        close_event_loop()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

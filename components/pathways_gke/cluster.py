@@ -1,0 +1,190 @@
+"""PathwaysCluster: GKE cluster -> CPU head pool + TPU slice pools -> controllers -> workloads.
+
+A thin shell: every argument comes from the pure specs in gke/ (and the workload builders);
+this module only turns them into resources with parents, dependencies and options.
+"""
+
+from typing import Any, Mapping, Optional, Union
+
+import pulumi
+import pulumi_gcp as gcp
+import pulumi_kubernetes as k8s
+
+from .config.stack import StackConfig, parse_stack
+from .config.tpu import TpuPoolConfig
+from .gke.cluster_spec import CLUSTER_TIMEOUTS, NODE_SERVICE_ACCOUNT_ROLES, cluster_args, cluster_identifier
+from .gke.kubeconfig import kubeconfig
+from .gke.nodepools import NodePoolSpec, cpu_pool_spec, tpu_pool_specs, workload_policy_args
+from .naming import node_service_account_id, workload_policy_name
+
+TOKEN = "pathways-gke:index:PathwaysCluster"
+GROUP_TOKEN = "pathways-gke:index:TpuSliceGroup"
+
+
+def node_pool(spec: NodePoolSpec, parent: pulumi.Resource, depends_on: Optional[list] = None) -> gcp.container.NodePool:
+    timeouts = pulumi.CustomTimeouts(**spec.custom_timeouts) if spec.custom_timeouts else None
+    return gcp.container.NodePool(
+        spec.resource_name,
+        opts=pulumi.ResourceOptions(
+            parent=parent,
+            depends_on=depends_on,
+            ignore_changes=list(spec.ignore_changes) or None,
+            delete_before_replace=spec.delete_before_replace,
+            protect=spec.protect,
+            custom_timeouts=timeouts,
+        ),
+        **spec.args,
+    )
+
+
+class TpuSliceGroup(pulumi.ComponentResource):
+    """One TPU pool group: a NodePool per slice (+ the tpu7x workload policy they share)."""
+
+    node_pools: list
+    shape: Any
+
+    def __init__(self, name: str, stack: StackConfig, pool: TpuPoolConfig, cluster: Any, service_account: Any,
+                 opts: Optional[pulumi.ResourceOptions] = None):
+        super().__init__(GROUP_TOKEN, name, None, opts)
+        self.config = pool
+        self.shape = pool.shape
+        policy_name = None
+        self.workload_policy = None
+        if self.shape.needs_workload_policy:
+            self.workload_policy = gcp.compute.ResourcePolicy(
+                f"{name}-wp",
+                opts=pulumi.ResourceOptions(parent=self),
+                **workload_policy_args(stack, pool, workload_policy_name(stack.cluster.name, pool.name)),
+            )
+            policy_name = self.workload_policy.name
+        component = name.rsplit(f"-{pool.name}", 1)[0]
+        self.node_pools = [
+            node_pool(spec, self)
+            for spec in tpu_pool_specs(stack, pool, component=component, cluster=cluster,
+                                       service_account=service_account, policy_name=policy_name)
+        ]
+        self.node_pool_names = [pool.node_pool_name(stack.cluster.name, i) for i in range(pool.slices)]
+        self.register_outputs({
+            "nodePoolNames": self.node_pool_names,
+            "acceleratorType": self.shape.shorthand,
+            "topology": self.shape.topology,
+            "machineType": self.shape.machine_type,
+            "vmsPerSlice": self.shape.vms_per_slice,
+        })
+
+
+class PathwaysCluster(pulumi.ComponentResource):
+    """Pathways on GKE as one graph. `args` is the stack config (the mapping of DESIGN.md's contract)."""
+
+    cluster_name: pulumi.Output
+    endpoint: pulumi.Output
+    kubeconfig: pulumi.Output
+
+    def __init__(self, name: str, args: Union[StackConfig, Mapping[str, Any]],
+                 opts: Optional[pulumi.ResourceOptions] = None,
+                 secrets: Optional[pulumi.Input[Mapping[str, str]]] = None):
+        # validate everything before the first registration: a bad config registers nothing
+        stack = args if isinstance(args, StackConfig) else parse_stack(args)
+        super().__init__(TOKEN, name, None, opts)
+        self.stack = stack
+        child = pulumi.ResourceOptions(parent=self)
+
+        service_account = self._node_service_account(name, stack)
+        if stack.cluster.create:
+            self.cluster = gcp.container.Cluster(
+                f"{name}-cluster",
+                opts=pulumi.ResourceOptions(parent=self, protect=stack.cluster.protect,
+                                            custom_timeouts=pulumi.CustomTimeouts(**CLUSTER_TIMEOUTS)),
+                **cluster_args(stack),
+            )
+            cluster_ref: Any = self.cluster.name
+            endpoint, ca = self.cluster.endpoint, self.cluster.master_auth.cluster_ca_certificate
+        else:
+            # adopt: read the existing cluster (a `read` step in preview; never created or deleted by us)
+            self.cluster = gcp.container.Cluster.get(
+                f"{name}-cluster",
+                f"projects/{stack.project}/locations/{stack.cluster.location}/clusters/{stack.cluster.name}",
+                opts=pulumi.ResourceOptions(parent=self))
+            cluster_ref = stack.cluster.name
+            endpoint, ca = self.cluster.endpoint, self.cluster.master_auth.cluster_ca_certificate
+
+        self.cpu_pool = node_pool(
+            cpu_pool_spec(stack, component=name, cluster=cluster_ref, service_account=service_account), self)
+        self.tpu_groups = {
+            pool.name: TpuSliceGroup(f"{name}-{pool.name}", stack, pool, cluster_ref, service_account,
+                                     pulumi.ResourceOptions(parent=self))
+            for pool in stack.tpu_pools
+        }
+
+        context = f"gke_{stack.project}_{stack.cluster.location}_{stack.cluster.name}"
+        self.kubeconfig = pulumi.Output.secret(
+            pulumi.Output.all(endpoint, ca).apply(lambda v: kubeconfig(context, v[0], v[1])))
+        self.kubernetes_provider = self._kubernetes_provider(name, stack, opts)
+
+        # issue 3 hook: JobSet controller, readiness gate, namespace, Kueue (ClusterServices)
+        # issue 4/5 hook: one workload component per stack.workloads entry
+
+        self.cluster_name = pulumi.Output.from_input(cluster_ref)
+        self.endpoint = pulumi.Output.from_input(endpoint)
+        self.register_outputs({
+            "clusterName": self.cluster_name,
+            "endpoint": self.endpoint,
+            "kubeconfig": self.kubeconfig,
+            "cpuPoolName": stack.cpu_pool.name,
+            "tpuPoolNames": {g: group.node_pool_names for g, group in self.tpu_groups.items()},
+            "namespace": stack.namespace,
+        })
+
+    def _node_service_account(self, name: str, stack: StackConfig) -> Any:
+        sa = stack.cluster.node_service_account
+        if sa.email:
+            return sa.email
+        if not sa.create:
+            return None  # GKE's default: the Compute Engine default service account
+        self.node_service_account = gcp.serviceaccount.Account(
+            f"{name}-node-sa",
+            opts=pulumi.ResourceOptions(parent=self),
+            account_id=node_service_account_id(stack.cluster.name),
+            display_name=f"GKE nodes of {stack.cluster.name} (pathways-gke)",
+            project=stack.project,
+        )
+        member = self.node_service_account.email.apply(lambda email: f"serviceAccount:{email}")
+        self.node_service_account_roles = [
+            gcp.projects.IAMMember(
+                f"{name}-node-sa-{role.split('/')[-1].replace('.', '-').lower()}",
+                opts=pulumi.ResourceOptions(parent=self),
+                project=stack.project, role=role, member=member,
+            )
+            for role in NODE_SERVICE_ACCOUNT_ROLES
+        ]
+        return self.node_service_account.email
+
+    def _kubernetes_provider(self, name: str, stack: StackConfig,
+                             opts: Optional[pulumi.ResourceOptions]) -> k8s.Provider:
+        """The consumer's kubernetes provider if they passed one, else one built from this cluster."""
+        given = consumer_provider(opts, "kubernetes")
+        if given is not None:
+            return given
+        return k8s.Provider(
+            f"{name}-k8s",
+            opts=pulumi.ResourceOptions(parent=self),
+            kubeconfig=self.kubeconfig,
+            cluster_identifier=cluster_identifier(stack),
+            enable_server_side_apply=True,
+        )
+
+
+def consumer_provider(opts: Optional[pulumi.ResourceOptions], package: str) -> Optional[pulumi.ProviderResource]:
+    if opts is None:
+        return None
+    candidates: list = []
+    if isinstance(opts.providers, Mapping):
+        candidates += list(opts.providers.values())
+    elif opts.providers:
+        candidates += list(opts.providers)
+    if opts.provider is not None:
+        candidates.append(opts.provider)
+    for provider in candidates:
+        if getattr(provider, "package", None) == package:
+            return provider
+    return None

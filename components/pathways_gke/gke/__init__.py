@@ -1,0 +1,1 @@
+"""GKE layer as plain data: cluster, node pools, kubeconfig."""

@@ -1,0 +1,55 @@
+"""The GKE cluster's pulumi_gcp arguments and the node service account's roles, as plain data."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..config.stack import StackConfig
+
+# Minimal roles for GKE nodes (logging, monitoring, pulling images; CTK's node SA example).
+NODE_SERVICE_ACCOUNT_ROLES = (
+    "roles/artifactregistry.reader",
+    "roles/logging.logWriter",
+    "roles/monitoring.metricWriter",
+    "roles/monitoring.viewer",
+    "roles/stackdriver.resourceMetadata.writer",
+    "roles/storage.objectViewer",
+)
+CLUSTER_TIMEOUTS = {"create": "45m", "update": "45m", "delete": "45m"}
+
+
+def cluster_args(stack: StackConfig) -> dict[str, Any]:
+    cluster = stack.cluster
+    args: dict[str, Any] = {
+        "name": cluster.name,
+        "location": cluster.location,
+        "project": stack.project,
+        # node pools are separate resources; the default pool is removed right after creation
+        "remove_default_node_pool": True,
+        "initial_node_count": 1,
+        "release_channel": {"channel": cluster.release_channel},
+        "workload_identity_config": {"workload_pool": f"{stack.project}.svc.id.goog"},
+        "addons_config": {
+            "gcs_fuse_csi_driver_config": {"enabled": True},
+            "gce_persistent_disk_csi_driver_config": {"enabled": True},
+        },
+        "datapath_provider": "ADVANCED_DATAPATH",  # Dataplane V2 (needed by the v6e network profile)
+        "networking_mode": "VPC_NATIVE",
+        "ip_allocation_policy": {"stack_type": "IPV4"},
+        "deletion_protection": cluster.deletion_protection,
+        "resource_labels": dict(sorted({**cluster.labels, "managed-by": "pathways-gke"}.items())),
+    }
+    if cluster.version:
+        args["min_master_version"] = cluster.version
+    if cluster.network:
+        args["network"] = cluster.network
+    if cluster.subnetwork:
+        args["subnetwork"] = cluster.subnetwork
+    if cluster.private_nodes:
+        args["private_cluster_config"] = {"enable_private_nodes": True}
+    return args
+
+
+def cluster_identifier(stack: StackConfig) -> str:
+    """Stable identity for the Kubernetes provider: only a different cluster replaces it."""
+    return f"{stack.project}/{stack.cluster.location}/{stack.cluster.name}"

@@ -1,0 +1,232 @@
+"""Node-pool specs as plain data: the pulumi_gcp NodePool arguments for the head pool and each slice.
+
+Sources: shared/reference/TPU_NODE_POOLS.md §2-§11 and §13. Values that come from other
+resources (cluster name, service-account email, workload-policy name) are passed in by the
+caller and placed as-is, so this module needs no Pulumi import.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+from ..catalog import SliceShape
+from ..config.cluster import CpuPoolConfig
+from ..config.stack import StackConfig
+from ..config.tpu import TpuPoolConfig, parse_duration_seconds
+from ..naming import (
+    DRA_NETWORK_LABEL, QUEUED_LABEL, ROLE_LABEL, TPU_GROUP_LABEL, TPU_TAINT, tpu_node_pool_name,
+)
+
+CLOUD_PLATFORM_SCOPE = "https://www.googleapis.com/auth/cloud-platform"
+RESERVATION_KEY = "compute.googleapis.com/reservation-name"
+# XPK and TPROV: fewer pods per node on multi-host slices keeps large clusters inside their pod IP space.
+MULTI_HOST_MAX_PODS = 15
+# Slices are atomic: never surge an extra TPU VM, replace one node at a time.
+SLICE_UPGRADE = {"strategy": "SURGE", "max_surge": 0, "max_unavailable": 1}
+CPU_UPGRADE = {"strategy": "SURGE", "max_surge": 1, "max_unavailable": 0}
+TPU_TIMEOUTS = {"create": "60m", "update": "60m", "delete": "60m"}
+
+
+@dataclass(frozen=True)
+class NodePoolSpec:
+    """Arguments and resource options for one gcp.container.NodePool."""
+
+    resource_name: str
+    args: dict[str, Any]
+    ignore_changes: tuple[str, ...] = ()
+    delete_before_replace: bool = False
+    protect: bool = False
+    custom_timeouts: Optional[dict[str, str]] = None
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+
+def _common_node_config(service_account: Any, labels: dict[str, str], resource_labels: dict[str, str]) -> dict:
+    return {
+        "service_account": service_account,
+        "oauth_scopes": [CLOUD_PLATFORM_SCOPE],
+        "workload_metadata_config": {"mode": "GKE_METADATA"},
+        "metadata": {"disable-legacy-endpoints": "true"},
+        "gvnic": {"enabled": True},
+        "image_type": "COS_CONTAINERD",
+        "shielded_instance_config": {"enable_secure_boot": True, "enable_integrity_monitoring": True},
+        "labels": dict(sorted(labels.items())),
+        "resource_labels": dict(sorted(resource_labels.items())),
+    }
+
+
+def head_pool_zone(stack: StackConfig) -> str:
+    """The CPU pool sits beside the slices: its own zone, else the first TPU zone, else the cluster's zone."""
+    if stack.cpu_pool.zone:
+        return stack.cpu_pool.zone
+    if stack.tpu_pools:
+        return stack.tpu_pools[0].zone
+    return stack.cluster.location
+
+
+def cpu_pool_spec(stack: StackConfig, *, component: str, cluster: Any, service_account: Any) -> NodePoolSpec:
+    cpu: CpuPoolConfig = stack.cpu_pool
+    node_config = _common_node_config(
+        service_account,
+        {ROLE_LABEL: "head", **cpu.labels},
+        {**stack.cluster.labels, "pathways-gke-role": "head"},
+    )
+    node_config.update(machine_type=cpu.machine_type, disk_size_gb=cpu.disk_size_gb, disk_type=cpu.disk_type)
+    if cpu.spot:
+        node_config["spot"] = True
+    args = {
+        "name": cpu.name,
+        "cluster": cluster,
+        "location": stack.cluster.location,
+        "project": stack.project,
+        "node_locations": [head_pool_zone(stack)],
+        "initial_node_count": max(cpu.min_nodes, 1),
+        "autoscaling": {
+            "min_node_count": cpu.min_nodes,
+            "max_node_count": cpu.max_nodes,
+            "location_policy": "BALANCED",
+        },
+        "management": {"auto_repair": True, "auto_upgrade": True},
+        "upgrade_settings": dict(CPU_UPGRADE),
+        "node_config": node_config,
+    }
+    return NodePoolSpec(
+        resource_name=f"{component}-cpu",
+        args=args,
+        # the autoscaler owns the size; initialNodeCount only matters at creation
+        ignore_changes=("nodeCount", "initialNodeCount"),
+        delete_before_replace=True,
+        protect=stack.cluster.protect,
+    )
+
+
+def reservation_affinity(stack: StackConfig, pool: TpuPoolConfig) -> Optional[dict[str, Any]]:
+    if pool.capacity == "reservation":
+        res = pool.reservation_spec
+        assert res is not None
+        path = f"projects/{res.project or stack.project}/reservations/{res.name}"
+        if res.block:
+            path += f"/reservationBlocks/{res.block}"
+        if res.sub_block:
+            path += f"/reservationSubBlocks/{res.sub_block}"
+        return {"consume_reservation_type": "SPECIFIC_RESERVATION", "key": RESERVATION_KEY, "values": [path]}
+    if pool.capacity in ("spot", "flex-start", "queued"):
+        return {"consume_reservation_type": "NO_RESERVATION"}
+    return None
+
+
+def network_profile_enabled(pool: TpuPoolConfig) -> bool:
+    """v6e gets the accelerator network profile by default (as XPK does); tpu7x on request."""
+    if pool.network_profile is not None:
+        return pool.network_profile
+    return pool.type == "v6e"
+
+
+def tpu_pool_specs(
+    stack: StackConfig, pool: TpuPoolConfig, *, component: str, cluster: Any, service_account: Any,
+    policy_name: Any = None,
+) -> list[NodePoolSpec]:
+    """One NodePool per slice, named <cluster>-<group>-<i> (the JobSet maps one slice to one pool)."""
+    shape = pool.shape
+    return [
+        _tpu_pool_spec(stack, pool, shape, index, component=component, cluster=cluster,
+                       service_account=service_account, policy_name=policy_name)
+        for index in range(pool.slices)
+    ]
+
+
+def _tpu_pool_spec(
+    stack: StackConfig, pool: TpuPoolConfig, shape: SliceShape, index: int, *, component: str, cluster: Any,
+    service_account: Any, policy_name: Any,
+) -> NodePoolSpec:
+    labels = {ROLE_LABEL: "tpu", TPU_GROUP_LABEL: pool.name, **pool.labels}
+    if network_profile_enabled(pool):
+        labels[DRA_NETWORK_LABEL] = "true"
+    if pool.capacity == "queued":
+        labels[QUEUED_LABEL] = "true"
+    node_config = _common_node_config(
+        service_account, labels,
+        {**stack.cluster.labels, "pathways-gke-role": "tpu", "pathways-gke-group": pool.name},
+    )
+    node_config.update(
+        machine_type=shape.machine_type,
+        taints=[dict(TPU_TAINT)],
+        host_maintenance_policy={"maintenance_interval": pool.host_maintenance_interval},
+    )
+    if pool.disk_size_gb is not None:
+        node_config["disk_size_gb"] = pool.disk_size_gb
+    if pool.disk_type is not None:
+        node_config["disk_type"] = pool.disk_type
+    if pool.image_streaming:
+        node_config["gcfs_config"] = {"enabled": True}
+    if pool.capacity == "spot":
+        node_config["spot"] = True
+    if pool.capacity == "flex-start":
+        node_config["flex_start"] = True
+        if pool.max_run_duration:
+            node_config["max_run_duration"] = f"{parse_duration_seconds(pool.max_run_duration)}s"
+    affinity = reservation_affinity(stack, pool)
+    if affinity is not None:
+        node_config["reservation_affinity"] = affinity
+
+    args: dict[str, Any] = {
+        "name": tpu_node_pool_name(stack.cluster.name, pool.name, index),
+        "cluster": cluster,
+        "location": stack.cluster.location,
+        "project": stack.project,
+        "node_locations": [pool.zone],
+        "management": {"auto_repair": pool.capacity != "flex-start", "auto_upgrade": pool.auto_upgrade},
+        "node_config": node_config,
+    }
+    ignore: list[str] = []
+    if pool.scaled:
+        # flex-start / queued / opted-in autoscaling: GKE brings the whole slice up from 0 (per-zone
+        # limits in one zone + location policy ANY: a balanced spread cannot assemble a slice).
+        args["initial_node_count"] = 0
+        args["autoscaling"] = {
+            "min_node_count": 0,
+            "max_node_count": shape.vms_per_slice,
+            "location_policy": "ANY",
+        }
+        ignore += ["nodeCount", "initialNodeCount"]
+    else:
+        args["node_count"] = shape.vms_per_slice
+    if pool.capacity not in ("flex-start", "queued"):
+        args["upgrade_settings"] = dict(SLICE_UPGRADE)
+    if pool.capacity == "queued":
+        args["queued_provisioning"] = {"enabled": True}
+    if shape.multi_host:
+        if shape.needs_workload_policy:
+            # tpu7x: a HIGH_THROUGHPUT workload policy replaces the classic COMPACT policy. The API
+            # stores it without `type`, which pulumi_gcp requires: ignore that field to avoid a
+            # replace on every update (TPU_NODE_POOLS.md §2.1; unverified against a live API).
+            args["placement_policy"] = {"type": "COMPACT", "policy_name": policy_name,
+                                        "tpu_topology": shape.topology}
+            ignore.append("placementPolicy.type")
+        else:
+            args["placement_policy"] = {"type": "COMPACT", "tpu_topology": shape.topology}
+        args["max_pods_per_node"] = pool.max_pods_per_node or MULTI_HOST_MAX_PODS
+    elif pool.max_pods_per_node:
+        args["max_pods_per_node"] = pool.max_pods_per_node
+    if network_profile_enabled(pool):
+        args["network_config"] = {"accelerator_network_profile": "auto"}
+    protect = stack.cluster.protect if pool.protect is None else pool.protect
+    return NodePoolSpec(
+        resource_name=f"{component}-{pool.name}-{index}",
+        args=args,
+        ignore_changes=tuple(ignore),
+        # fixed GKE names: a replaced slice must be deleted before its successor can take the name
+        delete_before_replace=True,
+        protect=protect,
+        custom_timeouts=dict(TPU_TIMEOUTS),
+    )
+
+
+def workload_policy_args(stack: StackConfig, pool: TpuPoolConfig, name: str) -> dict[str, Any]:
+    """compute.ResourcePolicy arguments for a tpu7x multi-host group."""
+    return {
+        "name": name,
+        "project": stack.project,
+        "region": stack.cluster.region,
+        "workload_policy": {"type": "HIGH_THROUGHPUT", "accelerator_topology": pool.shape.topology},
+    }

@@ -1,0 +1,370 @@
+"""Run the real program under Pulumi's mock engine and record every registration.
+
+What `pulumi preview` would send to the engine is what we record: type, name, parent,
+dependencies, the input properties (Pulumi wire names) and the resource options. Values
+that only exist after creation are "<computed>" (as a first preview shows them), and
+secrets are "<secret>" — never their plaintext.
+"""
+
+from __future__ import annotations
+
+import json
+import runpy
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Mapping, Optional
+
+import yaml
+
+COMPUTED = "<computed>"
+SECRET = "<secret>"
+SECRET_PLACEHOLDER = "[offline-plan-secret]"
+
+
+@dataclass
+class PlanResource:
+    urn: str
+    type: str
+    name: str
+    parent: Optional[str]
+    custom: bool
+    depends_on: list[str]
+    inputs: dict[str, Any]
+    options: dict[str, Any]
+    remote: bool = False
+    read: bool = False
+    outputs: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        out = {
+            "urn": self.urn, "type": self.type, "name": self.name, "parent": self.parent,
+            "custom": self.custom, "dependsOn": self.depends_on, "inputs": self.inputs, "options": self.options,
+        }
+        if self.remote:
+            out["remote"] = True
+        if self.read:
+            out["read"] = True
+        if self.outputs:
+            out["outputs"] = self.outputs
+        return out
+
+
+@dataclass
+class Plan:
+    stack: str
+    project: str
+    resources: list[PlanResource]
+    outputs: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "stack": self.stack,
+            "project": self.project,
+            "resources": [r.to_json() for r in self.resources],
+            "outputs": self.outputs,
+        }
+
+    def dumps(self) -> str:
+        return json.dumps(self.to_json(), indent=2, sort_keys=True) + "\n"
+
+    def by_urn(self) -> dict[str, PlanResource]:
+        return {r.urn: r for r in self.resources}
+
+    def of_type(self, type_: str) -> list[PlanResource]:
+        return [r for r in self.resources if r.type == type_]
+
+    def named(self, name: str) -> PlanResource:
+        matches = [r for r in self.resources if r.name == name]
+        if len(matches) != 1:
+            raise KeyError(f"{len(matches)} resources named {name!r}")
+        return matches[0]
+
+    def kubernetes_objects(self) -> list[dict[str, Any]]:
+        """Every Kubernetes object we render (custom kubernetes:* resources with apiVersion/kind)."""
+        objects = []
+        for r in self.resources:
+            if r.type.startswith("kubernetes:") and r.custom and "apiVersion" in r.inputs and "kind" in r.inputs:
+                objects.append(r.inputs)
+        return objects
+
+
+def plain(value: Any) -> Any:
+    """Engine property values -> JSON: unknowns and secrets become markers, integral floats ints."""
+    from pulumi.output import Unknown
+    from pulumi.runtime import rpc
+
+    if isinstance(value, dict):
+        if value.get(rpc._special_sig_key) == rpc._special_secret_sig:
+            return SECRET
+        return {k: plain(v) for k, v in sorted(value.items()) if v is not None}
+    if isinstance(value, (list, tuple)):
+        return [plain(v) for v in value]
+    if isinstance(value, Unknown) or (isinstance(value, str) and value == rpc.UNKNOWN):
+        return COMPUTED
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, str) and SECRET_PLACEHOLDER in value:
+        return SECRET
+    return value
+
+
+def _make_monitor_class():
+    import pulumi
+    from pulumi.runtime import mocks, rpc
+
+    class RecordingMonitor(mocks.MockMonitor):
+        """A MockMonitor that keeps parents, dependencies and options (the stock one drops them)."""
+
+        def __init__(self, mock: mocks.Mocks):
+            super().__init__(mock)
+            self.records: list[PlanResource] = []
+            self.stack_urn: Optional[str] = None
+            self.stack_outputs: dict[str, Any] = {}
+
+        def make_urn(self, parent: str, type_: str, name: str) -> str:
+            # Like the engine: the parent's whole type chain, without the root Stack
+            # (the stock mock keeps only the parent's last type and keeps the Stack).
+            if parent and parent != self.stack_urn:
+                type_ = parent.split("::")[2] + "$" + type_
+            return "urn:pulumi:" + "::".join([pulumi.get_stack(), pulumi.get_project(), type_, name])
+
+        def RegisterResource(self, request):
+            response = super().RegisterResource(request)
+            if request.type == "pulumi:pulumi:Stack":
+                self.stack_urn = response.urn
+                return response
+            self.records.append(self._record(request, response.urn))
+            return response
+
+        def ReadResource(self, request):
+            response = super().ReadResource(request)
+            record = PlanResource(
+                urn=response.urn, type=request.type, name=request.name, parent=self._parent(request.parent),
+                custom=True, depends_on=sorted(set(request.dependencies)), read=True,
+                inputs=plain(rpc.deserialize_properties(request.properties, keep_unknowns=True)) or {},
+                options={"id": request.id, "provider": _provider_urn(request.provider)},
+            )
+            self.records.append(record)
+            return response
+
+        def RegisterResourceOutputs(self, request):
+            outputs = plain(rpc.deserialize_properties(request.outputs, keep_unknowns=True)) or {}
+            if request.urn == self.stack_urn:
+                self.stack_outputs = outputs
+            else:
+                for record in self.records:
+                    if record.urn == request.urn:
+                        record.outputs = outputs
+            return super().RegisterResourceOutputs(request)
+
+        def _parent(self, parent: str) -> Optional[str]:
+            return None if not parent or parent == self.stack_urn else parent
+
+        def _record(self, request, urn: str) -> PlanResource:
+            inputs = plain(rpc.deserialize_properties(request.object, keep_unknowns=True)) or {}
+            options: dict[str, Any] = {
+                "protect": bool(request.protect),
+                "ignoreChanges": sorted(request.ignoreChanges),
+                "replaceOnChanges": sorted(request.replaceOnChanges),
+                "deleteBeforeReplace": bool(request.deleteBeforeReplace),
+                "aliases": sorted(_alias_text(a) for a in request.aliases),
+                "provider": _provider_urn(request.provider),
+                "retainOnDelete": bool(request.retainOnDelete),
+            }
+            replace_with = list(getattr(request, "replace_with", []) or [])
+            if replace_with:
+                options["replaceWith"] = sorted(replace_with)
+            if request.providers:
+                options["providers"] = {k: _provider_urn(v) for k, v in sorted(request.providers.items())}
+            timeouts = request.customTimeouts
+            if timeouts.create or timeouts.update or timeouts.delete:
+                options["customTimeouts"] = {k: v for k, v in (("create", timeouts.create),
+                                             ("update", timeouts.update), ("delete", timeouts.delete)) if v}
+            if request.deletedWith:
+                options["deletedWith"] = request.deletedWith
+            return PlanResource(
+                urn=urn, type=request.type, name=request.name, parent=self._parent(request.parent),
+                custom=bool(request.custom), remote=bool(request.remote),
+                depends_on=sorted(set(request.dependencies)), inputs=inputs, options=options,
+            )
+
+    return RecordingMonitor
+
+
+def _provider_urn(reference: str) -> Optional[str]:
+    if not reference:
+        return None
+    # a provider reference is "<provider urn>::<provider id>"; a URN itself has three "::"
+    return reference.rsplit("::", 1)[0] if reference.count("::") >= 4 else reference
+
+
+def _alias_text(alias: Any) -> str:
+    if getattr(alias, "urn", ""):
+        return alias.urn
+    spec = getattr(alias, "spec", None) or alias
+    parts = [f"{k}={getattr(spec, k)}" for k in ("name", "type", "stack", "project", "parentUrn")
+             if getattr(spec, k, "")]
+    return ",".join(parts) or str(alias)
+
+
+def _make_mocks():
+    from pulumi.runtime import Mocks, rpc
+
+    class PreviewMocks(Mocks):
+        """Echo inputs as state; everything else stays unknown, as in a first `pulumi preview`."""
+
+        def new_resource(self, args):
+            state = dict(args.inputs)
+            if args.resource_id:  # read of an existing resource: we do not know its state offline
+                return args.resource_id, state
+            return "", state
+
+        def call(self, args):
+            # invokes (e.g. reading an adopted cluster) need the cloud: unknown offline
+            result = {k: v for k, v in args.args.items()}
+            for key in ("endpoint", "masterAuths", "selfLink", "id"):
+                result.setdefault(key, rpc.UNKNOWN)
+            return result
+
+    return PreviewMocks()
+
+
+def run_program(program: Callable[[], Any], *, stack: str, project: str, config: Mapping[str, str],
+                secret_keys: list[str]) -> Plan:
+    """Run `program` as `pulumi preview` would, with mocks instead of providers."""
+    import pulumi
+    from pulumi.runtime import settings
+
+    fresh_event_loop()
+    settings.set_root_resource(None)  # a fresh root Stack per run (PULUMI_NOTES §2.4-2)
+    mocks = _make_mocks()
+    monitor = _make_monitor_class()(mocks)
+    pulumi.runtime.set_mocks(mocks, project=project, stack=stack, preview=True, monitor=monitor)
+    pulumi.runtime.set_all_config(dict(config), list(secret_keys))
+    exports: dict[str, Any] = {}
+
+    def program_and_exports():
+        program()
+        return _collect_exports(settings.get_root_resource(), exports)
+
+    pulumi.runtime.test(program_and_exports)()
+    resources = sorted(monitor.records, key=lambda r: r.urn)
+    return Plan(stack=stack, project=project, resources=resources, outputs=dict(sorted(exports.items())))
+
+
+def close_event_loop() -> None:
+    """Close the loop the SDK leaves open (quiet interpreter exit, no leaked selector)."""
+    import asyncio
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        try:
+            loop = asyncio.get_event_loop()
+        except RuntimeError:
+            return
+    if not loop.is_running() and not loop.is_closed():
+        loop.close()
+
+
+def fresh_event_loop() -> None:
+    """Each run gets its own event loop."""
+    import asyncio
+
+    close_event_loop()
+    asyncio.set_event_loop(asyncio.new_event_loop())
+
+
+def _collect_exports(root: Any, into: dict[str, Any]) -> Any:
+    """Stack exports as the preview shows them (the mock engine never registers them)."""
+    import pulumi
+
+    async def collect():
+        for name, value in getattr(root, "outputs", {}).items():
+            output = pulumi.Output.from_input(value)
+            if await output.is_secret():
+                into[name] = SECRET
+            else:
+                into[name] = plain(await output.future(with_unknowns=True))
+
+    return pulumi.Output.from_input(collect())
+
+
+# --- stack files -> engine config ------------------------------------------------------------
+
+
+def flatten_config(config: Mapping[str, Any]) -> tuple[dict[str, str], list[str]]:
+    """Stack-file config -> the flat map the CLI passes to a program (objects as JSON strings).
+
+    `secure:` values cannot be decrypted offline: they become a placeholder, marked secret.
+    """
+    flat: dict[str, str] = {}
+    secret_keys: list[str] = []
+    for key, value in config.items():
+        has_secret, value = _strip_secure(value)
+        if has_secret:
+            secret_keys.append(key)
+        flat[key] = value if isinstance(value, str) else json.dumps(value)
+    return flat, secret_keys
+
+
+def _strip_secure(value: Any) -> tuple[bool, Any]:
+    if isinstance(value, dict):
+        if set(value) == {"secure"}:
+            return True, SECRET_PLACEHOLDER
+        found = False
+        out = {}
+        for k, v in value.items():
+            secret, out[k] = _strip_secure(v)
+            found = found or secret
+        return found, out
+    if isinstance(value, list):
+        results = [_strip_secure(v) for v in value]
+        return any(s for s, _ in results), [v for _, v in results]
+    return False, value
+
+
+def project_name(project_dir: Path) -> str:
+    data = yaml.safe_load((project_dir / "Pulumi.yaml").read_text()) if (project_dir / "Pulumi.yaml").exists() else {}
+    return (data or {}).get("name", "pathways-gke")
+
+
+def stack_file(project_dir: Path, stack: str) -> Path:
+    data = yaml.safe_load((project_dir / "Pulumi.yaml").read_text()) if (project_dir / "Pulumi.yaml").exists() else {}
+    config_dir = project_dir / ((data or {}).get("stackConfigDir") or ".")
+    return config_dir / f"Pulumi.{stack}.yaml"
+
+
+def program_for(project_dir: Path) -> Callable[[], Any]:
+    """The project's own __main__.py when there is one, else the library's program."""
+    main_py = project_dir / "__main__.py"
+    if main_py.exists():
+        return lambda: runpy.run_path(str(main_py), run_name="__main__")
+    from ..program import main
+
+    return main
+
+
+def plan_config(config: Mapping[str, Any], *, stack: str, project: str = "pathways-gke",
+                program: Optional[Callable[[], Any]] = None, validate: bool = True) -> Plan:
+    """Plan a stack-file `config:` mapping. Raises ConfigError (before running anything) when invalid."""
+    if validate:
+        from ..config.stack import parse_stack
+
+        parse_stack(config)
+    flat, secret_keys = flatten_config(config)
+    if program is None:
+        from ..program import main as program
+    return run_program(program, stack=stack, project=project, config=flat, secret_keys=secret_keys)
+
+
+def plan_stack(stack: str, project_dir: Path | str = ".") -> Plan:
+    from ..config.stack import read_stack_file
+
+    project_dir = Path(project_dir)
+    path = stack_file(project_dir, stack)
+    if not path.exists():
+        raise FileNotFoundError(f"no stack file {path} (stacks: "
+                                f"{', '.join(sorted(p.name for p in path.parent.glob('Pulumi.*.yaml'))) or 'none'})")
+    return plan_config(read_stack_file(path), stack=stack, project=project_name(project_dir),
+                       program=program_for(project_dir))

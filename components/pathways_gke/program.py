@@ -1,0 +1,24 @@
+"""The Pulumi program behind `pulumi up -s <env>` and the offline plan: stack config -> PathwaysCluster."""
+
+import pulumi
+
+from .cluster import PathwaysCluster
+from .config.stack import PROJECT, from_pulumi_config
+from .errors import ConfigError
+
+
+def main() -> PathwaysCluster:
+    try:
+        stack = from_pulumi_config()
+    except ConfigError as exc:
+        # RunError ends the program cleanly (no traceback) before anything is registered
+        raise pulumi.RunError(str(exc)) from None
+    secrets = pulumi.Config(PROJECT).get_secret_object("secrets") if stack.secret_names else None
+    cluster = PathwaysCluster(stack.cluster.name, stack, secrets=secrets)
+    pulumi.export("clusterName", cluster.cluster_name)
+    pulumi.export("endpoint", cluster.endpoint)
+    pulumi.export("kubeconfig", cluster.kubeconfig)
+    pulumi.export("cpuPool", stack.cpu_pool.name)
+    pulumi.export("tpuPools", {g: group.node_pool_names for g, group in cluster.tpu_groups.items()})
+    pulumi.export("namespace", stack.namespace)
+    return cluster

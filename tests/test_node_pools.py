@@ -1,0 +1,169 @@
+"""Node pools and the cluster carry exactly the settings TPU_NODE_POOLS.md prescribes."""
+
+import copy
+
+import pytest
+import yaml
+
+from pathways_gke.config import parse_stack
+from pathways_gke.gke.cluster_spec import cluster_args
+from pathways_gke.gke.nodepools import cpu_pool_spec, tpu_pool_specs
+from pathways_gke.plan import plan_config
+from tests.conftest import ROOT
+
+DEV = yaml.safe_load((ROOT / "stacks" / "Pulumi.dev.yaml").read_text())["config"]
+
+
+def stack_with(pool_changes=None, **top):
+    cfg = copy.deepcopy(DEV)
+    cfg["pathways-gke:tpuPools"][0].update(pool_changes or {})
+    for key, value in top.items():
+        cfg[f"pathways-gke:{key}"] = value
+    return cfg
+
+
+def specs(pool_changes=None, **top):
+    stack = parse_stack(stack_with(pool_changes, **top))
+    return tpu_pool_specs(stack, stack.tpu_pools[0], component="pw", cluster="CLUSTER", service_account="SA",
+                          policy_name="POLICY")
+
+
+def test_dev_slice_pool_as_the_plan_sends_it(stack_plans):
+    pool = stack_plans("dev").named("pw-dev-main-0").inputs
+    assert pool["nodeConfig"]["machineType"] == "ct6e-standard-4t"
+    assert pool["nodeCount"] == 2  # v6e 2x4 on 4-chip hosts
+    assert pool["placementPolicy"] == {"type": "COMPACT", "tpuTopology": "2x4"}
+    assert pool["nodeLocations"] == ["us-east5-b"]
+    assert pool["location"] == "us-east5"
+    assert pool["nodeConfig"]["spot"] is True
+    assert pool["nodeConfig"]["reservationAffinity"] == {"consumeReservationType": "NO_RESERVATION"}
+    assert pool["maxPodsPerNode"] == 15
+    assert pool["networkConfig"] == {"acceleratorNetworkProfile": "auto"}
+    assert pool["nodeConfig"]["labels"]["cloud.google.com/gke-networking-dra-driver"] == "true"
+    assert pool["nodeConfig"]["taints"] == [{"key": "google.com/tpu", "value": "present", "effect": "NO_SCHEDULE"}]
+    assert pool["nodeConfig"]["gvnic"] == {"enabled": True}
+    assert pool["nodeConfig"]["workloadMetadataConfig"] == {"mode": "GKE_METADATA"}
+    assert pool["nodeConfig"]["oauthScopes"] == ["https://www.googleapis.com/auth/cloud-platform"]
+    assert pool["upgradeSettings"] == {"strategy": "SURGE", "maxSurge": 0, "maxUnavailable": 1}
+
+
+def test_prod_pools_consume_the_reservation_one_pool_per_slice(stack_plans):
+    pools = [r for r in stack_plans("prod").of_type("gcp:container/nodePool:NodePool") if r.name != "pw-prod-cpu"]
+    assert len(pools) == 4
+    for pool in pools:
+        inputs = pool.inputs
+        assert inputs["nodeConfig"]["machineType"] == "ct6e-standard-4t"
+        assert inputs["nodeCount"] == 4
+        assert inputs["placementPolicy"] == {"type": "COMPACT", "tpuTopology": "4x4"}
+        assert inputs["nodeConfig"]["reservationAffinity"] == {
+            "consumeReservationType": "SPECIFIC_RESERVATION",
+            "key": "compute.googleapis.com/reservation-name",
+            "values": ["projects/acme-ml-prod/reservations/acme-v6e-east5"],
+        }
+        assert "spot" not in inputs["nodeConfig"]
+        assert pool.options["deleteBeforeReplace"] is True
+        assert pool.options["ignoreChanges"] == []  # static slices: the size is ours, drift must show
+
+
+def test_single_host_slice_has_no_placement_policy():
+    (spec,) = specs({"topology": "2x2"})
+    assert spec.args["node_count"] == 1
+    assert "placement_policy" not in spec.args and "max_pods_per_node" not in spec.args
+
+
+def test_eight_chip_host_is_a_single_host_2x4():
+    (spec,) = specs({"topology": "2x4", "machineType": "ct6e-standard-8t"})
+    assert spec.args["node_config"]["machine_type"] == "ct6e-standard-8t"
+    assert spec.args["node_count"] == 1 and "placement_policy" not in spec.args
+
+
+def test_tpu7x_multi_host_uses_the_workload_policy():
+    (spec,) = specs({"type": "tpu7x", "topology": "2x2x2", "capacity": "on-demand"})
+    assert spec.args["placement_policy"] == {"type": "COMPACT", "policy_name": "POLICY", "tpu_topology": "2x2x2"}
+    assert "placementPolicy.type" in spec.ignore_changes
+    assert "network_config" not in spec.args  # the profile is opt-in on tpu7x
+
+
+def test_tpu7x_plan_creates_one_high_throughput_policy_per_group():
+    cfg = stack_with({"type": "tpu7x", "topology": "2x2x2", "slices": 2, "capacity": "on-demand"})
+    plan = plan_config(cfg, stack="t7")
+    (policy,) = plan.of_type("gcp:compute/resourcePolicy:ResourcePolicy")
+    assert policy.inputs["workloadPolicy"] == {"type": "HIGH_THROUGHPUT", "acceleratorTopology": "2x2x2"}
+    assert policy.inputs["region"] == "us-east5"
+    for name in ("pw-dev-main-0", "pw-dev-main-1"):
+        pool = plan.named(name)
+        assert policy.urn in pool.depends_on
+        assert pool.inputs["placementPolicy"]["policyName"] == policy.inputs["name"]
+
+
+def test_on_demand_pool_sets_no_capacity_fields():
+    (spec,) = specs({"capacity": "on-demand"})
+    config = spec.args["node_config"]
+    assert not {"spot", "flex_start", "reservation_affinity"} & set(config)
+
+
+def test_flex_start_pool_scales_the_whole_slice_from_zero():
+    (spec,) = specs({"capacity": "flex-start", "maxRunDuration": "24h"})
+    args = spec.args
+    assert args["node_config"]["flex_start"] is True
+    assert args["node_config"]["max_run_duration"] == "86400s"
+    assert args["node_config"]["reservation_affinity"] == {"consume_reservation_type": "NO_RESERVATION"}
+    assert args["management"]["auto_repair"] is False
+    assert args["autoscaling"] == {"min_node_count": 0, "max_node_count": 2, "location_policy": "ANY"}
+    assert args["initial_node_count"] == 0 and "node_count" not in args
+    assert set(spec.ignore_changes) >= {"nodeCount"}
+
+
+def test_queued_pool_enables_queued_provisioning():
+    (spec,) = specs({"capacity": "queued"}, kueue={"enabled": True})
+    assert spec.args["queued_provisioning"] == {"enabled": True}
+    assert spec.args["node_config"]["labels"]["cloud.google.com/gke-queued"] == "true"
+    assert spec.args["autoscaling"]["min_node_count"] == 0
+
+
+def test_shared_reservation_block_path():
+    (spec,) = specs({"capacity": "reservation", "reservation": {"name": "r1", "project": "shared-res",
+                                                                "block": "b1", "subBlock": "s1"}})
+    assert spec.args["node_config"]["reservation_affinity"]["values"] == [
+        "projects/shared-res/reservations/r1/reservationBlocks/b1/reservationSubBlocks/s1"]
+
+
+def test_cpu_pool_is_sized_for_the_head_and_autoscaled():
+    stack = parse_stack(DEV)
+    spec = cpu_pool_spec(stack, component="pw", cluster="CLUSTER", service_account="SA")
+    assert spec.args["name"] == "cpu-np"
+    assert spec.args["node_config"]["machine_type"] == "n2-standard-64"
+    assert spec.args["autoscaling"] == {"min_node_count": 1, "max_node_count": 2, "location_policy": "BALANCED"}
+    assert spec.args["node_locations"] == ["us-east5-b"]  # beside the slices
+    assert "taints" not in spec.args["node_config"]  # the head has no tolerations
+    assert set(spec.ignore_changes) == {"nodeCount", "initialNodeCount"}
+
+
+def test_cluster_is_secure_by_default():
+    args = cluster_args(parse_stack(DEV))
+    assert args["remove_default_node_pool"] is True
+    assert args["workload_identity_config"] == {"workload_pool": "acme-ml-dev.svc.id.goog"}
+    assert args["addons_config"]["gcs_fuse_csi_driver_config"] == {"enabled": True}
+    assert args["datapath_provider"] == "ADVANCED_DATAPATH"
+    assert args["release_channel"] == {"channel": "REGULAR"}
+    assert "node_pool" not in args and "node_pools" not in args
+
+
+def test_adopting_an_existing_cluster_reads_it_and_creates_only_pools():
+    cfg = copy.deepcopy(DEV)
+    cfg["pathways-gke:cluster"] = {**cfg["pathways-gke:cluster"], "create": False}
+    plan = plan_config(cfg, stack="adopt")
+    (existing,) = plan.of_type("gcp:container/cluster:Cluster")
+    assert existing.read and existing.options["id"] == "projects/acme-ml-dev/locations/us-east5/clusters/pw-dev"
+    pools = plan.of_type("gcp:container/nodePool:NodePool")
+    assert {p.inputs["cluster"] for p in pools} == {"pw-dev"}
+    assert plan.named("pw-dev-k8s").inputs["kubeconfig"] == "<secret>"
+
+
+def test_existing_node_service_account_is_used_as_is():
+    cfg = copy.deepcopy(DEV)
+    cfg["pathways-gke:cluster"] = {**cfg["pathways-gke:cluster"],
+                                   "nodeServiceAccount": {"email": "nodes@acme-ml-dev.iam.gserviceaccount.com"}}
+    plan = plan_config(cfg, stack="sa")
+    assert not plan.of_type("gcp:serviceaccount/account:Account")
+    assert plan.named("pw-dev-cpu").inputs["nodeConfig"]["serviceAccount"] == "nodes@acme-ml-dev.iam.gserviceaccount.com"
