@@ -16,6 +16,7 @@ from .gke.cluster_spec import CLUSTER_TIMEOUTS, NODE_SERVICE_ACCOUNT_ROLES, clus
 from .gke.kubeconfig import kubeconfig
 from .gke.nodepools import NodePoolSpec, cpu_pool_spec, tpu_pool_specs, workload_policy_args
 from .naming import node_service_account_id, workload_policy_name
+from .workloads.jax import JaxWorkload, jax_args_from_stack
 
 TOKEN = "pathways-gke:index:PathwaysCluster"
 GROUP_TOKEN = "pathways-gke:index:TpuSliceGroup"
@@ -123,6 +124,7 @@ class PathwaysCluster(pulumi.ComponentResource):
 
         # issue 3 hook: JobSet controller, readiness gate, namespace, Kueue (ClusterServices)
         # issue 4/5 hook: one workload component per stack.workloads entry
+        self.workloads = self._jax_workloads(name, stack, secrets)
 
         self.cluster_name = pulumi.Output.from_input(cluster_ref)
         self.endpoint = pulumi.Output.from_input(endpoint)
@@ -134,6 +136,27 @@ class PathwaysCluster(pulumi.ComponentResource):
             "tpuPoolNames": {g: group.node_pool_names for g, group in self.tpu_groups.items()},
             "namespace": stack.namespace,
         })
+
+    def _jax_workloads(self, name: str, stack: StackConfig,
+                       secrets: Optional[pulumi.Input[Mapping[str, str]]]) -> dict:
+        """One JaxWorkload per `runtime: jax` workload (runtime pathways: issue 4)."""
+        # TODO(issue 3): depend on ClusterServices' readiness (JobSet CRD + webhook, namespace) instead
+        ready: list = [self.cpu_pool]
+        values = {} if secrets is None else {
+            key: pulumi.Output.secret(pulumi.Output.from_input(secrets).apply(lambda d, k=key: d[k]))
+            for key in stack.secret_names
+        }
+        out = {}
+        for workload in stack.workloads:
+            if workload.runtime != "jax":
+                continue
+            # a replaced node pool (new topology, capacity, ...) replaces the JobSet that ran on it
+            pools = list(self.tpu_groups[workload.tpu_pool].node_pools) if workload.tpu_pool else [self.cpu_pool]
+            out[workload.name] = JaxWorkload(
+                f"{name}-{workload.name}", jax_args_from_stack(stack, workload, values),
+                opts=pulumi.ResourceOptions(parent=self, provider=self.kubernetes_provider, depends_on=ready,
+                                            replace_with=pools))
+        return out
 
     def _node_service_account(self, name: str, stack: StackConfig) -> Any:
         sa = stack.cluster.node_service_account

@@ -113,9 +113,10 @@ class JaxWorkload(pulumi.ComponentResource):
     """Total number of JAX processes."""
 
     def __init__(self, name: str, args: JaxWorkloadArgs, opts: Optional[pulumi.ResourceOptions] = None):
-        super().__init__(TOKEN, name, {}, opts)
+        # validate before the first registration: bad input registers nothing
         secrets: Mapping[str, Any] = args.get("secrets") or {}
         workload, target = validate_jax_inputs(args["workload"], args["target"], tuple(sorted(secrets)))
+        super().__init__(TOKEN, name, {}, opts)
         manifest_secret = workload_secret_name(workload.name) if workload.secret_env else None
         # children do not inherit the component's depends_on / replace_with: pass them on
         depends_on = _as_list(opts.depends_on if opts else None)
