@@ -163,3 +163,17 @@ def test_args_from_stack_round_trip_through_validation():
         config, target = validate_jax_inputs(args["workload"], args["target"], tuple(args.get("secrets", {})))
         assert build_jax_jobset(config, target, secret_name="x") == \
             build_jax_jobset(workload, target_for(st, workload), secret_name="x")
+
+
+def test_the_component_is_cross_language_clean():
+    # Pulumi's component-provider analyzer infers the schema in-process (PULUMI_NOTES.md §4.3): it rejects
+    # Union/Literal args and crashes on postponed annotations.
+    from pulumi.provider.experimental.analyzer import Analyzer
+
+    result = Analyzer("pathways-gke").analyze([JaxWorkload])
+    component = result["component_definitions"]["JaxWorkload"]
+    assert set(component.inputs) == {"workload", "target", "secrets"}
+    assert set(component.outputs) == {"jobsetName", "namespace", "coordinatorAddress", "processes"}
+    spec = result["type_definitions"]["JaxWorkloadSpecArgs"].properties
+    assert {"name", "image", "command", "tpuPool", "jax", "secretEnv", "maxRestarts"} <= set(spec)
+    assert spec["tpuPool"].optional and not spec["image"].optional
