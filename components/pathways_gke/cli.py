@@ -24,15 +24,11 @@ def add_source_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def load_plan(args: argparse.Namespace):
-    from .config.stack import read_stack_file
-    from .plan.engine import plan_config, plan_stack, program_for, project_name
+    from .plan.engine import plan_file, plan_stack
 
     if args.stack:
         return plan_stack(args.stack, args.project_dir)
-    name = args.config.name
-    stack = name[len("Pulumi."):-len(".yaml")] if name.startswith("Pulumi.") and name.endswith(".yaml") else args.config.stem
-    return plan_config(read_stack_file(args.config), stack=stack, project=project_name(args.project_dir),
-                       program=program_for(args.project_dir))
+    return plan_file(args.config, args.project_dir)
 
 
 def cmd_plan(args: argparse.Namespace) -> int:
