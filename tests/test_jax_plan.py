@@ -75,3 +75,28 @@ def test_a_tpu_workload_on_a_cpu_only_stack_exits_2(tmp_path, capsys):
     assert cli_main(["plan", "--config", str(path), "--project-dir", str(ROOT)]) == 2
     assert "workloads[0].tpuPool: 'v5p' names no TPU pool group; this stack has no tpuPools" in \
         capsys.readouterr().err
+
+
+def test_jobsets_wait_for_the_jobset_controller_and_the_readiness_gate(stack_plans):
+    plan = stack_plans("jax")
+    by_name = {r.name: r for r in plan.resources}
+    gate, install = by_name["jax-dev-services-ready"], by_name["jax-dev-services-jobset"]
+    for name in ("jax-dev-train-tpu-jobset", "jax-dev-train-cpu-jobset"):
+        assert {gate.urn, install.urn} <= set(by_name[name].depends_on), name
+
+
+def test_with_kueue_the_jobsets_join_the_local_queue_the_cluster_creates(tmp_path, capsys):
+    cfg = yaml.safe_load((ROOT / "stacks" / "Pulumi.jax.yaml").read_text())
+    cfg["config"]["pathways-gke:kueue"] = {"enabled": True}
+    path = tmp_path / "Pulumi.queued.yaml"
+    path.write_text(yaml.safe_dump(cfg))
+    assert cli_main(["plan", "--config", str(path), "--project-dir", str(ROOT), "--out", str(tmp_path / "out")]) == 0
+    capsys.readouterr()
+    objects = [yaml.safe_load(p.read_text()) for p in sorted((tmp_path / "out").glob("*.yaml"))]
+    [queue] = [o for o in objects if o["kind"] == "LocalQueue"]
+    jobsets = [o for o in objects if o["kind"] == "JobSet"]
+    assert len(jobsets) == 2
+    for obj in jobsets:
+        assert obj["metadata"]["labels"]["kueue.x-k8s.io/queue-name"] == queue["metadata"]["name"]
+        assert obj["metadata"]["namespace"] == queue["metadata"]["namespace"]
+        assert jobset_schema_errors(obj) == {"v0.8.2": [], "v0.12.0": []}

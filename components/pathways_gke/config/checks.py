@@ -10,7 +10,7 @@ from ..errors import Problem, allowed
 from .cluster import GKE_NAME, region_of
 from .stack import StackConfig
 from .tpu import TpuPoolConfig, pool_problems
-from .workloads import WorkloadConfig
+from .workloads import JaxSettings, WorkloadConfig
 
 RESERVED_NAMESPACES = ("kube-system", "kube-public", "kube-node-lease", "jobset-system", "kueue-system",
                        "gke-managed-system", "gmp-system")
@@ -138,7 +138,7 @@ def jax_workload_problems(stack: StackConfig) -> list[Problem]:
     for i, workload in enumerate(stack.workloads):
         path = f"workloads[{i}]"
         if workload.runtime != "jax":
-            if "jax" in workload.model_fields_set and workload.jax.model_fields_set:
+            if _jax_settings_given(workload):
                 out.append(Problem(f"{path}.jax", "applies to runtime 'jax' only"))
             continue
         if workload.tpu_pool is None:
@@ -155,6 +155,12 @@ def jax_workload_problems(stack: StackConfig) -> list[Problem]:
     return out
 
 
+def _jax_settings_given(workload: WorkloadConfig) -> set[str]:
+    """`jax` fields that differ from their defaults (a config dumped and re-read keeps its meaning)."""
+    defaults = JaxSettings()
+    return {f for f in JaxSettings.model_fields if getattr(workload.jax, f) != getattr(defaults, f)}
+
+
 def jax_problems(workload: WorkloadConfig, path: str, pool_name: Optional[str] = None,
                  shape: Optional[SliceShape] = None, slices: int = 0) -> list[Problem]:
     """One jax workload, on the CPU pool (`shape` None) or on `slices` slices of `shape` (pool `pool_name`)."""
@@ -168,7 +174,7 @@ def jax_problems(workload: WorkloadConfig, path: str, pool_name: Optional[str] =
                 out.append(Problem(f"{path}.{source}.{name}", "is set by pathways-gke for every jax process and "
                                    f"cannot be overridden; managed: {', '.join(managed)}"))
     jax = workload.jax
-    given = jax.model_fields_set
+    given = _jax_settings_given(workload)
     if shape is None:
         if jax.processes is None:
             out.append(Problem(f"{path}.jax.processes", "is required for a jax workload on the CPU pool (no "
