@@ -61,7 +61,8 @@ class Pod:
 
     @property
     def hostname(self) -> str:
-        return f"{self.labels[JOBSET_KEYS + 'jobset-name']}-{self.replicated_job}-{self.job_index}-{self.completion_index}"
+        jobset = self.labels[JOBSET_KEYS + "jobset-name"]
+        return f"{jobset}-{self.replicated_job}-{self.job_index}-{self.completion_index}"
 
 
 def pods(jobset: Mapping[str, Any], host_aliases: Mapping[str, str] | None = None) -> Iterator[Pod]:

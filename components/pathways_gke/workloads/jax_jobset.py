@@ -195,7 +195,7 @@ def _pod_spec(workload: WorkloadConfig, target: WorkloadTarget, layout: JaxLayou
             "hostNetwork": True,  # TPU runtime and DCN traffic on the VM's NICs; one process per VM
             "dnsPolicy": "ClusterFirstWithHostNet",  # keep cluster DNS (the coordinator's name) with hostNetwork
             "nodeSelector": dict(sorted(selector.items())),
-            "tolerations": [*TPU_TOLERATIONS, *CAPACITY_TOLERATIONS.get(target.capacity, ())],
+            "tolerations": [dict(t) for t in (*TPU_TOLERATIONS, *CAPACITY_TOLERATIONS.get(target.capacity, ()))],
         })
     else:
         container["resources"] = {
