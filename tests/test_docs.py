@@ -44,10 +44,14 @@ def test_every_input_output_and_type_is_in_the_reference(tmp_path):
 
 
 def queued_variant():
-    """prod with a queued pool group, so the queued-provisioning children appear too."""
+    """prod with a queued tpu7x pool group and a CPU jax workload: every optional child appears."""
     cfg = copy.deepcopy(read_stack_file(ROOT / "stacks/Pulumi.prod.yaml"))
     cfg["pathways-gke:tpuPools"].append({"name": "burst", "type": "tpu7x", "topology": "2x2x2",
                                          "zone": "us-east5-b", "capacity": "queued"})
+    cfg["pathways-gke:secrets"] = {"hf-token": {"secure": "x"}}
+    cfg["pathways-gke:workloads"].append({
+        "name": "eval", "runtime": "jax", "image": "us-docker.pkg.dev/acme-ml-prod/train/eval:2026-11-20",
+        "command": "python3 eval.py", "jax": {"processes": 2}, "secretEnv": {"HF_TOKEN": "hf-token"}})
     return plan_config(cfg, stack="queued")
 
 
@@ -63,6 +67,9 @@ def test_every_child_resource_is_documented(label, plan):
     rows = documented_children()
     components = [r for r in plan.resources if r.type == "pathways-gke:index:PathwaysCluster"]
     assert components
+    if label == "queued":  # the variant really has the optional children
+        names = {r.name for r in plan.resources}
+        assert {"pw-prod-burst-wp", "pw-prod-services-admission-check", "pw-prod-eval", "pw-prod-eval-env"} <= names
     for component in components:
         children = [r for r in plan.resources if r.urn.split("::")[2].startswith(component.type)]
         for child in children:

@@ -8,7 +8,7 @@ import copy
 import pytest
 
 from pathways_gke.workloads.pathways_jobset import build_pathways_jobset
-from pathways_gke.workloads.wrapper import WRAPPER_SCRIPT
+from pathways_gke.workloads.wrapper import wrap_command
 
 from .support.pathways_cases import EVERYTHING, workload, target
 
@@ -114,7 +114,7 @@ def test_acceptance_user_container(acceptance):
         {"name": "XCLOUD_ENVIRONMENT", "value": "GCP"},
         {"name": "JAX_BACKEND_TARGET", "value": "grpc://$(PATHWAYS_HEAD):29000"},  # after PATHWAYS_HEAD
     ]
-    assert user["command"] == ["bash", "-c", WRAPPER_SCRIPT, "pathways-gke-wrapper", "python3 train.py --steps=100"]
+    assert user["command"] == wrap_command("python3 train.py --steps=100")
     assert user["resources"] == {"requests": {"cpu": "2", "memory": "8Gi"}, "limits": {"cpu": "24", "memory": "100G"}}
     assert "securityContext" not in user  # not privileged unless asked
     assert "ports" not in user and "args" not in user

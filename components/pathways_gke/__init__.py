@@ -13,6 +13,8 @@ _EXPORTS = {
     "PathwaysClusterArgs": "args",
     "PathwaysWorkload": "workloads.pathways",
     "PathwaysWorkloadArgs": "workloads.pathways",
+    "JaxWorkload": "workloads.jax",
+    "JaxWorkloadArgs": "workloads.jax",
 }
 
 __all__ = ["__version__", *_EXPORTS]

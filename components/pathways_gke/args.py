@@ -329,7 +329,13 @@ class JaxSettings(TypedDict):
     """Multi-controller JAX options."""
 
     processes: NotRequired[int]
-    """CPU workloads: the number of JAX processes."""
+    """CPU workloads: total number of JAX processes (pods), 1-4096."""
+    slices: NotRequired[int]
+    """CPU workloads: split the processes into this many Jobs like TPU slices (1-1024; processes must be a multiple of it)."""
+    cpu: NotRequired[str]
+    """CPU workloads: CPU request per process. Default: "1"."""
+    memory: NotRequired[str]
+    """CPU workloads: memory request and limit per process. Default: "4Gi"."""
 
 
 class Workload(TypedDict):

@@ -16,6 +16,19 @@ PLACEMENT_POLICY_LABEL = "cloud.google.com/placement-policy-name"  # tpu7x workl
 QUEUED_LABEL = "cloud.google.com/gke-queued"
 DRA_NETWORK_LABEL = "cloud.google.com/gke-networking-dra-driver"
 
+WORKLOAD_LABEL = "pathways-gke/workload"  # ours: on JobSets and their pods, the workload name
+RUNTIME_LABEL = "pathways-gke/runtime"  # ours: on JobSets, "pathways" or "jax"
+
+# JobSet (labels/annotations the JobSet controller stamps on every pod; JOBSET_INSTALL.md §6.4)
+JOBSET_NAME_KEY = "jobset.sigs.k8s.io/jobset-name"
+REPLICATED_JOB_NAME_KEY = "jobset.sigs.k8s.io/replicatedjob-name"
+REPLICATED_JOB_REPLICAS_KEY = "jobset.sigs.k8s.io/replicatedjob-replicas"
+JOB_INDEX_KEY = "jobset.sigs.k8s.io/job-index"
+COORDINATOR_KEY = "jobset.sigs.k8s.io/coordinator"
+EXCLUSIVE_TOPOLOGY_ANNOTATION = "alpha.jobset.sigs.k8s.io/exclusive-topology"
+# set by the Job controller on pods of an Indexed Job
+COMPLETION_INDEX_ANNOTATION = "batch.kubernetes.io/job-completion-index"
+
 # Kubernetes taint / resource
 TPU_RESOURCE = "google.com/tpu"
 TPU_TAINT = {"key": "google.com/tpu", "value": "present", "effect": "NO_SCHEDULE"}
@@ -32,6 +45,11 @@ def tpu_node_pool_name(cluster: str, group: str, index: int) -> str:
 def workload_policy_name(cluster: str, group: str) -> str:
     """HIGH_THROUGHPUT workload policy used by tpu7x multi-host pools of one group."""
     return f"{cluster}-{group}-wp"
+
+
+def workload_secret_name(workload: str) -> str:
+    """Kubernetes Secret holding a workload's secretEnv values."""
+    return f"{workload}-env"
 
 
 def node_service_account_id(cluster: str) -> str:

@@ -18,12 +18,13 @@ import pulumi
 
 from . import __version__
 from .cluster import PathwaysCluster
+from .workloads.jax import JaxWorkload
 from .workloads.pathways import PathwaysWorkload
 
 PACKAGE = "pathways-gke"
 """Package name: every token is `pathways-gke:index:<Component>`."""
 
-COMPONENTS: list[type[pulumi.ComponentResource]] = [PathwaysCluster, PathwaysWorkload]
+COMPONENTS: list[type[pulumi.ComponentResource]] = [PathwaysCluster, PathwaysWorkload, JaxWorkload]
 """The components other languages can use (the order is the schema's)."""
 
 

@@ -10,7 +10,7 @@ from pydantic import Field, field_validator
 
 from .base import Model, fail
 from .pathways import (ContainerResources, GcsFuseVolume, ImagePullPolicy, PathwaysSettings, check_env,
-                       check_image, image_is_pinned)
+                       check_image, image_is_pinned, parse_quantity)
 
 __all__ = ["JaxSettings", "PathwaysSettings", "WorkloadConfig", "check_env", "check_image", "image_is_pinned"]
 
@@ -25,10 +25,46 @@ Runtime = Literal["pathways", "jax"]
 Mode = Literal["default", "colocated", "headless"]
 
 
-class JaxSettings(Model):
-    """Multi-controller JAX options."""
+def check_quantity(value: str, kind: str, example: str) -> str:
+    try:
+        positive = parse_quantity(value) > 0
+    except ValueError:
+        positive = False
+    if not positive:
+        raise fail(kind, f"is not a positive Kubernetes quantity (e.g. {example})")
+    return value
 
-    processes: Optional[int] = Field(default=None, description="CPU workloads: number of JAX processes")
+
+class JaxSettings(Model):
+    """Multi-controller JAX options (runtime: jax).
+
+    On TPU the process layout comes from the TPU pool (one process per TPU VM, one Job per slice);
+    on the CPU pool (no tpuPool) it is set here.
+    """
+
+    processes: Optional[int] = Field(default=None, ge=1, le=4096,
+                                     description="CPU workloads: total number of JAX processes (pods)")
+    slices: Optional[int] = Field(default=None, ge=1, le=1024,
+                                  description="CPU workloads: split the processes into this many Jobs, like TPU "
+                                  "slices (default 1); processes must be a multiple of it")
+    cpu: str = Field(default="1", description="CPU workloads: CPU request per process")
+    memory: str = Field(default="4Gi", description="CPU workloads: memory request and limit per process")
+
+    @field_validator("cpu", "memory", mode="before")
+    @classmethod
+    def _number_as_text(cls, value: object) -> object:
+        # YAML `cpu: 2` arrives as an int; Kubernetes quantities are strings.
+        return str(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else value
+
+    @field_validator("cpu")
+    @classmethod
+    def _cpu(cls, value: str) -> str:
+        return check_quantity(value, "cpu", "500m, 2")
+
+    @field_validator("memory")
+    @classmethod
+    def _memory(cls, value: str) -> str:
+        return check_quantity(value, "memory", "512Mi, 4Gi")
 
 
 class WorkloadConfig(Model):

@@ -14,7 +14,7 @@ from .. import naming
 from ..catalog import SliceShape
 from ..config.workloads import WorkloadConfig
 from .target import WorkloadTarget
-from .wrapper import wrapped_command
+from .wrapper import wrap_command
 
 # --- constants from the references ----------------------------------------------------------------------
 
@@ -196,7 +196,7 @@ def user_container(workload: WorkloadConfig, *, secret_name: Optional[str]) -> d
         "imagePullPolicy": image_pull_policy(workload),
     }
     if workload.command_text is not None:
-        container["command"] = wrapped_command(workload.command_text)
+        container["command"] = wrap_command(workload.command_text)
     container["env"] = env
     resources = {k: dict(sorted(v.items())) for k, v in (("requests", workload.resources.requests),
                                                          ("limits", workload.resources.limits)) if v}
