@@ -194,3 +194,20 @@ def test_workload_construct_renders_the_jobset_with_floats_coerced():
     assert workers and workers[0]["replicas"] == 2
     assert "jaxBackendTarget" in result.state
     assert plan.named("train").outputs["jaxBackendTarget"] == "grpc://train-pathways-head-0-0.train:29000"
+
+
+JAX = "pathways-gke:index:JaxWorkload"
+
+
+def test_jax_workload_construct_on_the_cpu_pool_with_float_counts(schema):
+    inputs = {
+        "workload": {"name": "eval", "image": "us-docker.pkg.dev/acme/eval/eval:2026-11-20",
+                     "command": "python3 eval.py", "jax": {"processes": 4.0, "slices": 2.0}, "maxRestarts": 1.0},
+        "target": {"namespace": "ml", "cpuPool": "cpu-np"},
+    }
+    assert schema_errors(schema, JAX, inputs) == []
+    plan, result = construct_plan(JAX, "eval", inputs, stack="dev", project="ml")
+    (jobset,) = plan.of_type("kubernetes:jobset.x-k8s.io/v1alpha2:JobSet")
+    jobs = jobset.inputs["spec"]["replicatedJobs"]
+    assert sum(j["replicas"] * j["template"]["spec"]["parallelism"] for j in jobs) == 4
+    assert plan.named("eval").outputs["processes"] == 4 and "coordinatorAddress" in result.state
