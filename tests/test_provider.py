@@ -211,3 +211,31 @@ def test_jax_workload_construct_on_the_cpu_pool_with_float_counts(schema):
     jobs = jobset.inputs["spec"]["replicatedJobs"]
     assert sum(j["replicas"] * j["template"]["spec"]["parallelism"] for j in jobs) == 4
     assert plan.named("eval").outputs["processes"] == 4 and "coordinatorAddress" in result.state
+
+
+def test_plugin_boots_like_the_cli_starts_it_and_serves_the_committed_schema():
+    """`python provider/__main__.py <engine>`: prints its port, answers GetSchema over gRPC (no CLI needed)."""
+    import subprocess
+    import sys
+    import threading
+
+    grpc = pytest.importorskip("grpc", reason="grpcio (a pulumi dependency) is missing")
+    from pulumi.runtime.proto import provider_pb2, provider_pb2_grpc
+
+    plugin = subprocess.Popen([sys.executable, str(ROOT / "provider/__main__.py"), "127.0.0.1:1"],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT / "provider")
+    watchdog = threading.Timer(60, plugin.kill)
+    watchdog.start()
+    try:
+        port = plugin.stdout.readline().decode().strip()
+        assert port.isdigit(), plugin.stderr.read().decode()[-2000:]
+        with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+            stub = provider_pb2_grpc.ResourceProviderStub(channel)
+            served = json.loads(stub.GetSchema(provider_pb2.GetSchemaRequest(version=0), timeout=30).schema)
+    finally:
+        watchdog.cancel()
+        plugin.terminate()
+        plugin.wait(10)
+        plugin.stdout.close()
+        plugin.stderr.close()
+    assert schema_cli.render(served) == (ROOT / schema_cli.SNAPSHOT).read_text()
