@@ -472,8 +472,7 @@ def stack_input(args: Mapping[str, Any]) -> dict[str, Any]:
         field = _field_of(hints, key)
         name = field or key
         target = _STACK_KEYS.get(name, camel(name))
-        path = "gcp:project" if target == "gcp:project" else target
-        out[target] = _convert(value, hints.get(name), path, problems)
+        out[target] = _convert(value, hints.get(name), target, problems)
     if problems:
         raise ConfigError(problems)
     return out
