@@ -195,7 +195,8 @@ def _compare(old: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str, Any]:
     patterns = [parse_path(p) for p in replace_patterns(new["type"], new.get("inputs") or {})]
     patterns += [parse_path(p) for p in options.get("replaceOnChanges") or ()]
     recreating = [parse_path(p) for p in NODES_RECREATED.get(new["type"], ())]
-    reasons = [p for p in paths if any(covers(pattern, p) for pattern in patterns)]
+    # Only custom resources are replaced; a component has no state of its own to delete and re-create.
+    reasons = [p for p in paths if any(covers(pattern, p) for pattern in patterns)] if new.get("custom", True) else []
     recreated = [p for p in paths if p not in reasons and any(covers(pattern, p) for pattern in recreating)]
     old_options = old.get("options") or {}
     changed_options = [k for k in DIFFED_OPTIONS if _norm_option(old_options.get(k)) != _norm_option(options.get(k))]
@@ -216,7 +217,7 @@ def _cascade(changes: dict[str, dict[str, Any]], news: Mapping[str, Mapping[str,
         replaced = {urn for urn, c in changes.items() if c["replace"]}
         grew = False
         for urn, change in changes.items():
-            if change["replace"]:
+            if change["replace"] or not news[urn].get("custom", True):
                 continue
             options = news[urn].get("options") or {}
             change["with"] = sorted(u for u in options.get("replaceWith") or () if u in replaced)
