@@ -181,17 +181,37 @@ def test_offline_diff_script_comments_each_stack_and_flags_a_slice_replacement(t
     assert json.loads((tmp_path / "out" / "plans" / "head-dev.json").read_text())["stack"] == "dev"
 
 
-def test_offline_diff_script_handles_a_new_stack_and_a_broken_head(tmp_path):
+    # the PR's node-pool guard step (from ci.yml, run as written) fails on this diff
+    guard = next(s for s in load(WORKFLOWS / "ci.yml")["jobs"]["offline-diff"]["steps"]
+                 if s.get("name", "").startswith("Node-pool guard"))
+    assert guard["if"] == "!contains(github.event.pull_request.labels.*.name, 'allow-node-pool-replacement')"
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+    result = subprocess.run(["bash", "-e", "-c", guard["run"]], cwd=tmp_path, capture_output=True, text=True,
+                            env=env, timeout=120)
+    assert result.returncode == 3 and "::error::a node pool (TPU slice)" in result.stdout
+
+
+def test_offline_diff_script_handles_a_new_stack(tmp_path):
     base, head = tree(tmp_path, "base"), tree(tmp_path, "head")
+    for t in (base, head):
+        (t / "stacks" / "Pulumi.prod.yaml").unlink()  # fewer plans: faster
     (head / "stacks" / "Pulumi.staging.yaml").write_text(
         (head / "stacks" / "Pulumi.dev.yaml").read_text().replace("pw-dev", "pw-stg"))
     result = run_script(base, head, tmp_path / "out")
     assert result.returncode == 0, result.stderr
     comment = (tmp_path / "out" / "comment.md").read_text()
     assert "The base branch has no plan for `staging`" in comment
+    staging = comment.split("### pathways-gke plan diff: `staging`")[1]
+    assert "to add, 0 to change, 0 to replace, 0 to delete" in staging
 
+
+def test_offline_diff_script_fails_when_the_head_cannot_be_planned(tmp_path):
+    base, head = tree(tmp_path, "base"), tree(tmp_path, "head")
+    for t in (base, head):
+        (t / "stacks" / "Pulumi.dev.yaml").unlink()
     prod = head / "stacks" / "Pulumi.prod.yaml"
     prod.write_text(prod.read_text().replace("slices: 4", "slices: 0"))
-    result = run_script(base, head, tmp_path / "out2")
+    result = run_script(base, head, tmp_path / "out")
     assert result.returncode == 1
-    assert "### `prod`: the head cannot be planned" in (tmp_path / "out2" / "comment.md").read_text()
+    comment = (tmp_path / "out" / "comment.md").read_text()
+    assert "### `prod`: the head cannot be planned" in comment and "tpuPools[0]" in comment
