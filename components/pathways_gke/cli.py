@@ -27,15 +27,11 @@ def add_source_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def load_plan(args: argparse.Namespace):
-    from .config.stack import read_stack_file
-    from .plan.engine import plan_config, plan_stack, program_for, project_name
+    from .plan.engine import plan_file, plan_stack
 
     if args.stack:
         return plan_stack(args.stack, args.project_dir)
-    name = args.config.name
-    stack = name[len("Pulumi."):-len(".yaml")] if name.startswith("Pulumi.") and name.endswith(".yaml") else args.config.stem
-    return plan_config(read_stack_file(args.config), stack=stack, project=project_name(args.project_dir),
-                       program=program_for(args.project_dir))
+    return plan_file(args.config, args.project_dir)
 
 
 def cmd_plan(args: argparse.Namespace) -> int:
@@ -84,21 +80,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_INVALID
     finally:
-        _close_event_loop()  # the SDK leaves its loop open; closing it keeps interpreter exit quiet
+        from .plan.engine import close_event_loop
 
-
-def _close_event_loop() -> None:
-    import asyncio
-    import warnings
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)
-        try:
-            loop = asyncio.get_event_loop()
-        except RuntimeError:
-            return
-    if not loop.is_running() and not loop.is_closed():
-        loop.close()
+        close_event_loop()
 
 
 if __name__ == "__main__":

@@ -16,6 +16,7 @@ from .gke.cluster_spec import CLUSTER_TIMEOUTS, NODE_SERVICE_ACCOUNT_ROLES, clus
 from .gke.kubeconfig import kubeconfig
 from .gke.nodepools import NodePoolSpec, cpu_pool_spec, tpu_pool_specs, workload_policy_args
 from .naming import node_service_account_id, workload_policy_name
+from .services import ClusterServices
 
 TOKEN = "pathways-gke:index:PathwaysCluster"
 GROUP_TOKEN = "pathways-gke:index:TpuSliceGroup"
@@ -121,7 +122,11 @@ class PathwaysCluster(pulumi.ComponentResource):
             pulumi.Output.all(endpoint, ca).apply(lambda v: kubeconfig(context, v[0], v[1])))
         self.kubernetes_provider = self._kubernetes_provider(name, stack, opts)
 
-        # issue 3 hook: JobSet controller, readiness gate, namespace, Kueue (ClusterServices)
+        # issue 3 hook: JobSet controller, readiness gate, namespace, Kueue (ClusterServices).
+        # Depends on the CPU pool only (never a TPU pool); workloads depend_on self.services.ready.
+        self.services = ClusterServices(
+            f"{name}-services", stack, self.cpu_pool,
+            pulumi.ResourceOptions(parent=self, providers={"kubernetes": self.kubernetes_provider}))
         # issue 4/5 hook: one workload component per stack.workloads entry
 
         self.cluster_name = pulumi.Output.from_input(cluster_ref)

@@ -38,3 +38,19 @@ def node_service_account_id(cluster: str) -> str:
     """account_id of the dedicated node service account (6-30 chars)."""
     base = f"{cluster}-nodes"
     return base if len(base) <= 30 else f"{cluster[:24].rstrip('-')}-nodes"
+
+
+# Cluster services (JobSet, Kueue): names of the cluster objects we create (docs/jobset-and-kueue.md)
+JOBSET_NAMESPACE = "jobset-system"  # fixed by the JobSet release manifest
+KUEUE_NAMESPACE = "kueue-system"  # fixed by the Kueue release manifest
+JOBSET_CRD = "jobsets.jobset.x-k8s.io"
+SERVICES_CONFIGMAP = "pathways-gke-services"  # readiness marker: created after the installs are awaited
+KUEUE_CLUSTER_QUEUE = "pathways-cluster-queue"
+KUEUE_CPU_FLAVOR = "pathways-cpu"
+KUEUE_PROVISIONING = "pathways-queued-provisioning"  # ProvisioningRequestConfig and AdmissionCheck
+QUEUED_TAINT_KEY = "cloud.google.com/gke-queued"  # GKE taints queued-provisioning nodes with it
+
+
+def kueue_tpu_flavor(group: str) -> str:
+    """ResourceFlavor of one TPU pool group."""
+    return f"pathways-tpu-{group}"

@@ -31,9 +31,18 @@ def require_shared() -> Path:
     return REFERENCE
 
 
+def _go_pattern(pattern: str) -> str:
+    """Go's RE2 accepts inline flags after `^` (Kueue: `^(?i)[a-z]...`); Python wants them first."""
+    if pattern.startswith("^(?i)"):
+        return "(?i)^" + pattern[len("^(?i)"):]
+    return pattern
+
+
 def _strict(schema: Any) -> Any:
     if isinstance(schema, dict):
         out = {k: _strict(v) for k, v in schema.items()}
+        if isinstance(out.get("pattern"), str):
+            out["pattern"] = _go_pattern(out["pattern"])
         if (out.get("type") == "object" and "properties" in out and "additionalProperties" not in out
                 and not out.get("x-kubernetes-preserve-unknown-fields")):
             out["additionalProperties"] = False

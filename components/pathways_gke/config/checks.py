@@ -63,10 +63,37 @@ def tpu_pool_problems(stack: StackConfig, pool: TpuPoolConfig, path: str) -> lis
 
 
 def addon_problems(stack: StackConfig) -> list[Problem]:
+    """JobSet / Kueue / namespace / priority checks (docs/jobset-and-kueue.md)."""
+    from ..addons.install import RELEASES, manifest_problems  # noqa: PLC0415 (addons imports config)
+    from ..addons.priority import PRIORITY_NAMES  # noqa: PLC0415
+
     out: list[Problem] = []
-    if stack.namespace in RESERVED_NAMESPACES:
+    installed = {RELEASES["jobset"].namespace: "jobset"}
+    if stack.kueue.enabled:
+        installed[RELEASES["kueue"].namespace] = "kueue"
+    if stack.namespace in installed:
+        addon = installed[stack.namespace]
+        out.append(Problem("namespace", f"is where the {addon} release manifest installs its controller "
+                           f"({addon}{'.enabled: true' if addon == 'kueue' else ''}); the workloads, their "
+                           "LocalQueue and the readiness ConfigMap need their own namespace (or 'default')",
+                           stack.namespace))
+    elif stack.namespace in RESERVED_NAMESPACES:
         out.append(Problem("namespace", "is a system namespace; workloads need their own (or 'default'); "
                            f"not allowed: {', '.join(RESERVED_NAMESPACES)}", stack.namespace))
+    sections = [("jobset", stack.jobset)] + ([("kueue", stack.kueue)] if stack.kueue.enabled else [])
+    for addon, section in sections:
+        if section.manifest is not None:
+            out.extend(Problem(f"{addon}.manifest", message, section.manifest)
+                       for message in manifest_problems(addon, section.version, section.manifest))
+    if stack.kueue.enabled and stack.cpu_pool.machine is None:
+        out.append(Problem("cpuPool.machineType", "has no shape this project knows (predefined "
+                           f"{'/'.join(('standard', 'highmem', 'highcpu'))} types only); with kueue.enabled the "
+                           "ClusterQueue's CPU and memory quota is derived from it (e.g. n2-standard-64)",
+                           stack.cpu_pool.machine_type))
+    for i, workload in enumerate(stack.workloads):
+        if workload.priority_class is not None and workload.priority_class not in PRIORITY_NAMES:
+            out.append(Problem(f"workloads[{i}].priorityClass", "is not on the priority ladder this stack creates; "
+                               f"{allowed(PRIORITY_NAMES)}", workload.priority_class))
     return out
 
 

@@ -182,6 +182,9 @@ def _make_monitor_class():
                                              ("update", timeouts.update), ("delete", timeouts.delete)) if v}
             if request.deletedWith:
                 options["deletedWith"] = request.deletedWith
+            if len(request.transforms):
+                # callbacks the engine runs on the children of packaged components (not executed offline)
+                options["transforms"] = len(request.transforms)
             return PlanResource(
                 urn=urn, type=request.type, name=request.name, parent=self._parent(request.parent),
                 custom=bool(request.custom), remote=bool(request.remote),
@@ -252,19 +255,26 @@ def run_program(program: Callable[[], Any], *, stack: str, project: str, config:
     return Plan(stack=stack, project=project, resources=resources, outputs=dict(sorted(exports.items())))
 
 
-def fresh_event_loop() -> None:
-    """Each run gets its own event loop; the previous one (left open by the SDK) is closed."""
+def close_event_loop() -> None:
+    """Close the loop the SDK leaves open (quiet interpreter exit, no leaked selector)."""
     import asyncio
     import warnings
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)
         try:
-            old = asyncio.get_event_loop()
+            loop = asyncio.get_event_loop()
         except RuntimeError:
-            old = None
-    if old is not None and not old.is_running() and not old.is_closed():
-        old.close()
+            return
+    if not loop.is_running() and not loop.is_closed():
+        loop.close()
+
+
+def fresh_event_loop() -> None:
+    """Each run gets its own event loop."""
+    import asyncio
+
+    close_event_loop()
     asyncio.set_event_loop(asyncio.new_event_loop())
 
 
@@ -352,12 +362,27 @@ def plan_config(config: Mapping[str, Any], *, stack: str, project: str = "pathwa
 
 
 def plan_stack(stack: str, project_dir: Path | str = ".") -> Plan:
-    from ..config.stack import read_stack_file
-
-    project_dir = Path(project_dir)
+    project_dir = Path(project_dir).resolve()
     path = stack_file(project_dir, stack)
     if not path.exists():
         raise FileNotFoundError(f"no stack file {path} (stacks: "
                                 f"{', '.join(sorted(p.name for p in path.parent.glob('Pulumi.*.yaml'))) or 'none'})")
-    return plan_config(read_stack_file(path), stack=stack, project=project_name(project_dir),
-                       program=program_for(project_dir))
+    return plan_file(path, project_dir, stack=stack)
+
+
+def plan_file(path: Path | str, project_dir: Path | str = ".", *, stack: Optional[str] = None) -> Plan:
+    """Plan a stack file with the project's program, run from the project directory as Pulumi does
+    (so relative paths in the config, such as a local JobSet manifest, mean the same thing)."""
+    import contextlib
+
+    from ..config.stack import read_stack_file
+
+    path, project_dir = Path(path).resolve(), Path(project_dir).resolve()
+    if stack is None:
+        name = path.name
+        stack = name[len("Pulumi."):-len(".yaml")] if name.startswith("Pulumi.") and name.endswith(".yaml") \
+            else path.stem
+    config = read_stack_file(path)
+    with contextlib.chdir(project_dir):
+        return plan_config(config, stack=stack, project=project_name(project_dir),
+                           program=program_for(project_dir))

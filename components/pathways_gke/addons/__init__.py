@@ -1,0 +1,80 @@
+"""Cluster services as data: what ClusterServices installs and creates, decided from the stack config.
+
+`services_spec(stack)` is the single place that decides which objects exist; the Pulumi component
+(`pathways_gke.services.ClusterServices`) only turns this spec into resources.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Optional
+
+from ..config.stack import StackConfig
+from ..naming import JOBSET_CRD, SERVICES_CONFIGMAP
+from ..workloads.target import LOCAL_QUEUE_NAME
+from .install import InstallSource, install_source
+from .kueue import kueue_objects
+from .priority import PRIORITY_LADDER, priority_class
+
+MANAGED_BY = {"app.kubernetes.io/managed-by": "pathways-gke"}
+
+
+@dataclass(frozen=True)
+class ServicesSpec:
+    namespace: str
+    namespace_object: Optional[dict[str, Any]]  # None for `default` (never created or deleted by us)
+    cpu_pool: str  # GKE node-pool name the controllers are pinned to
+    jobset: InstallSource
+    kueue: Optional[InstallSource]
+    protected_crds: tuple[str, ...]
+    priority_classes: tuple[tuple[str, dict[str, Any]], ...]  # (child suffix, object)
+    kueue_objects: tuple[tuple[str, dict[str, Any]], ...]
+    marker: dict[str, Any]  # the readiness marker ConfigMap
+    queue_name: Optional[str]
+
+
+def namespace_object(name: str) -> dict[str, Any]:
+    return {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name, "labels": dict(MANAGED_BY)}}
+
+
+def readiness_marker(namespace: str, jobset: InstallSource, kueue: Optional[InstallSource],
+                     queue_name: Optional[str]) -> dict[str, Any]:
+    """ConfigMap created only once the installs are awaited (their controllers Available).
+
+    Workloads depend on it (and on the installs): it is the readiness gate as an object the plan
+    shows, and it records what is installed for people and tools (`kubectl get cm pathways-gke-services`).
+    """
+    data = {"jobset.version": jobset.version, "jobset.source": jobset.file}
+    if kueue is not None:
+        data.update({"kueue.version": kueue.version, "kueue.source": kueue.file,
+                     "kueue.localQueue": queue_name or ""})
+    return {"apiVersion": "v1", "kind": "ConfigMap",
+            "metadata": {"name": SERVICES_CONFIGMAP, "namespace": namespace, "labels": dict(MANAGED_BY)},
+            "data": dict(sorted(data.items()))}
+
+
+def needs_priority_classes(stack: StackConfig) -> bool:
+    return stack.kueue.enabled or any(w.priority_class for w in stack.workloads)
+
+
+def services_spec(stack: StackConfig) -> ServicesSpec:
+    jobset = install_source("jobset", stack.jobset.version, stack.jobset.manifest)
+    kueue = install_source("kueue", stack.kueue.version, stack.kueue.manifest) if stack.kueue.enabled else None
+    queue_name = LOCAL_QUEUE_NAME if stack.kueue.enabled else None
+    priorities = tuple((f"priority-{name}", priority_class(name, value)) for name, value in PRIORITY_LADDER) \
+        if needs_priority_classes(stack) else ()
+    return ServicesSpec(
+        namespace=stack.namespace,
+        namespace_object=None if stack.namespace == "default" else namespace_object(stack.namespace),
+        cpu_pool=stack.cpu_pool.name,
+        jobset=jobset,
+        kueue=kueue,
+        protected_crds=(JOBSET_CRD,),
+        priority_classes=priorities,
+        kueue_objects=tuple(kueue_objects(stack)) if stack.kueue.enabled else (),
+        marker=readiness_marker(stack.namespace, jobset, kueue, queue_name),
+        queue_name=queue_name,
+    )
+
+
+__all__ = ["ServicesSpec", "needs_priority_classes", "namespace_object", "readiness_marker", "services_spec"]

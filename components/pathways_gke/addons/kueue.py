@@ -1,0 +1,194 @@
+"""Kueue queue objects derived from the pools: flavors, the ClusterQueue and its quotas, the LocalQueue,
+queued provisioning. Pure functions from a validated StackConfig to Kubernetes objects (plain dicts).
+
+Design (docs/jobset-and-kueue.md "Kueue"):
+- API version `kueue.x-k8s.io/v1beta2`: the storage version of both Kueue releases we validate against
+  (v0.17.1, v0.19.2); v1beta1 is served too but converted and deprecated.
+- ONE resource group covering `cpu`, `memory` and `google.com/tpu`, flavors in order: the CPU pool
+  first, then one flavor per TPU pool group. Kueue picks, per pod set, the first flavor whose node
+  labels agree with the pod's nodeSelector and whose quota fits. With two resource groups (XPK's
+  layout) a TPU worker that also requests CPU would get the CPU flavor for its CPU and the TPU flavor
+  for its chips, i.e. both node-pool selectors, and never schedule.
+- Quotas come from the pools: each TPU flavor gets exactly its group's chips (chips per slice x
+  slices); the CPU flavor gets the CPU pool's *allocatable* CPU and memory at maxNodes (GKE's node
+  reservations subtracted: quota at machine capacity would admit heads that can never be placed).
+  TPU hosts' CPU and memory are not what is scarce on a slice (its chips are) and are not in the
+  catalog, so TPU flavors do not limit them (HOST_RESOURCES_NOT_LIMITED).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, Optional
+
+from ..catalog import CpuMachine
+from ..config.stack import StackConfig
+from ..config.tpu import TpuPoolConfig
+from ..naming import (
+    KUEUE_CLUSTER_QUEUE, KUEUE_CPU_FLAVOR, KUEUE_PROVISIONING, NODE_POOL_LABEL, QUEUED_TAINT_KEY,
+    TPU_ACCELERATOR_LABEL, TPU_GROUP_LABEL, TPU_RESOURCE, TPU_TOPOLOGY_LABEL, kueue_tpu_flavor,
+)
+from ..workloads.target import LOCAL_QUEUE_NAME
+
+API_VERSION = "kueue.x-k8s.io/v1beta2"
+COVERED_RESOURCES = ("cpu", "memory", TPU_RESOURCE)
+HOST_RESOURCES_NOT_LIMITED = {"cpu": "1000000", "memory": "1000Ti"}
+MANAGED_BY = {"app.kubernetes.io/managed-by": "pathways-gke"}
+
+# Queued provisioning (GKE DWS) through Kueue's ProvisioningRequest admission check (JOBSET_INSTALL.md §7.3-7.4)
+QUEUED_PROVISIONING_CLASS = "queued-provisioning.gke.io"
+PROVISIONING_CONTROLLER = "kueue.x-k8s.io/provisioning-request"
+PROVISIONING_NODE_SELECTOR = {"key": "autoscaling.gke.io/provisioning-request",
+                              "valueFromProvisioningClassDetail": "ResizeRequestName"}
+
+# --- GKE Standard node reservations ("Plan GKE Standard node sizes"): capacity -> allocatable ---------
+# (size of the band, fraction reserved) applied in order; the last band is open-ended.
+CPU_RESERVATION_BANDS: tuple[tuple[Optional[int], Fraction], ...] = (
+    (1, Fraction(6, 100)), (1, Fraction(1, 100)), (2, Fraction(5, 1000)), (None, Fraction(25, 10000)),
+)
+MEMORY_RESERVATION_BANDS_GIB: tuple[tuple[Optional[int], Fraction], ...] = (
+    (4, Fraction(25, 100)), (4, Fraction(20, 100)), (8, Fraction(10, 100)), (112, Fraction(6, 100)),
+    (None, Fraction(2, 100)),
+)
+SMALL_NODE_MEMORY_RESERVATION_MIB = 255  # machines with less than 1 GiB
+EVICTION_THRESHOLD_MIB = 100
+
+
+def _reserved(amount: Fraction, bands: tuple[tuple[Optional[int], Fraction], ...]) -> Fraction:
+    total, left = Fraction(0), amount
+    for size, rate in bands:
+        part = left if size is None else min(left, Fraction(size))
+        total += part * rate
+        left -= part
+        if left <= 0:
+            break
+    return total
+
+
+@dataclass(frozen=True)
+class Allocatable:
+    millicores: int
+    memory_mib: int
+
+
+def gke_allocatable(machine: CpuMachine) -> Allocatable:
+    """Allocatable CPU (m) and memory (MiB) of one GKE Standard node of this machine type, rounded down."""
+    cores = Fraction(machine.vcpus)
+    cpu_m = (cores - _reserved(cores, CPU_RESERVATION_BANDS)) * 1000
+    gib = Fraction(machine.memory_gb).limit_denominator(1000)  # GCE "GB" of predefined types are GiB
+    if gib < 1:
+        reserved_mib = Fraction(SMALL_NODE_MEMORY_RESERVATION_MIB)
+    else:
+        reserved_mib = _reserved(gib, MEMORY_RESERVATION_BANDS_GIB) * 1024
+    mem_mib = gib * 1024 - reserved_mib - EVICTION_THRESHOLD_MIB
+    return Allocatable(math.floor(cpu_m), math.floor(mem_mib))
+
+
+def cpu_quantity(millicores: int) -> str:
+    return str(millicores // 1000) if millicores % 1000 == 0 else f"{millicores}m"
+
+
+def tpu_chips(pool: TpuPoolConfig) -> int:
+    """Chips a TPU pool group provides: chips per slice x slices."""
+    return pool.shape.chips * pool.slices
+
+
+def cpu_pool_quota(stack: StackConfig) -> dict[str, str]:
+    machine = stack.cpu_pool.machine
+    if machine is None:  # config/checks.py refuses this when Kueue is on
+        raise ValueError(f"cpuPool.machineType {stack.cpu_pool.machine_type!r} has no known shape")
+    per_node = gke_allocatable(machine)
+    nodes = stack.cpu_pool.max_nodes
+    return {"cpu": cpu_quantity(per_node.millicores * nodes), "memory": f"{per_node.memory_mib * nodes}Mi"}
+
+
+# --- objects -------------------------------------------------------------------------------------
+
+def _meta(name: str, namespace: Optional[str] = None) -> dict[str, Any]:
+    meta: dict[str, Any] = {"name": name, "labels": dict(MANAGED_BY)}
+    if namespace is not None:
+        meta["namespace"] = namespace
+    return meta
+
+
+def cpu_flavor(stack: StackConfig) -> dict[str, Any]:
+    return {"apiVersion": API_VERSION, "kind": "ResourceFlavor", "metadata": _meta(KUEUE_CPU_FLAVOR),
+            "spec": {"nodeLabels": {NODE_POOL_LABEL: stack.cpu_pool.name}}}
+
+
+def tpu_flavor(pool: TpuPoolConfig) -> dict[str, Any]:
+    shape = pool.shape
+    tolerations = [{"key": TPU_RESOURCE, "operator": "Exists", "effect": "NoSchedule"}]
+    if pool.capacity == "queued":
+        tolerations.append({"key": QUEUED_TAINT_KEY, "operator": "Exists", "effect": "NoSchedule"})
+    return {
+        "apiVersion": API_VERSION, "kind": "ResourceFlavor", "metadata": _meta(kueue_tpu_flavor(pool.name)),
+        "spec": {
+            "nodeLabels": dict(sorted({
+                TPU_GROUP_LABEL: pool.name,
+                TPU_ACCELERATOR_LABEL: shape.accelerator_label,
+                TPU_TOPOLOGY_LABEL: shape.topology,
+            }.items())),
+            "tolerations": tolerations,
+        },
+    }
+
+
+def _resources(values: dict[str, Any]) -> list[dict[str, Any]]:
+    return [{"name": r, "nominalQuota": str(values[r])} for r in COVERED_RESOURCES]
+
+
+def cluster_queue(stack: StackConfig) -> dict[str, Any]:
+    flavors = [{"name": KUEUE_CPU_FLAVOR, "resources": _resources({**cpu_pool_quota(stack), TPU_RESOURCE: 0})}]
+    for pool in stack.tpu_pools:
+        flavors.append({"name": kueue_tpu_flavor(pool.name),
+                        "resources": _resources({**HOST_RESOURCES_NOT_LIMITED, TPU_RESOURCE: tpu_chips(pool)})})
+    spec: dict[str, Any] = {
+        "namespaceSelector": {},
+        "queueingStrategy": "BestEffortFIFO",
+        "preemption": {"reclaimWithinCohort": "Never", "withinClusterQueue": "LowerPriority"},
+        "resourceGroups": [{"coveredResources": list(COVERED_RESOURCES), "flavors": flavors}],
+    }
+    queued = [kueue_tpu_flavor(p.name) for p in stack.tpu_pools if p.capacity == "queued"]
+    if queued:
+        spec["admissionChecksStrategy"] = {"admissionChecks": [{"name": KUEUE_PROVISIONING, "onFlavors": queued}]}
+    return {"apiVersion": API_VERSION, "kind": "ClusterQueue", "metadata": _meta(KUEUE_CLUSTER_QUEUE), "spec": spec}
+
+
+def local_queue(stack: StackConfig) -> dict[str, Any]:
+    return {"apiVersion": API_VERSION, "kind": "LocalQueue", "metadata": _meta(LOCAL_QUEUE_NAME, stack.namespace),
+            "spec": {"clusterQueue": KUEUE_CLUSTER_QUEUE}}
+
+
+def provisioning_request_config() -> dict[str, Any]:
+    return {
+        "apiVersion": API_VERSION, "kind": "ProvisioningRequestConfig", "metadata": _meta(KUEUE_PROVISIONING),
+        "spec": {
+            "provisioningClassName": QUEUED_PROVISIONING_CLASS,
+            "managedResources": [TPU_RESOURCE],
+            "podSetUpdates": {"nodeSelector": [dict(PROVISIONING_NODE_SELECTOR)]},
+        },
+    }
+
+
+def admission_check() -> dict[str, Any]:
+    return {
+        "apiVersion": API_VERSION, "kind": "AdmissionCheck", "metadata": _meta(KUEUE_PROVISIONING),
+        "spec": {
+            "controllerName": PROVISIONING_CONTROLLER,
+            "parameters": {"apiGroup": "kueue.x-k8s.io", "kind": "ProvisioningRequestConfig",
+                           "name": KUEUE_PROVISIONING},
+        },
+    }
+
+
+def kueue_objects(stack: StackConfig) -> list[tuple[str, dict[str, Any]]]:
+    """(child-name suffix, object) for every Kueue object, in a stable order. Suffixes are public API."""
+    out: list[tuple[str, dict[str, Any]]] = [("flavor-cpu", cpu_flavor(stack))]
+    out += [(f"flavor-tpu-{pool.name}", tpu_flavor(pool)) for pool in stack.tpu_pools]
+    if any(p.capacity == "queued" for p in stack.tpu_pools):
+        out += [("provisioning-config", provisioning_request_config()), ("admission-check", admission_check())]
+    out += [("cluster-queue", cluster_queue(stack)), ("local-queue", local_queue(stack))]
+    return out

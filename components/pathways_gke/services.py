@@ -1,0 +1,152 @@
+"""ClusterServices: the JobSet controller (+ Kueue and its queues), the workloads namespace and the
+readiness gate every workload waits for. A thin shell over `pathways_gke.addons.services_spec`.
+
+Graph (docs/jobset-and-kueue.md):
+
+    cpu pool ──> <name>-jobset (yaml/v2 ConfigFile, awaited) ──> <name>-ready (ConfigMap) ──> workloads
+             └─> <name>-kueue  (after jobset, awaited) ──> flavors, ClusterQueue, LocalQueue ─┘
+
+No TPU node pool is an input: the controllers run on the CPU pool (nodeSelector transform) and the
+install never waits for, or is replaced with, a slice.
+"""
+
+from typing import Any, Callable, Optional
+
+import pulumi
+import pulumi_kubernetes as k8s
+
+from .addons import ServicesSpec, services_spec
+from .addons.install import InstallSource, must_protect, pin_to_node_pool, with_force_apply
+from .config.stack import StackConfig
+
+TYPE_TOKEN = "pathways-gke:index:ClusterServices"
+
+
+def keep_on_node_pool(node_pool: str) -> Callable[[pulumi.ResourceTransformArgs], Optional[pulumi.ResourceTransformResult]]:
+    """Transform: every Deployment of the install gets `nodeSelector: {gke-nodepool: <node_pool>}`."""
+
+    def transform(args: pulumi.ResourceTransformArgs) -> Optional[pulumi.ResourceTransformResult]:
+        props = pin_to_node_pool(args.type_, args.props or {}, node_pool)
+        if props is None:
+            return None
+        return pulumi.ResourceTransformResult(props=props, opts=args.opts)
+
+    return transform
+
+
+def protect_crds(crds: tuple[str, ...]) -> Callable[[pulumi.ResourceTransformArgs], Optional[pulumi.ResourceTransformResult]]:
+    """Transform: the named CRDs get `protect=True` (deleting the JobSet CRD deletes every JobSet)."""
+
+    def transform(args: pulumi.ResourceTransformArgs) -> Optional[pulumi.ResourceTransformResult]:
+        if not must_protect(args.type_, args.props or {}, crds):
+            return None
+        opts = pulumi.ResourceOptions.merge(args.opts, pulumi.ResourceOptions(protect=True))
+        return pulumi.ResourceTransformResult(props=args.props, opts=opts)
+
+    return transform
+
+
+def force_apply() -> Callable[[pulumi.ResourceTransformArgs], Optional[pulumi.ResourceTransformResult]]:
+    """Transform: every manifest object is applied with `pulumi.com/patchForce` (like --force-conflicts)."""
+
+    def transform(args: pulumi.ResourceTransformArgs) -> Optional[pulumi.ResourceTransformResult]:
+        props = with_force_apply(args.props or {})
+        if props is None:
+            return None
+        return pulumi.ResourceTransformResult(props=props, opts=args.opts)
+
+    return transform
+
+
+def install_transforms(spec: ServicesSpec) -> list:
+    """The transforms registered on each install, in the order the engine applies them."""
+    return [force_apply(), keep_on_node_pool(spec.cpu_pool), protect_crds(spec.protected_crds)]
+
+
+class ClusterServices(pulumi.ComponentResource):
+    """JobSet (+ Kueue) installed on the CPU pool, the workloads namespace, and readiness for workloads.
+
+    Attributes:
+        ready: resources every workload must `depends_on`: the awaited installs (JobSet, and Kueue when on)
+            and the readiness gate (ConfigMap `pathways-gke-services`, created after the installs, the
+            namespace, the PriorityClasses and the LocalQueue).
+        installs: the yaml/v2 ConfigFiles (JobSet first).
+        gate: the readiness-gate ConfigMap.
+        namespace: the workloads' namespace.
+        queue_name: the LocalQueue name workloads label themselves with, or None when Kueue is off.
+        spec: the plain data this component was built from.
+    """
+
+    ready: list[pulumi.Resource]
+    installs: list[pulumi.Resource]
+    gate: pulumi.Resource
+    namespace: str
+    queue_name: Optional[str]
+    spec: ServicesSpec
+
+    def __init__(self, name: str, stack: StackConfig, cpu_pool: pulumi.Resource,
+                 opts: Optional[pulumi.ResourceOptions] = None) -> None:
+        super().__init__(TYPE_TOKEN, name, None, opts)
+        spec = services_spec(stack)
+        self.spec = spec
+        self.namespace = spec.namespace
+        self.queue_name = spec.queue_name
+        child = pulumi.ResourceOptions(parent=self)
+
+        namespace: list[pulumi.Resource] = []
+        if spec.namespace_object is not None:
+            namespace.append(k8s.core.v1.Namespace(
+                f"{name}-namespace", metadata=spec.namespace_object["metadata"], opts=child))
+
+        jobset = self._install(name, "jobset", spec.jobset, spec, depends_on=[cpu_pool])
+        kueue = (self._install(name, "kueue", spec.kueue, spec, depends_on=[cpu_pool, jobset])
+                 if spec.kueue is not None else None)
+        installs = [jobset] + ([kueue] if kueue is not None else [])
+
+        priorities = [
+            k8s.scheduling.v1.PriorityClass(
+                f"{name}-{suffix}", metadata=obj["metadata"], value=obj["value"],
+                global_default=obj["globalDefault"], preemption_policy=obj["preemptionPolicy"],
+                description=obj["description"], opts=child)
+            for suffix, obj in spec.priority_classes
+        ]
+
+        queues: dict[str, pulumi.Resource] = {}
+        for suffix, obj in spec.kueue_objects:
+            needs_namespace = "namespace" in obj["metadata"]
+            queues[suffix] = k8s.apiextensions.CustomResource(
+                f"{name}-{suffix}", api_version=obj["apiVersion"], kind=obj["kind"], metadata=obj["metadata"],
+                spec=obj["spec"],
+                opts=pulumi.ResourceOptions(parent=self, depends_on=[*installs, *(namespace if needs_namespace else [])]))
+
+        # The gate is created last: after the awaited installs (controller Deployments Available, so the
+        # webhooks answer), the namespace, the PriorityClasses and the LocalQueue.
+        marker = spec.marker
+        gate = k8s.core.v1.ConfigMap(
+            f"{name}-ready", metadata=marker["metadata"], data=marker["data"],
+            opts=pulumi.ResourceOptions(parent=self, depends_on=[
+                *installs, *namespace, *priorities, *([queues["local-queue"]] if "local-queue" in queues else [])]))
+
+        self.installs = installs
+        self.gate = gate
+        self.ready = [*installs, gate]
+        self.register_outputs({
+            "namespace": spec.namespace,
+            "jobsetVersion": spec.jobset.version,
+            "jobsetSource": spec.jobset.file,
+            "kueueVersion": spec.kueue.version if spec.kueue else None,
+            "queueName": spec.queue_name,
+        })
+
+    def _install(self, name: str, addon: str, source: InstallSource, spec: ServicesSpec,
+                 depends_on: list[Any]) -> pulumi.Resource:
+        """One controller from its release manifest (or local copy), server-side applied, awaited."""
+        return k8s.yaml.v2.ConfigFile(
+            f"{name}-{addon}",
+            file=source.file,
+            resource_prefix=source.resource_prefix,
+            skip_await=False,
+            opts=pulumi.ResourceOptions(
+                parent=self, depends_on=depends_on,
+                transforms=install_transforms(spec)),
+        )
