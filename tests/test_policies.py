@@ -69,9 +69,8 @@ CASES = {
         [prod_cluster(protect=False), prod_cluster(deletion_protection=False)],
     ),
     "pathways-gke-protect-jobset-crd": (
-        [named(mini_plan(), "jobsets.jobset.x-k8s.io"), named(mini_plan(), "pw-dev-jobset")],
-        [named(edited(mini_plan(), "jobsets.jobset.x-k8s.io", options__protect=False), "jobsets.jobset.x-k8s.io"),
-         named(edited(mini_plan(), "pw-dev-jobset", options__protect=False), "pw-dev-jobset")],
+        [named(mini_plan(), "jobsets.jobset.x-k8s.io")],
+        [named(edited(mini_plan(), "jobsets.jobset.x-k8s.io", options__protect=False), "jobsets.jobset.x-k8s.io")],
     ),
     "pathways-gke-workload-names": (
         [jobset("a" * 22), jobset("train-1")],
@@ -102,9 +101,10 @@ def test_rule_fails_bad_resources(policy):
         assert names(found, policy) == [(policy, r["name"])], f"{policy} missed {r['name']}: {found}"
 
 
-def test_crd_case_fixtures_point_at_the_right_resources():
-    _, bad = CASES["pathways-gke-protect-jobset-crd"]
-    assert [r["name"] for r in bad] == ["jobsets.jobset.x-k8s.io", "pw-dev-jobset"]
+def test_only_the_jobset_crd_must_be_protected():
+    other = edited(mini_plan(), "jobsets.jobset.x-k8s.io", options__protect=False,
+                   inputs__metadata={"name": "workloads.kueue.x-k8s.io"})
+    assert check_resources(other["resources"]) == []
 
 
 def test_one_zone_per_tpu_group_passes_and_fails():

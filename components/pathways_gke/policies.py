@@ -39,10 +39,6 @@ NODE_POOL = "gcp:container/nodePool:NodePool"
 CRD = "kubernetes:apiextensions.k8s.io/v1:CustomResourceDefinition"
 JOBSET = "kubernetes:jobset.x-k8s.io/v1alpha2:JobSet"
 JOBSET_CRD_NAME = "jobsets.jobset.x-k8s.io"
-# Things that install a manifest: protecting one protects the objects it creates (children inherit protect).
-INSTALLER_TYPES = ("kubernetes:yaml/v2:ConfigFile", "kubernetes:yaml/v2:ConfigGroup", "kubernetes:yaml:ConfigFile",
-                   "kubernetes:yaml:ConfigGroup", "kubernetes:helm.sh/v3:Chart", "kubernetes:helm.sh/v4:Chart",
-                   "kubernetes:kustomize/v2:Directory")
 CONTAINER_LISTS = ("initContainers", "containers", "ephemeralContainers")
 PRODUCTION_LABEL_VALUES = ("prod", "production")
 PRODUCTION_STACK = re.compile(r"^prod(uction)?([-_.].*)?$")
@@ -169,11 +165,6 @@ def is_production(resource: Resource, settings: Mapping[str, Any]) -> bool:
     return isinstance(stack, str) and bool(PRODUCTION_STACK.match(stack))
 
 
-def _protected(resource: Resource) -> bool:
-    options = resource.get("options") or {}
-    return bool(options.get("protect") or options.get("retainOnDelete"))
-
-
 def rule_protect_production(resource: Resource, settings: Mapping[str, Any]) -> list[str]:
     """A production GKE cluster has deletionProtection on and the Pulumi `protect` option."""
     if resource.get("type") != CLUSTER or not is_production(resource, settings):
@@ -188,17 +179,18 @@ def rule_protect_production(resource: Resource, settings: Mapping[str, Any]) -> 
 
 
 def rule_protect_jobset_crd(resource: Resource, settings: Mapping[str, Any]) -> list[str]:
-    """The JobSet CRD (or whatever installs it) is protected: deleting it deletes every JobSet."""
-    type_ = resource.get("type")
-    if type_ == CRD and object_name(resource) == JOBSET_CRD_NAME:
-        what = "the JobSet CRD"
-    elif type_ in INSTALLER_TYPES and "jobset" in str(resource.get("name", "")).lower():
-        what = "the JobSet install (it creates the JobSet CRD)"
-    else:
+    """The JobSet CRD is protected: deleting it deletes every JobSet in the cluster.
+
+    Checks the CRD resource itself. Installed from a manifest (yaml/v2 ConfigFile), the CRD is a child
+    the provider registers during `pulumi preview`: the policy pack sees it there (our install protects
+    it with a transform); the offline plan does not, so offline this rule only sees CRDs a program
+    registers directly.
+    """
+    if resource.get("type") != CRD or object_name(resource) != JOBSET_CRD_NAME:
         return []
-    if _protected(resource):
+    if (resource.get("options") or {}).get("protect"):
         return []
-    return [f"{what} is not protected (protect or retainOnDelete): deleting it deletes every JobSet in the cluster"]
+    return ["the JobSet CRD is not protected (Pulumi `protect`): deleting it deletes every JobSet in the cluster"]
 
 
 def rule_workload_names(resource: Resource, settings: Mapping[str, Any]) -> list[str]:
@@ -283,7 +275,7 @@ RULES: tuple[Rule, ...] = (
          rule_no_privileged),
     Rule("pathways-gke-protect-production", "Production GKE clusters have deletionProtection and `protect`",
          MANDATORY, rule_protect_production),
-    Rule("pathways-gke-protect-jobset-crd", "The JobSet CRD (or its installer) is protected", MANDATORY,
+    Rule("pathways-gke-protect-jobset-crd", "The JobSet CRD is protected", MANDATORY,
          rule_protect_jobset_crd),
     Rule("pathways-gke-one-zone-per-tpu-group", "All node pools of a TPU group are in one single zone",
          MANDATORY, stack_one_zone_per_tpu_group, stack=True),
