@@ -17,6 +17,8 @@ from .gke.kubeconfig import kubeconfig
 from .gke.nodepools import NodePoolSpec, cpu_pool_spec, tpu_pool_specs, workload_policy_args
 from .naming import node_service_account_id, workload_policy_name
 from .services import ClusterServices
+from .workloads.jax import JaxWorkload, jax_args_from_stack
+from .workloads.pathways import PathwaysWorkload, pathways_args_from_stack
 
 TOKEN = "pathways-gke:index:PathwaysCluster"
 GROUP_TOKEN = "pathways-gke:index:TpuSliceGroup"
@@ -128,6 +130,7 @@ class PathwaysCluster(pulumi.ComponentResource):
             f"{name}-services", stack, self.cpu_pool,
             pulumi.ResourceOptions(parent=self, providers={"kubernetes": self.kubernetes_provider}))
         # issue 4/5 hook: one workload component per stack.workloads entry
+        self.workloads = self._workloads(name, stack, secrets)
 
         self.cluster_name = pulumi.Output.from_input(cluster_ref)
         self.endpoint = pulumi.Output.from_input(endpoint)
@@ -138,7 +141,37 @@ class PathwaysCluster(pulumi.ComponentResource):
             "cpuPoolName": stack.cpu_pool.name,
             "tpuPoolNames": {g: group.node_pool_names for g, group in self.tpu_groups.items()},
             "namespace": stack.namespace,
+            "workloads": {n: w.jax_backend_target for n, w in self.workloads.items()
+                          if isinstance(w, PathwaysWorkload)},
         })
+
+    def _workloads(self, name: str, stack: StackConfig,
+                   secrets: Optional[pulumi.Input[Mapping[str, str]]]) -> dict:
+        """One workload component per `stack.workloads` entry.
+
+        Each waits for the JobSet webhook (services.ready) and for the pools it runs on, so that a
+        destroy removes the JobSet before its nodes; a replaced pool replaces the JobSet that ran on it
+        (its spec is immutable).
+        """
+        ready = list(self.services.ready)
+        values = {} if secrets is None else {
+            key: pulumi.Output.secret(pulumi.Output.from_input(secrets).apply(lambda d, k=key: d[k]))
+            for key in stack.secret_names
+        }
+        builders = {"pathways": (PathwaysWorkload, pathways_args_from_stack), "jax": (JaxWorkload, jax_args_from_stack)}
+        out = {}
+        for workload in stack.workloads:
+            # the pools its workers run on: a TPU group's slices, or the CPU pool for CPU jax workloads
+            pools = list(self.tpu_groups[workload.tpu_pool].node_pools) if workload.tpu_pool else [self.cpu_pool]
+            # a Pathways head also runs on the CPU pool; it is rescheduled, not replaced, when that pool changes
+            head = [self.cpu_pool] if workload.runtime == "pathways" else []
+            component, build_args = builders[workload.runtime]
+            out[workload.name] = component(
+                f"{name}-{workload.name}", build_args(stack, workload, values),
+                pulumi.ResourceOptions(parent=self, providers=[self.kubernetes_provider],
+                                       depends_on=[*ready, *head, *pools], replace_with=pools),
+            )
+        return out
 
     def _node_service_account(self, name: str, stack: StackConfig) -> Any:
         sa = stack.cluster.node_service_account

@@ -16,6 +16,19 @@ PLACEMENT_POLICY_LABEL = "cloud.google.com/placement-policy-name"  # tpu7x workl
 QUEUED_LABEL = "cloud.google.com/gke-queued"
 DRA_NETWORK_LABEL = "cloud.google.com/gke-networking-dra-driver"
 
+WORKLOAD_LABEL = "pathways-gke/workload"  # ours: on JobSets and their pods, the workload name
+RUNTIME_LABEL = "pathways-gke/runtime"  # ours: on JobSets, "pathways" or "jax"
+
+# JobSet (labels/annotations the JobSet controller stamps on every pod; JOBSET_INSTALL.md §6.4)
+JOBSET_NAME_KEY = "jobset.sigs.k8s.io/jobset-name"
+REPLICATED_JOB_NAME_KEY = "jobset.sigs.k8s.io/replicatedjob-name"
+REPLICATED_JOB_REPLICAS_KEY = "jobset.sigs.k8s.io/replicatedjob-replicas"
+JOB_INDEX_KEY = "jobset.sigs.k8s.io/job-index"
+COORDINATOR_KEY = "jobset.sigs.k8s.io/coordinator"
+EXCLUSIVE_TOPOLOGY_ANNOTATION = "alpha.jobset.sigs.k8s.io/exclusive-topology"
+# set by the Job controller on pods of an Indexed Job
+COMPLETION_INDEX_ANNOTATION = "batch.kubernetes.io/job-completion-index"
+
 # Kubernetes taint / resource
 TPU_RESOURCE = "google.com/tpu"
 TPU_TAINT = {"key": "google.com/tpu", "value": "present", "effect": "NO_SCHEDULE"}
@@ -34,10 +47,56 @@ def workload_policy_name(cluster: str, group: str) -> str:
     return f"{cluster}-{group}-wp"
 
 
+def workload_secret_name(workload: str) -> str:
+    """Kubernetes Secret holding a workload's secretEnv values."""
+    return f"{workload}-env"
+
+
 def node_service_account_id(cluster: str) -> str:
     """account_id of the dedicated node service account (6-30 chars)."""
     base = f"{cluster}-nodes"
     return base if len(base) <= 30 else f"{cluster[:24].rstrip('-')}-nodes"
+
+
+# --- Pathways workloads (issue 4) ---------------------------------------------------------------------------
+# JobSet / Kubernetes names and labels a Pathways JobSet carries. The JobSet controller derives Job, pod and
+# host names from these (PATHWAYS_JOBSET.md §6); pathways-gke never renames them.
+
+WORKLOAD_LABEL = "pathways-gke/workload"  # ours: on the JobSet and on every head/worker pod
+PATHWAYS_HEAD_JOB = "pathways-head"
+PATHWAYS_WORKER_JOB = "worker"
+JOBSET_API_VERSION = "jobset.x-k8s.io/v1alpha2"
+EXCLUSIVE_TOPOLOGY_ANNOTATION = "alpha.jobset.sigs.k8s.io/exclusive-topology"
+HOSTNAME_LABEL = "kubernetes.io/hostname"
+JOBSET_NAME_LABEL = "jobset.sigs.k8s.io/jobset-name"
+REPLICATED_JOB_NAME_LABEL = "jobset.sigs.k8s.io/replicatedjob-name"
+GCS_FUSE_ANNOTATION = "gke-gcsfuse/volumes"
+SPOT_LABEL = "cloud.google.com/gke-spot"
+FLEX_START_LABEL = "cloud.google.com/gke-flex-start"
+PROXY_PORT = 29000
+
+
+def pathways_head_host(jobset: str) -> str:
+    """Namespace-relative host name of the head pod: `<js>-pathways-head-0-0.<js>` (the coordinator label)."""
+    return f"{jobset}-{PATHWAYS_HEAD_JOB}-0-0.{jobset}"
+
+
+def pathways_head_job(jobset: str) -> str:
+    """Name of the head's child Job (`<js>-pathways-head-0`)."""
+    return f"{jobset}-{PATHWAYS_HEAD_JOB}-0"
+
+
+def worker_job(jobset: str, slice_index: int) -> str:
+    return f"{jobset}-{PATHWAYS_WORKER_JOB}-{slice_index}"
+
+
+def worker_pod_hostname(jobset: str, slice_index: int, vm_index: int) -> str:
+    return f"{worker_job(jobset, slice_index)}-{vm_index}"
+
+
+def workload_secret_name(workload: str) -> str:
+    """Kubernetes Secret holding a workload's `secretEnv` values."""
+    return f"{workload}-env"
 
 
 # Cluster services (JobSet, Kueue): names of the cluster objects we create (docs/jobset-and-kueue.md)

@@ -3,18 +3,22 @@
 from __future__ import annotations
 
 from collections import Counter
+from typing import Optional
 
+from ..catalog import CatalogError, SliceShape
 from ..errors import Problem, allowed
 from .cluster import GKE_NAME, region_of
 from .stack import StackConfig
 from .tpu import TpuPoolConfig, pool_problems
+from .workloads import JaxSettings, WorkloadConfig
 
 RESERVED_NAMESPACES = ("kube-system", "kube-public", "kube-node-lease", "jobset-system", "kueue-system",
                        "gke-managed-system", "gmp-system")
 
 
 def cross_section_problems(stack: StackConfig) -> list[Problem]:
-    return [*cluster_and_pool_problems(stack), *addon_problems(stack), *workload_problems(stack)]
+    return [*cluster_and_pool_problems(stack), *addon_problems(stack), *workload_problems(stack),
+            *jax_workload_problems(stack)]
 
 
 def cluster_and_pool_problems(stack: StackConfig) -> list[Problem]:
@@ -125,4 +129,91 @@ def workload_problems(stack: StackConfig) -> list[Problem]:
                                    + (allowed(stack.secret_names) if stack.secret_names else
                                       "set it with `pulumi config set --secret --path 'secrets.NAME' VALUE`"),
                                    secret))
+    out.extend(pathways_problems(stack))
+    return out
+
+
+def pathways_problems(stack: StackConfig) -> list[Problem]:
+    """Pathways workloads against their pool and the CPU pool (config/pathways_checks.py)."""
+    from ..workloads.target import target_for  # noqa: PLC0415 (target imports config.stack)
+    from .pathways_checks import pathways_workload_problems  # noqa: PLC0415
+
+    out: list[Problem] = []
+    pools = {p.name for p in stack.tpu_pools}
+    for i, workload in enumerate(stack.workloads):
+        if workload.runtime != "pathways" or (workload.tpu_pool is not None and workload.tpu_pool not in pools):
+            continue
+        pool = stack.pool(workload.tpu_pool) if workload.tpu_pool else None
+        if pool is not None and pool.topology is None:
+            continue  # reported at tpuPools[i].topology
+        out.extend(pathways_workload_problems(workload, target_for(stack, workload), f"workloads[{i}]",
+                                              cpu_machine_type=stack.cpu_pool.machine_type))
+    return out
+
+
+def jax_workload_problems(stack: StackConfig) -> list[Problem]:
+    """`runtime: jax` workloads: the process layout on TPU (from the pool) or on the CPU pool (from `jax`)."""
+    out: list[Problem] = []
+    for i, workload in enumerate(stack.workloads):
+        path = f"workloads[{i}]"
+        if workload.runtime != "jax":
+            if _jax_settings_given(workload):
+                out.append(Problem(f"{path}.jax", "applies to runtime 'jax' only"))
+            continue
+        if workload.tpu_pool is None:
+            out.extend(jax_problems(workload, path))
+            continue
+        pool = stack.pool(workload.tpu_pool)
+        if pool is None:
+            continue  # reported by workload_problems
+        try:
+            shape = pool.shape
+        except CatalogError:
+            continue  # reported with the pool
+        out.extend(jax_problems(workload, path, pool.name, shape, pool.slices))
+    return out
+
+
+def _jax_settings_given(workload: WorkloadConfig) -> set[str]:
+    """`jax` fields that differ from their defaults (a config dumped and re-read keeps its meaning)."""
+    defaults = JaxSettings()
+    return {f for f in JaxSettings.model_fields if getattr(workload.jax, f) != getattr(defaults, f)}
+
+
+def jax_problems(workload: WorkloadConfig, path: str, pool_name: Optional[str] = None,
+                 shape: Optional[SliceShape] = None, slices: int = 0) -> list[Problem]:
+    """One jax workload, on the CPU pool (`shape` None) or on `slices` slices of `shape` (pool `pool_name`)."""
+    from ..workloads.jax_jobset import managed_env  # noqa: PLC0415 (the builder decides the variables it sets)
+
+    out: list[Problem] = []
+    managed = managed_env("cpu" if shape is None else "tpu")
+    for source, names in (("env", workload.env), ("secretEnv", workload.secret_env)):
+        for name in names:
+            if name in managed:
+                out.append(Problem(f"{path}.{source}.{name}", "is set by pathways-gke for every jax process and "
+                                   f"cannot be overridden; managed: {', '.join(managed)}"))
+    jax = workload.jax
+    given = _jax_settings_given(workload)
+    if shape is None:
+        if jax.processes is None:
+            out.append(Problem(f"{path}.jax.processes", "is required for a jax workload on the CPU pool (no "
+                               "tpuPool): the number of JAX processes, e.g. jax: {processes: 4}"))
+        elif jax.slices is not None and jax.processes % jax.slices:
+            out.append(Problem(f"{path}.jax.slices", f"must divide jax.processes ({jax.processes}) evenly: every "
+                               "Job runs the same number of processes", jax.slices))
+        return out
+    layout = f"{slices} slice(s) x {shape.vms_per_slice} VM(s) = {slices * shape.vms_per_slice}"
+    for field in ("processes", "slices"):
+        if field in given:
+            out.append(Problem(f"{path}.jax.{field}", f"applies to jax workloads on the CPU pool only; on TPU pool "
+                               f"'{pool_name}' there is one process per TPU VM ({layout}); remove it or remove "
+                               "tpuPool to run on the CPU pool", getattr(jax, field)))
+    for field in ("cpu", "memory"):
+        if field in given:
+            out.append(Problem(f"{path}.jax.{field}", "applies to jax workloads on the CPU pool only (a TPU "
+                               "process gets its whole VM)", getattr(jax, field)))
+    if slices > 1 and not shape.multi_host:
+        out.append(Problem(f"{path}.tpuPool", f"names a pool group of {slices} single-host slices "
+                           f"({shape.generation} {shape.topology} on {shape.machine_type}); GKE Multislice needs "
+                           "multi-host slices: use a larger topology or slices: 1", pool_name))
     return out

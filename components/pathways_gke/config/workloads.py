@@ -9,72 +9,62 @@ from typing import Literal, Optional, Union
 from pydantic import Field, field_validator
 
 from .base import Model, fail
+from .pathways import (ContainerResources, GcsFuseVolume, ImagePullPolicy, PathwaysSettings, check_env,
+                       check_image, image_is_pinned, parse_quantity)
+
+__all__ = ["JaxSettings", "PathwaysSettings", "WorkloadConfig", "check_env", "check_image", "image_is_pinned"]
 
 # JobSet puts `<name>-pathways-head-0-0.<name>` into a 63-character label (PATHWAYS_JOBSET.md §6).
 MAX_WORKLOAD_NAME = 22
 DNS_1035 = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
-ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+DNS_1123_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+RESERVED_CONTAINER_NAMES = ("pathways-rm", "pathways-proxy", "pathways-worker", "colocated-python-sidecar")
 IMAGE = re.compile(r"^[a-z0-9][a-z0-9._\-/:]*[a-z0-9](@sha256:[0-9a-f]{64})?$")
 
 Runtime = Literal["pathways", "jax"]
 Mode = Literal["default", "colocated", "headless"]
 
 
-def image_is_pinned(image: str) -> bool:
-    """A digest, or a tag other than `latest` (the last path segment carries the tag)."""
-    if "@sha256:" in image:
-        return True
-    last = image.rsplit("/", 1)[-1]
-    return ":" in last and not last.endswith(":latest")
-
-
-def check_image(value: str) -> str:
-    if not IMAGE.match(value):
-        raise fail("image", "is not a container image reference (registry/path/name:tag)")
-    if not image_is_pinned(value):
-        raise fail("image", "is not pinned: give an explicit tag other than 'latest', or a @sha256 digest, "
-                   "so every pod restart runs the same build")
+def check_quantity(value: str, kind: str, example: str) -> str:
+    try:
+        positive = parse_quantity(value) > 0
+    except ValueError:
+        positive = False
+    if not positive:
+        raise fail(kind, f"is not a positive Kubernetes quantity (e.g. {example})")
     return value
 
 
-def check_env(env: dict[str, str]) -> dict[str, str]:
-    for key in env:
-        if not ENV_NAME.match(key):
-            raise fail("env", f"'{key}' is not an environment variable name (letters, digits, '_', not starting "
-                       "with a digit)")
-    return env
-
-
-class PathwaysSettings(Model):
-    """Pathways server options (PATHWAYS_JOBSET.md §2, §5)."""
-
-    version: Optional[str] = Field(default=None, description="Pathways image tag, e.g. jax-0.9.2; never 'latest'")
-    gcs_scratch: Optional[str] = None
-    elastic_slices: int = Field(default=0, ge=0)
-    max_slice_restarts: int = Field(default=1, ge=1)
-
-    @field_validator("version")
-    @classmethod
-    def _version(cls, value: Optional[str]) -> Optional[str]:
-        if value is None:
-            return value
-        if value == "latest" or not re.fullmatch(r"[A-Za-z0-9_][A-Za-z0-9_.\-]{0,127}", value):
-            raise fail("version", "is not a pinned Pathways image tag (e.g. jax-0.9.2 or 20260608-jax_0.10.1); "
-                       "'latest' is refused")
-        return value
-
-    @field_validator("gcs_scratch")
-    @classmethod
-    def _gcs(cls, value: Optional[str]) -> Optional[str]:
-        if value is not None and not re.fullmatch(r"gs://[a-z0-9][a-z0-9._\-]{1,220}[a-z0-9](/.*)?", value):
-            raise fail("gcs", "is not a GCS location (gs://bucket/path)")
-        return value
-
-
 class JaxSettings(Model):
-    """Multi-controller JAX options."""
+    """Multi-controller JAX options (runtime: jax).
 
-    processes: Optional[int] = Field(default=None, description="CPU workloads: number of JAX processes")
+    On TPU the process layout comes from the TPU pool (one process per TPU VM, one Job per slice);
+    on the CPU pool (no tpuPool) it is set here.
+    """
+
+    processes: Optional[int] = Field(default=None, ge=1, le=4096,
+                                     description="CPU workloads: total number of JAX processes (pods)")
+    slices: Optional[int] = Field(default=None, ge=1, le=1024,
+                                  description="CPU workloads: split the processes into this many Jobs, like TPU "
+                                  "slices (default 1); processes must be a multiple of it")
+    cpu: str = Field(default="1", description="CPU workloads: CPU request per process")
+    memory: str = Field(default="4Gi", description="CPU workloads: memory request and limit per process")
+
+    @field_validator("cpu", "memory", mode="before")
+    @classmethod
+    def _number_as_text(cls, value: object) -> object:
+        # YAML `cpu: 2` arrives as an int; Kubernetes quantities are strings.
+        return str(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else value
+
+    @field_validator("cpu")
+    @classmethod
+    def _cpu(cls, value: str) -> str:
+        return check_quantity(value, "cpu", "500m, 2")
+
+    @field_validator("memory")
+    @classmethod
+    def _memory(cls, value: str) -> str:
+        return check_quantity(value, "memory", "512Mi, 4Gi")
 
 
 class WorkloadConfig(Model):
@@ -93,6 +83,32 @@ class WorkloadConfig(Model):
     service_account: Optional[str] = None
     termination_grace_period_seconds: Optional[int] = Field(default=None, ge=0, le=86400)
     privileged: bool = False
+    # --- Pathways head/worker pod options (issue 4; see config/pathways.py) ---
+    container_name: str = Field(default="jax-tpu", description="name of the user container in the head pod")
+    resources: ContainerResources = Field(default_factory=ContainerResources)
+    image_pull_policy: Optional[ImagePullPolicy] = Field(
+        default=None, description="every container; default IfNotPresent (all images are pinned)")
+    gcs_fuse: list[GcsFuseVolume] = Field(default_factory=list)
+    image_pull_secrets: list[str] = Field(default_factory=list, description="Secrets for private registries")
+
+    @field_validator("image_pull_secrets")
+    @classmethod
+    def _pull_secrets(cls, value: list[str]) -> list[str]:
+        for name in value:
+            if not DNS_1123_LABEL.match(name) or len(name) > 253:
+                raise fail("image_pull_secrets", f"'{name}' is not a Secret name (lower-case letters, digits, '-')")
+        return value
+
+    @field_validator("container_name")
+    @classmethod
+    def _container_name(cls, value: str) -> str:
+        if not DNS_1123_LABEL.match(value) or len(value) > 63:
+            raise fail("container_name", "is not a container name: lower-case letters, digits and '-', "
+                       "at most 63 characters")
+        if value in RESERVED_CONTAINER_NAMES:
+            raise fail("container_name", f"is used by a Pathways container; not allowed: "
+                       f"{', '.join(RESERVED_CONTAINER_NAMES)}")
+        return value
 
     @field_validator("name")
     @classmethod

@@ -1,0 +1,187 @@
+"""Checks of one `runtime: pathways` workload against where it runs (pool shape, CPU pool, names).
+
+Used by `checks.workload_problems` for stack files and by the `PathwaysWorkload` component for standalone
+use, so both report the same problems with the same paths.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import TYPE_CHECKING, Optional
+
+from .. import naming
+from ..catalog import cpu_machine
+from ..errors import Problem
+from .pathways import parse_quantity
+from .workloads import WorkloadConfig
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..workloads.target import WorkloadTarget
+
+GB = Decimal(10**9)
+GIB = Decimal(2**30)
+
+# Head-pod servers (limits only => requests = limits); see workloads/pathways_jobset.py.
+SERVER_REQUESTS = {"cpu": Decimal(8 + 16), "memory": Decimal(32 + 100) * GB}
+
+# vCPUs and memory (GB) of TPU hosts, for colocated mode (GCE machine-type documentation).
+TPU_HOSTS: dict[str, tuple[int, int]] = {
+    "ct4p-hightpu-4t": (240, 407),
+    "ct5lp-hightpu-1t": (24, 48),
+    "ct5lp-hightpu-4t": (112, 192),
+    "ct5lp-hightpu-8t": (224, 384),
+    "ct5p-hightpu-4t": (208, 448),
+    "ct6e-standard-1t": (44, 176),
+    "ct6e-standard-4t": (180, 720),
+    "ct6e-standard-8t": (180, 1440),
+    "tpu7x-standard-4t": (224, 960),
+}
+
+# Env names pathways-gke sets per container; custom env must not repeat them.
+MANAGED_ENV = {
+    "server": ("REPLICATED_JOB_NAME", "JOBSET_NAME", "HOST_ADDRESS", "TPU_SKIP_MDS_QUERY"),
+    "proxy": ("PATHWAYS_HEAD",),
+    "worker": ("TPU_MIN_LOG_LEVEL", "TF_CPP_MIN_LOG_LEVEL", "XCLOUD_ENVIRONMENT", "MEGASCALE_GRPC_ENABLE_XOR_TRACER",
+               "MEGASCALE_NUM_SLICES", "JOBSET_NAME", "REPLICATED_JOB_NAME", "MEGASCALE_SLICE_ID", "PATHWAYS_HEAD",
+               "MEGASCALE_COORDINATOR_ADDRESS"),
+    "user": ("PATHWAYS_HEAD", "JAX_PLATFORMS", "XCLOUD_ENVIRONMENT", "JAX_BACKEND_TARGET"),
+}
+
+MAX_DNS_LABEL = 63
+
+
+@dataclass(frozen=True)
+class Allocatable:
+    cpu: Decimal
+    memory: Decimal  # bytes
+
+
+def gke_allocatable(vcpus: int, memory_gb: float) -> Allocatable:
+    """Approximate node allocatable after GKE's documented kubelet/system reservations and eviction threshold."""
+    cpu_tiers = ((1, Decimal("0.06")), (1, Decimal("0.01")), (2, Decimal("0.005")), (10**6, Decimal("0.0025")))
+    mem_tiers = ((4, Decimal("0.25")), (4, Decimal("0.20")), (8, Decimal("0.10")), (112, Decimal("0.06")),
+                 (10**9, Decimal("0.02")))
+    cpu = Decimal(vcpus)
+    cpu_reserved = _tiered(cpu, cpu_tiers)
+    mem_gib = Decimal(str(memory_gb)) * GB / GIB
+    mem_reserved = _tiered(mem_gib, mem_tiers) + Decimal("0.1")  # + 100 MiB eviction threshold (rounded)
+    return Allocatable(cpu - cpu_reserved, (mem_gib - mem_reserved) * GIB)
+
+
+def _tiered(amount: Decimal, tiers: tuple[tuple[int, Decimal], ...]) -> Decimal:
+    reserved, left = Decimal(0), amount
+    for size, rate in tiers:
+        step = min(left, Decimal(size))
+        reserved += step * rate
+        left -= step
+        if left <= 0:
+            break
+    return reserved
+
+
+def head_requests(workload: WorkloadConfig) -> dict[str, Decimal]:
+    """CPU (cores) and memory (bytes) the head pod requests: sidecars + the user container."""
+    total = dict(SERVER_REQUESTS)
+    if workload.mode != "headless":
+        res = workload.resources
+        for key in ("cpu", "memory"):
+            value = res.requests.get(key, res.limits.get(key))  # limits-only: requests = limits
+            if value is not None:
+                total[key] += parse_quantity(value)
+    return total
+
+
+def _fits(need: dict[str, Decimal], alloc: Allocatable) -> Optional[str]:
+    short = []
+    if need["cpu"] > alloc.cpu:
+        short.append(f"{need['cpu']:.1f} CPU > {alloc.cpu:.1f} allocatable")
+    if need["memory"] > alloc.memory:
+        short.append(f"{need['memory'] / GB:.0f} GB > {alloc.memory / GB:.0f} GB allocatable")
+    return "; ".join(short) or None
+
+
+def pathways_workload_problems(workload: WorkloadConfig, target: "WorkloadTarget", path: str, *,
+                               cpu_machine_type: Optional[str] = None) -> list[Problem]:
+    """Every problem of a Pathways workload that the JobSet builder relies on being absent."""
+    if workload.runtime != "pathways":
+        return []
+    out: list[Problem] = []
+    pw = workload.pathways
+    at = lambda field: f"{path}.{field}"  # noqa: E731
+
+    if pw.gcs_scratch is None:
+        out.append(Problem(at("pathways.gcsScratch"), "is required for runtime 'pathways': a gs://bucket/path the "
+                           "Pathways servers use as scratch space (--gcs_scratch_location)"))
+    if pw.version is None and pw.uses_default_images:
+        missing = [c for c in ("server", "proxy", "worker") if getattr(pw.images, c) is None]
+        out.append(Problem(at("pathways.version"), "is required when the default Pathways images are used "
+                           f"(no custom image for: {', '.join(missing)}); pin the tag matching your client JAX, "
+                           "e.g. jax-0.9.2 — an implicit 'latest' is never used"))
+    if target.shape is not None and pw.elastic_slices > target.slices:
+        out.append(Problem(at("pathways.elasticSlices"), f"is larger than the pool's {target.slices} slice(s)",
+                           pw.elastic_slices))
+
+    # headless: no user container, so its options would be silently ignored
+    if workload.mode == "headless":
+        for field, given in (("image", workload.image is not None), ("command", workload.command is not None),
+                             ("env", bool(workload.env)), ("secretEnv", bool(workload.secret_env)),
+                             ("privileged", workload.privileged)):
+            if given:
+                out.append(Problem(at(field), "has no effect in mode 'headless' (the head runs only the Pathways "
+                                   "servers; connect a notebook through the port-forward output); remove it"))
+
+    # env names: no duplicates with what we inject, none in both env and secretEnv
+    for name in sorted(set(workload.env) & set(MANAGED_ENV["user"])):
+        out.append(Problem(at(f"env.{name}"), "is set by pathways-gke in the user container "
+                           f"({', '.join(MANAGED_ENV['user'])}); remove it"))
+    for name in sorted(set(workload.secret_env) & set(MANAGED_ENV["user"])):
+        out.append(Problem(at(f"secretEnv.{name}"), "is set by pathways-gke in the user container; remove it"))
+    for name in sorted(set(workload.env) & set(workload.secret_env)):
+        out.append(Problem(at(f"secretEnv.{name}"), "is also given in env; a variable comes from one of them"))
+    for component in ("server", "proxy", "worker"):
+        for name in sorted(set(getattr(pw.env, component)) & set(MANAGED_ENV[component])):
+            out.append(Problem(at(f"pathways.env.{component}.{name}"), "is set by pathways-gke in that container; "
+                               f"not allowed: {', '.join(MANAGED_ENV[component])}"))
+
+    # GCS FUSE volume names are unique
+    seen: dict[str, set[str]] = {"name": set(), "mountPath": set()}
+    for i, volume in enumerate(workload.gcs_fuse):
+        for key, value in (("name", volume.name), ("mountPath", volume.mount_path)):
+            if value in seen[key]:
+                out.append(Problem(at(f"gcsFuse[{i}].{key}"), "is used by another gcsFuse volume", value))
+            seen[key].add(value)
+    if workload.mode == "headless" and any(not v.workers for v in workload.gcs_fuse):
+        out.append(Problem(at("gcsFuse"), "mounts into the user container, which headless workloads do not have; "
+                           "set workers: true or remove the volume"))
+
+    shape = target.shape
+    if shape is not None:
+        # generated names (Jobs, pod host names) must be DNS labels <= 63 (the JobSet webhook checks these)
+        longest = naming.worker_pod_hostname(workload.name, max(target.slices - 1, 0), shape.vms_per_slice - 1)
+        if len(longest) > MAX_DNS_LABEL:
+            out.append(Problem(at("name"), f"makes worker host name '{longest}' longer than {MAX_DNS_LABEL} "
+                               "characters", workload.name))
+
+    if workload.mode == "colocated" and shape is not None:
+        if target.slices > 1:
+            out.append(Problem(at("mode"), f"'colocated' needs a single-slice TPU pool (this one has {target.slices} "
+                               "slices): JobSet's exclusive placement gives each slice's Job a whole node pool, so "
+                               "a head placed on one pool would block that pool's worker Job; use mode 'default'",
+                               workload.mode))
+        host = TPU_HOSTS.get(shape.machine_type)
+        if host is not None:
+            short = _fits(head_requests(workload), gke_allocatable(*host))
+            if short:
+                out.append(Problem(at("mode"), f"'colocated' puts the head on a {shape.machine_type} TPU host, which "
+                                   f"cannot hold it ({short}); use mode 'default' (head on the CPU pool) or lower "
+                                   "resources.requests", workload.mode))
+    elif cpu_machine_type is not None:
+        machine = cpu_machine(cpu_machine_type)
+        if machine is not None:
+            short = _fits(head_requests(workload), gke_allocatable(machine.vcpus, machine.memory_gb))
+            if short:
+                out.append(Problem(at("resources"), f"makes the head pod too large for a cpuPool node "
+                                   f"({machine.name}: {short}); the Pathways servers alone request 24 CPU / 132 GB. "
+                                   "Lower resources.requests or use a larger cpuPool.machineType (n2-standard-64)"))
+    return out

@@ -1,0 +1,172 @@
+"""JaxWorkload: a multi-controller JAX JobSet (TPU multislice or CPU) as a Pulumi component.
+
+Thin shell: inputs are validated by workloads/jax_inputs.py (the stack-config models), the JobSet is
+built by workloads/jax_jobset.py; this module only registers the Kubernetes objects.
+
+Children (names are public API):
+- `{name}-env`: Secret with the workload's secretEnv values (only when it has secretEnv);
+- `{name}-jobset`: the JobSet custom resource. Its spec is immutable server-side, so a spec change
+  replaces it (delete first: the name is fixed).
+
+The module must stay cross-language clean (PULUMI_NOTES.md §4.3): TypedDict args, no Union/Literal,
+and no `from __future__ import annotations` here.
+"""
+
+from typing import Any, Mapping, NotRequired, Optional, TypedDict
+
+import pulumi
+import pulumi_kubernetes as k8s
+
+from ..config.stack import StackConfig
+from ..config.workloads import WorkloadConfig
+from ..naming import RUNTIME_LABEL, WORKLOAD_LABEL, workload_secret_name
+from .jax_inputs import jax_inputs_from_stack, validate_jax_inputs
+from .jax_jobset import build_jax_jobset, coordinator_address, jax_layout
+
+TOKEN = "pathways-gke:index:JaxWorkload"
+
+
+class JaxProcessArgs(TypedDict):
+    """Process layout on the CPU pool (on TPU it comes from the slices: one process per TPU VM)."""
+
+    processes: NotRequired[int]
+    """CPU: total number of JAX processes (pods)."""
+    slices: NotRequired[int]
+    """CPU: split the processes into this many Jobs, like TPU slices (default 1)."""
+    cpu: NotRequired[str]
+    """CPU: CPU request per process (default "1")."""
+    memory: NotRequired[str]
+    """CPU: memory request and limit per process (default "4Gi")."""
+
+
+class JaxWorkloadSpecArgs(TypedDict):
+    """The workload: what every process runs."""
+
+    name: str
+    """JobSet name: a DNS-1035 label of at most 22 characters."""
+    image: str
+    """Container image, pinned to a tag or digest."""
+    command: str
+    """Bash text every process runs (one line or many); wrapped so SIGTERM reaches it."""
+    tpu_pool: NotRequired[str]
+    """TPU pool group the workload runs on; absent: the CPU pool."""
+    jax: NotRequired[JaxProcessArgs]
+    """Process layout on the CPU pool."""
+    env: NotRequired[dict[str, str]]
+    """Extra environment variables."""
+    secret_env: NotRequired[dict[str, str]]
+    """Environment variable -> key of `secrets`; delivered through a Kubernetes Secret."""
+    max_restarts: NotRequired[int]
+    """JobSet restarts after a failure (evictions do not count)."""
+    priority_class: NotRequired[str]
+    service_account: NotRequired[str]
+    termination_grace_period_seconds: NotRequired[int]
+    privileged: NotRequired[bool]
+
+
+class JaxTargetArgs(TypedDict):
+    """Where the workload runs (the cluster side)."""
+
+    namespace: str
+    cpu_pool: str
+    """GKE node-pool name of the CPU pool."""
+    tpu_group: NotRequired[str]
+    """TPU pool group (node label pathways-gke/tpu-group); with tpu_type/topology for a TPU workload."""
+    tpu_type: NotRequired[str]
+    topology: NotRequired[str]
+    machine_type: NotRequired[str]
+    slices: NotRequired[int]
+    """Number of slices (node pools) of the TPU pool group."""
+    capacity: NotRequired[str]
+    """on-demand | spot | reservation | flex-start | queued."""
+    reservation: NotRequired[str]
+    placement_policy: NotRequired[str]
+    """tpu7x multi-host workload-policy name."""
+    queue_name: NotRequired[str]
+    """Kueue LocalQueue when Kueue is enabled."""
+
+
+class JaxWorkloadArgs(TypedDict):
+    workload: JaxWorkloadSpecArgs
+    target: JaxTargetArgs
+    secrets: NotRequired[dict[str, pulumi.Input[str]]]
+    """Secret values by key (Pulumi secrets), for secret_env."""
+
+
+def _as_list(value: Any) -> list[Any]:
+    if value is None:
+        return []
+    if isinstance(value, (list, tuple)):
+        return list(value)
+    return [value]
+
+
+class JaxWorkload(pulumi.ComponentResource):
+    """Every process runs the user's program: one JobSet, one Job per TPU slice (or per CPU group)."""
+
+    jobset_name: pulumi.Output[str]
+    """Name of the JobSet (and of its headless Service)."""
+    namespace: pulumi.Output[str]
+    coordinator_address: pulumi.Output[str]
+    """host:port of process 0, as every process is told in JAX_COORDINATOR_ADDRESS."""
+    processes: pulumi.Output[int]
+    """Total number of JAX processes."""
+
+    def __init__(self, name: str, args: JaxWorkloadArgs, opts: Optional[pulumi.ResourceOptions] = None):
+        # validate before the first registration: bad input registers nothing
+        secrets: Mapping[str, Any] = args.get("secrets") or {}
+        workload, target = validate_jax_inputs(args["workload"], args["target"], tuple(sorted(secrets)))
+        super().__init__(TOKEN, name, {}, opts)
+        manifest_secret = workload_secret_name(workload.name) if workload.secret_env else None
+        # children do not inherit the component's depends_on / replace_with: pass them on
+        depends_on = _as_list(opts.depends_on if opts else None)
+        replace_with = _as_list(getattr(opts, "replace_with", None) if opts else None)
+
+        if manifest_secret is not None:
+            secret = k8s.core.v1.Secret(
+                f"{name}-env",
+                metadata={"name": manifest_secret, "namespace": target.namespace,
+                          "labels": {WORKLOAD_LABEL: workload.name, RUNTIME_LABEL: "jax"}},
+                type="Opaque",
+                string_data={env: pulumi.Output.secret(secrets[key])
+                             for env, key in sorted(workload.secret_env.items())},
+                opts=pulumi.ResourceOptions(parent=self, depends_on=depends_on),
+            )
+            depends_on = [*depends_on, secret]
+
+        manifest = build_jax_jobset(workload, target, secret_name=manifest_secret)
+        jobset = k8s.apiextensions.CustomResource(
+            f"{name}-jobset",
+            api_version=manifest["apiVersion"],
+            kind=manifest["kind"],
+            metadata=manifest["metadata"],
+            spec=manifest["spec"],
+            opts=pulumi.ResourceOptions(parent=self, depends_on=depends_on, replace_with=replace_with or None,
+                                        replace_on_changes=["spec"], delete_before_replace=True),
+        )
+
+        # plain, deterministic values, tied to the JobSet so consumers wait for it
+        self.jobset_name = jobset.urn.apply(lambda _: workload.name)
+        self.namespace = jobset.urn.apply(lambda _: target.namespace)
+        self.coordinator_address = jobset.urn.apply(lambda _: coordinator_address(workload, target))
+        self.processes = jobset.urn.apply(lambda _: jax_layout(workload, target).processes)
+        self.register_outputs({
+            "jobsetName": self.jobset_name,
+            "namespace": self.namespace,
+            "coordinatorAddress": self.coordinator_address,
+            "processes": self.processes,
+        })
+
+
+def jax_args_from_stack(stack: StackConfig, workload: WorkloadConfig,
+                        secrets: Optional[Mapping[str, pulumi.Input[str]]] = None) -> JaxWorkloadArgs:
+    """Component args for one `runtime: jax` workload of a validated stack.
+
+    `secrets`: the stack's secret values by name (Pulumi secrets); only those the workload uses are passed.
+    """
+    inputs = jax_inputs_from_stack(stack, workload)
+    used = {key: (secrets or {})[key] for key in sorted(set(workload.secret_env.values())) if key in (secrets or {})}
+    args: dict[str, Any] = {"workload": inputs["workload"], "target": inputs["target"]}
+    if used:
+        args["secrets"] = used
+    return args  # type: ignore[return-value]

@@ -1,0 +1,269 @@
+"""Multi-controller JAX JobSets (runtime: jax), as plain data. No Pulumi import.
+
+Every process runs the user's program (as in the JobSet TPU multislice example and Kubeflow's JAXJob).
+One JobSet, one replicatedJob `workers`:
+
+- TPU: one Job per slice (`replicas` = slices), one pod per TPU VM (`parallelism` = `completions` = VMs per
+  slice, Indexed), each slice's Job alone on one node pool (exclusive placement), `google.com/tpu` = chips
+  per VM, host networking, and the multislice (MEGASCALE) environment when there are several slices.
+- CPU (no tpuPool): `jax.processes` pods on the CPU pool, split into `jax.slices` Jobs (default 1), with
+  JAX on the CPU platform.
+
+Every pod is told, from the downward API and literals (never computed by a controller of ours):
+
+| variable | value |
+|---|---|
+| `JAX_COORDINATOR_ADDRESS` | `<jobset>-workers-0-0.<jobset>:<port>` (host of process 0, from the JobSet coordinator label) — read by `jax.distributed.initialize()` itself |
+| `JAX_NUM_PROCESSES`, `JAX_PROCESS_COUNT` | total number of processes |
+| `JAX_PROCESS_ID` | `JOB_INDEX * PROCESSES_IN_JOB + JOB_COMPLETION_INDEX`, computed by the command wrapper (Kubernetes cannot do arithmetic) |
+| `JOB_INDEX`, `JOB_COMPLETION_INDEX`, `PROCESSES_IN_JOB` | the inputs of that sum (XPK/MaxText names) |
+| `MEGASCALE_COORDINATOR_ADDRESS`, `MEGASCALE_NUM_SLICES`, `MEGASCALE_SLICE_ID` | TPU with several slices |
+
+JAX 0.10 reads only `JAX_COORDINATOR_ADDRESS` from the environment; on CPU the program passes
+`num_processes`/`process_id` from `JAX_NUM_PROCESSES`/`JAX_PROCESS_ID` (docs/jax-workloads.md). On TPU,
+`jax.distributed.initialize()` without arguments also works (JAX's GKE TPU detection agrees with these values).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Optional
+
+from ..config.workloads import WorkloadConfig
+from ..naming import (
+    COMPLETION_INDEX_ANNOTATION,
+    COORDINATOR_KEY,
+    EXCLUSIVE_TOPOLOGY_ANNOTATION,
+    JOB_INDEX_KEY,
+    JOBSET_NAME_KEY,
+    NODE_POOL_LABEL,
+    PLACEMENT_POLICY_LABEL,
+    QUEUE_NAME_LABEL,
+    REPLICATED_JOB_NAME_KEY,
+    REPLICATED_JOB_REPLICAS_KEY,
+    RUNTIME_LABEL,
+    TPU_ACCELERATOR_LABEL,
+    TPU_GROUP_LABEL,
+    TPU_RESOURCE,
+    TPU_TOPOLOGY_LABEL,
+    WORKLOAD_LABEL,
+)
+from .target import WorkloadTarget
+from .wrapper import wrap_command
+
+API_VERSION = "jobset.x-k8s.io/v1alpha2"
+REPLICATED_JOB = "workers"
+CONTAINER = "jax"
+
+# Ports each process listens on (with hostNetwork on TPU they are host ports: one process per TPU VM).
+# TPU: 8471 TPU runtime between the hosts of a slice, 8080 multislice (megascale) DCN traffic — as in the
+# JobSet multislice example and XPK; 8482 the JAX coordinator on process 0 (JAX's default on Cloud TPU).
+# CPU: the JAX coordinator on process 0 (XPK's CPU port).
+PORTS: dict[str, tuple[tuple[str, int], ...]] = {
+    "tpu": (("tpu-runtime", 8471), ("megascale", 8080), ("jax-coordinator", 8482)),
+    "cpu": (("jax-coordinator", 1234),),
+}
+COORDINATOR_PORT = {"tpu": 8482, "cpu": 1234}
+
+# Taints some capacity modes put on TPU nodes (TPU_NODE_POOLS.md §3, §5), on top of google.com/tpu.
+TPU_TOLERATIONS = ({"key": TPU_RESOURCE, "operator": "Exists", "effect": "NoSchedule"},)
+CAPACITY_TOLERATIONS: dict[str, tuple[dict[str, str], ...]] = {
+    "spot": ({"key": "cloud.google.com/gke-spot", "operator": "Equal", "value": "true", "effect": "NoSchedule"},),
+    "queued": ({"key": "cloud.google.com/gke-queued", "operator": "Exists", "effect": "NoSchedule"},),
+}
+
+# Environment variables pathways-gke sets; a workload's env/secretEnv may not redefine them.
+MANAGED_ENV = (
+    "JOBSET_NAME", "REPLICATED_JOB_NAME", "JOB_INDEX", "JOB_COMPLETION_INDEX", "JOBSET_COORDINATOR",
+    "PROCESSES_IN_JOB", "JAX_NUM_PROCESSES", "JAX_PROCESS_COUNT", "JAX_PROCESS_ID", "JAX_COORDINATOR_PORT",
+    "JAX_COORDINATOR_ADDRESS", "MEGASCALE_COORDINATOR_ADDRESS", "MEGASCALE_NUM_SLICES", "MEGASCALE_SLICE_ID",
+)
+# ... and per platform (on TPU JAX_PLATFORMS is the user's choice)
+PLATFORM_ENV = {"cpu": {"JAX_PLATFORMS": "cpu"}, "tpu": {}}
+
+
+def managed_env(platform: str) -> tuple[str, ...]:
+    return MANAGED_ENV + tuple(PLATFORM_ENV[platform])
+
+# Run by the command wrapper before the user's command: the global process id from the pod's indexes.
+PROCESS_ID_SETUP = (
+    ': "${JOB_INDEX:?is not set (JobSet downward API)}" "${JOB_COMPLETION_INDEX:?is not set (Indexed Job)}"',
+    "JAX_PROCESS_ID=0",
+    "(( JAX_PROCESS_ID = JOB_INDEX * PROCESSES_IN_JOB + JOB_COMPLETION_INDEX )) || :",
+    "export JAX_PROCESS_ID",
+)
+
+
+@dataclass(frozen=True)
+class JaxLayout:
+    """How the processes of a jax workload are laid out: `jobs` Jobs of `processes_per_job` pods."""
+
+    platform: str  # "tpu" | "cpu"
+    jobs: int
+    processes_per_job: int
+
+    @property
+    def processes(self) -> int:
+        return self.jobs * self.processes_per_job
+
+    @property
+    def multislice(self) -> bool:
+        return self.platform == "tpu" and self.jobs > 1
+
+
+def jax_layout(workload: WorkloadConfig, target: WorkloadTarget) -> JaxLayout:
+    """The process layout; config/checks.py has already rejected combinations this cannot honour."""
+    if target.shape is not None:
+        return JaxLayout("tpu", target.slices, target.shape.vms_per_slice)
+    processes = workload.jax.processes
+    if processes is None:
+        raise ValueError(f"workload {workload.name!r}: jax.processes is required on the CPU pool")
+    jobs = workload.jax.slices or 1
+    if processes % jobs:
+        raise ValueError(f"workload {workload.name!r}: jax.processes {processes} is not a multiple of "
+                         f"jax.slices {jobs}")
+    return JaxLayout("cpu", jobs, processes // jobs)
+
+
+def coordinator_host(name: str) -> str:
+    """Hostname of process 0 (job 0, pod 0), as the JobSet coordinator label spells it."""
+    return f"{name}-{REPLICATED_JOB}-0-0.{name}"
+
+
+def coordinator_address(workload: WorkloadConfig, target: WorkloadTarget) -> str:
+    platform = jax_layout(workload, target).platform
+    return f"{coordinator_host(workload.name)}:{COORDINATOR_PORT[platform]}"
+
+
+def _field(name: str, kind: str, key: str) -> dict[str, Any]:
+    return {"name": name, "valueFrom": {"fieldRef": {"fieldPath": f"metadata.{kind}['{key}']"}}}
+
+
+def _env(workload: WorkloadConfig, layout: JaxLayout, secret_name: Optional[str]) -> list[dict[str, Any]]:
+    env: list[dict[str, Any]] = [
+        _field("JOBSET_NAME", "annotations", JOBSET_NAME_KEY),
+        _field("REPLICATED_JOB_NAME", "annotations", REPLICATED_JOB_NAME_KEY),
+        _field("JOB_INDEX", "labels", JOB_INDEX_KEY),
+        _field("JOB_COMPLETION_INDEX", "annotations", COMPLETION_INDEX_ANNOTATION),
+        _field("JOBSET_COORDINATOR", "labels", COORDINATOR_KEY),
+        {"name": "PROCESSES_IN_JOB", "value": str(layout.processes_per_job)},
+        {"name": "JAX_NUM_PROCESSES", "value": str(layout.processes)},
+        {"name": "JAX_PROCESS_COUNT", "value": str(layout.processes)},
+        {"name": "JAX_COORDINATOR_PORT", "value": str(COORDINATOR_PORT[layout.platform])},
+        # $(VAR) in a value expands variables defined earlier in this list (PATHWAYS_JOBSET.md §1.5)
+        {"name": "JAX_COORDINATOR_ADDRESS", "value": "$(JOBSET_COORDINATOR):$(JAX_COORDINATOR_PORT)"},
+    ]
+    if layout.multislice:
+        env += [
+            {"name": "MEGASCALE_COORDINATOR_ADDRESS", "value": "$(JOBSET_COORDINATOR)"},
+            _field("MEGASCALE_NUM_SLICES", "labels", REPLICATED_JOB_REPLICAS_KEY),
+            _field("MEGASCALE_SLICE_ID", "labels", JOB_INDEX_KEY),
+        ]
+    env += [{"name": key, "value": value} for key, value in PLATFORM_ENV[layout.platform].items()]
+    env += [{"name": key, "value": workload.env[key]} for key in sorted(workload.env)]
+    if workload.secret_env:
+        if secret_name is None:
+            raise ValueError(f"workload {workload.name!r} has secretEnv but no Secret name was given")
+        env += [{"name": key, "valueFrom": {"secretKeyRef": {"name": secret_name, "key": key}}}
+                for key in sorted(workload.secret_env)]
+    return env
+
+
+def _pod_spec(workload: WorkloadConfig, target: WorkloadTarget, layout: JaxLayout,
+              secret_name: Optional[str]) -> dict[str, Any]:
+    assert workload.image is not None and workload.command_text is not None  # config/checks.py
+    container: dict[str, Any] = {
+        "name": CONTAINER,
+        "image": workload.image,
+        "command": wrap_command(workload.command_text, setup=PROCESS_ID_SETUP),
+        "env": _env(workload, layout, secret_name),
+        "ports": [{"name": name, "containerPort": port, "protocol": "TCP"} for name, port in PORTS[layout.platform]],
+    }
+    spec: dict[str, Any] = {"restartPolicy": "Never"}
+    if layout.platform == "tpu":
+        assert target.shape is not None and target.tpu_group is not None
+        chips = str(target.shape.chips_per_vm)
+        container["resources"] = {"limits": {TPU_RESOURCE: chips}}  # requests default to the limit
+        selector = {
+            TPU_ACCELERATOR_LABEL: target.shape.accelerator_label,
+            TPU_TOPOLOGY_LABEL: target.shape.topology,
+            TPU_GROUP_LABEL: target.tpu_group,
+        }
+        if target.placement_policy:
+            selector[PLACEMENT_POLICY_LABEL] = target.placement_policy
+        spec.update({
+            "hostNetwork": True,  # TPU runtime and DCN traffic on the VM's NICs; one process per VM
+            "dnsPolicy": "ClusterFirstWithHostNet",  # keep cluster DNS (the coordinator's name) with hostNetwork
+            "nodeSelector": dict(sorted(selector.items())),
+            "tolerations": [dict(t) for t in (*TPU_TOLERATIONS, *CAPACITY_TOLERATIONS.get(target.capacity, ()))],
+        })
+    else:
+        container["resources"] = {
+            "requests": {"cpu": workload.jax.cpu, "memory": workload.jax.memory},
+            "limits": {"memory": workload.jax.memory},
+        }
+        spec["nodeSelector"] = {NODE_POOL_LABEL: target.cpu_pool}
+    if workload.privileged:
+        container["securityContext"] = {"privileged": True}
+    spec["containers"] = [container]
+    if workload.priority_class:
+        spec["priorityClassName"] = workload.priority_class
+    if workload.service_account:
+        spec["serviceAccountName"] = workload.service_account
+    if workload.termination_grace_period_seconds is not None:
+        spec["terminationGracePeriodSeconds"] = workload.termination_grace_period_seconds
+    return dict(sorted(spec.items()))
+
+
+def build_jax_jobset(workload: WorkloadConfig, target: WorkloadTarget, *,
+                     secret_name: Optional[str] = None) -> dict[str, Any]:
+    """The JobSet for a `runtime: jax` workload (validated config + where it runs) as a plain dict.
+
+    `secret_name` is the Kubernetes Secret holding the workload's secretEnv values (keys = variable
+    names); required when the workload has secretEnv.
+    """
+    if workload.runtime != "jax":
+        raise ValueError(f"workload {workload.name!r} has runtime {workload.runtime!r}, not 'jax'")
+    layout = jax_layout(workload, target)
+    labels = {WORKLOAD_LABEL: workload.name, RUNTIME_LABEL: "jax"}
+    job_spec: dict[str, Any] = {
+        "parallelism": layout.processes_per_job,
+        "completions": layout.processes_per_job,
+        "completionMode": "Indexed",
+        # one failed process fails its Job, and the JobSet restarts every process together
+        "backoffLimit": 0,
+        # a pod evicted by node maintenance or spot preemption fails the Job with reason
+        # PodFailurePolicy, which the JobSet restarts without spending maxRestarts (failurePolicy below)
+        "podFailurePolicy": {"rules": [{"action": "FailJob",
+                                        "onPodConditions": [{"type": "DisruptionTarget", "status": "True"}]}]},
+        "template": {
+            "metadata": {"labels": {WORKLOAD_LABEL: workload.name}},
+            "spec": _pod_spec(workload, target, layout, secret_name),
+        },
+    }
+    job_template: dict[str, Any] = {"spec": job_spec}
+    if layout.platform == "tpu":
+        # one slice (child Job) per node pool; read from the Job template (PATHWAYS_JOBSET.md §1.4)
+        job_template = {"metadata": {"annotations": {EXCLUSIVE_TOPOLOGY_ANNOTATION: NODE_POOL_LABEL}},
+                        "spec": job_spec}
+    metadata: dict[str, Any] = {"name": workload.name, "namespace": target.namespace,
+                                "labels": dict(sorted(labels.items()))}
+    if target.queue_name:
+        metadata["labels"] = dict(sorted({**labels, QUEUE_NAME_LABEL: target.queue_name}.items()))
+    return {
+        "apiVersion": API_VERSION,
+        "kind": "JobSet",
+        "metadata": metadata,
+        "spec": {
+            "coordinator": {"replicatedJob": REPLICATED_JOB, "jobIndex": 0, "podIndex": 0},
+            "network": {"enableDNSHostnames": True, "publishNotReadyAddresses": True},
+            "failurePolicy": {
+                "maxRestarts": workload.max_restarts,
+                "restartStrategy": "Recreate",
+                "rules": [{"name": "disruption", "action": "RestartJobSetAndIgnoreMaxRestarts",
+                           "onJobFailureReasons": ["PodFailurePolicy"]}],
+            },
+            "successPolicy": {"operator": "All", "targetReplicatedJobs": [REPLICATED_JOB]},
+            "replicatedJobs": [{"name": REPLICATED_JOB, "replicas": layout.jobs, "template": job_template}],
+        },
+    }

@@ -1,0 +1,242 @@
+"""`PathwaysWorkload`: one Pathways head + worker JobSet (and its env Secret) as a Pulumi component.
+
+Usable inside `PathwaysCluster` and on its own against an existing cluster: pass your
+`pulumi_kubernetes.Provider` through `opts` (`providers=[k8s_provider]` or `provider=`). The JobSet itself is
+rendered by the pure builder in `pathways_jobset.py`; this module only validates the args and registers
+resources.
+
+Cross-language clean on purpose (shared/reference/PULUMI_NOTES.md §4.3): the args are a TypedDict of
+`pulumi.Input`/plain values with `NotRequired`, no Union/Literal, ints may arrive as floats, and this module
+must NOT use `from __future__ import annotations`.
+"""
+
+import copy
+import json
+from typing import Any, Mapping, NotRequired, Optional, Sequence, TypedDict
+
+import pulumi
+import pulumi_kubernetes as k8s
+from pydantic import ValidationError
+
+from .. import naming
+from ..config.base import problems_from
+from ..config.pathways_checks import pathways_workload_problems
+from ..config.workloads import WorkloadConfig
+from ..errors import ConfigError, Problem
+from .pathways_jobset import build_pathways_jobset
+from .placement import placement_problems, target_from_placement
+
+TOKEN = "pathways-gke:index:PathwaysWorkload"
+
+
+class PathwaysWorkloadArgs(TypedDict):
+    """Inputs of a PathwaysWorkload. Values that shape the JobSet are plain (validated before registering)."""
+
+    workload: dict[str, Any]
+    """The workload, exactly as one `pathways-gke:workloads` entry (camelCase keys): name, image, command,
+    mode, pathways: {version, gcsScratch, images, flags, env, elasticSlices, maxSliceRestarts, metrics},
+    maxRestarts, priorityClass, env, secretEnv, serviceAccount, resources, gcsFuse, ... (docs/pathways-workloads.md)."""
+    tpu_type: str
+    """TPU generation of the worker slices: v4, v5e, v5p, v6e, tpu7x (or a shorthand such as v6e-16)."""
+    tpu_topology: NotRequired[str]
+    """Slice topology, e.g. 4x4 (implied by a shorthand tpu_type)."""
+    slices: int
+    """Number of slices (one node pool each); the worker replicatedJob's replicas."""
+    tpu_machine_type: NotRequired[str]
+    """Host machine type when several fit the topology (e.g. ct6e-standard-8t for one 8-chip 2x4 host)."""
+    namespace: NotRequired[str]
+    """Kubernetes namespace of the JobSet and Secret (default: default)."""
+    cpu_pool: NotRequired[str]
+    """GKE node pool hosting the head in modes default/headless (default: cpu-np)."""
+    cpu_machine_type: NotRequired[str]
+    """Machine type of the CPU pool, to check the head pod fits a node (optional)."""
+    tpu_group: NotRequired[str]
+    """Value of the node label pathways-gke/tpu-group on the slices' nodes; omit on clusters whose TPU pools
+    were not created by pathways-gke (workers then select on accelerator and topology only)."""
+    capacity: NotRequired[str]
+    """on-demand | spot | reservation | flex-start | queued: adds the matching worker tolerations/selectors."""
+    placement_policy: NotRequired[str]
+    """tpu7x multi-host workload-policy name (node label cloud.google.com/placement-policy-name)."""
+    queue_name: NotRequired[str]
+    """Kueue LocalQueue; sets kueue.x-k8s.io/queue-name on the JobSet."""
+    secrets: NotRequired[dict[str, pulumi.Input[str]]]
+    """Secret values by name, for the workload's secretEnv (ENV_VAR: secret name). Stored in a Kubernetes
+    Secret; give Pulumi secrets (config.require_secret)."""
+
+
+class PathwaysWorkload(pulumi.ComponentResource):
+    """A Pathways workload (head + workers) as a JobSet, with a Secret for its secret env values."""
+
+    jobset_name: pulumi.Output[str]
+    """Name of the JobSet (= the workload name)."""
+    namespace: pulumi.Output[str]
+    """Namespace of the JobSet."""
+    head_host: pulumi.Output[str]
+    """The head pod's host name within the namespace: <name>-pathways-head-0-0.<name>."""
+    head_dns_name: pulumi.Output[str]
+    """Fully qualified head DNS name (cluster domain cluster.local)."""
+    jax_backend_target: pulumi.Output[str]
+    """In-cluster JAX_BACKEND_TARGET of the IFRT proxy: grpc://<head host>:29000."""
+    port_forward_command: pulumi.Output[str]
+    """Ready-to-paste kubectl port-forward to the head's IFRT proxy (for notebooks, headless mode)."""
+
+    def __init__(self, name: str, args: PathwaysWorkloadArgs, opts: Optional[pulumi.ResourceOptions] = None):
+        if opts is not None and opts.urn:  # rehydration
+            super().__init__(TOKEN, name, None, opts)
+            return
+        args = dict(args or {})
+        workload, jobset, secret_values = validate_args(args)
+        own = copy.copy(opts) if opts is not None else None
+        if own is not None:
+            own.replace_with = None  # forwarded to the JobSet below; a component is never replaced itself
+        super().__init__(TOKEN, name, None, own)
+
+        ns = jobset["metadata"]["namespace"]
+        extra_deps = list(_as_list(opts.depends_on) if opts else [])
+        replace_with = list(_as_list(opts.replace_with) if opts and opts.replace_with else [])
+
+        secret = None
+        if secret_values:
+            secret = k8s.core.v1.Secret(
+                f"{name}-env",
+                metadata=k8s.meta.v1.ObjectMetaArgs(
+                    name=naming.workload_secret_name(workload.name), namespace=ns,
+                    labels={naming.WORKLOAD_LABEL: workload.name}),
+                type="Opaque",
+                string_data={env: pulumi.Output.secret(value) for env, value in sorted(secret_values.items())},
+                opts=pulumi.ResourceOptions(parent=self, depends_on=extra_deps),
+            )
+        self.jobset = k8s.apiextensions.CustomResource(
+            f"{name}-jobset",
+            api_version=jobset["apiVersion"],
+            kind=jobset["kind"],
+            metadata=jobset["metadata"],
+            spec=jobset["spec"],
+            opts=pulumi.ResourceOptions(
+                parent=self,
+                depends_on=[*extra_deps, *([secret] if secret else [])],
+                replace_on_changes=["spec"],
+                delete_before_replace=True,
+                replace_with=replace_with or None,
+            ),
+        )
+        self.secret = secret
+        facts = access_facts(workload.name, ns)
+        self.jobset_name = pulumi.Output.from_input(workload.name)
+        self.namespace = pulumi.Output.from_input(ns)
+        self.head_host = pulumi.Output.from_input(facts["head_host"])
+        self.head_dns_name = pulumi.Output.from_input(facts["head_dns_name"])
+        self.jax_backend_target = pulumi.Output.from_input(facts["jax_backend_target"])
+        self.port_forward_command = pulumi.Output.from_input(facts["port_forward_command"])
+        self.register_outputs({
+            "jobsetName": self.jobset_name,
+            "namespace": self.namespace,
+            "headHost": self.head_host,
+            "headDnsName": self.head_dns_name,
+            "jaxBackendTarget": self.jax_backend_target,
+            "portForwardCommand": self.port_forward_command,
+        })
+
+
+def access_facts(jobset: str, namespace: str) -> dict[str, str]:
+    """Where a client reaches the head (PATHWAYS_JOBSET.md §7)."""
+    host = naming.pathways_head_host(jobset)
+    return {
+        "head_host": host,
+        "head_dns_name": f"{host}.{namespace}.svc.cluster.local",
+        "jax_backend_target": f"grpc://{host}:{naming.PROXY_PORT}",
+        "port_forward_command": (f"kubectl port-forward -n {namespace} job/{naming.pathways_head_job(jobset)} "
+                                 f"{naming.PROXY_PORT}:{naming.PROXY_PORT}  # then: JAX_PLATFORMS=proxy "
+                                 f"JAX_BACKEND_TARGET=grpc://127.0.0.1:{naming.PROXY_PORT}"),
+    }
+
+
+def validate_args(args: Mapping[str, Any]) -> tuple[WorkloadConfig, dict[str, Any], dict[str, Any]]:
+    """Validate component args through the config models; return (workload, JobSet object, secret values by env).
+
+    Raises ConfigError naming every bad arg path (e.g. `workload.pathways.version`, `tpu_topology`).
+    """
+    problems: list[Problem] = []
+    raw_workload = args.get("workload")
+    workload: Optional[WorkloadConfig] = None
+    if not isinstance(raw_workload, Mapping):
+        problems.append(Problem("workload", "is required: a mapping like one pathways-gke:workloads entry"))
+    else:
+        try:
+            workload = WorkloadConfig.model_validate(_plain(raw_workload), by_alias=True)
+        except ValidationError as exc:
+            problems.extend(problems_from(exc, WorkloadConfig, ["workload"]))
+    placement_fields = {k: v for k, v in args.items() if k not in ("workload", "secrets")}
+    placement, placement_errors = placement_problems(placement_fields)
+    problems.extend(placement_errors)
+    secret_values: dict[str, Any] = {}
+    if workload is not None and placement is not None:
+        if workload.runtime != "pathways":
+            problems.append(Problem("workload.runtime", "must be 'pathways' for a PathwaysWorkload", workload.runtime))
+        if workload.image is None and workload.mode != "headless":
+            problems.append(Problem("workload.image", "is required (the user container's image, pinned to a tag); "
+                                    "only headless workloads have no user container"))
+        target = target_from_placement(placement)
+        problems.extend(pathways_workload_problems(workload, target, "workload",
+                                                   cpu_machine_type=placement.cpu_machine_type))
+        secrets = args.get("secrets") or {}
+        for env, secret_name in sorted(workload.secret_env.items()):
+            if secret_name not in secrets:
+                problems.append(Problem(f"workload.secretEnv.{env}", "names no entry of secrets; "
+                                        + (f"allowed: {', '.join(sorted(secrets))}" if secrets else
+                                           "pass secrets={name: pulumi secret}"), secret_name))
+            else:
+                secret_values[env] = secrets[secret_name]
+    if problems or workload is None or placement is None:
+        raise ConfigError(problems)
+    jobset = build_pathways_jobset(workload, target_from_placement(placement),
+                                   secret_name=naming.workload_secret_name(workload.name) if secret_values else None)
+    return workload, jobset, secret_values
+
+
+def pathways_args_from_stack(stack: Any, workload: WorkloadConfig,
+                             secrets: Optional[Mapping[str, Any]] = None) -> PathwaysWorkloadArgs:
+    """Args for one `runtime: pathways` workload of a validated StackConfig (used by PathwaysCluster)."""
+    from .target import target_for  # noqa: PLC0415
+
+    target = target_for(stack, workload)
+    if target.shape is None:
+        raise ValueError(f"workload {workload.name!r} has no TPU pool group")
+    args: dict[str, Any] = {
+        "workload": json.loads(workload.model_dump_json(by_alias=True, exclude_unset=True)),
+        "tpu_type": target.shape.generation,
+        "tpu_topology": target.shape.topology,
+        "tpu_machine_type": target.shape.machine_type,
+        "slices": target.slices,
+        "namespace": target.namespace,
+        "cpu_pool": target.cpu_pool,
+        "cpu_machine_type": stack.cpu_pool.machine_type,
+        "capacity": target.capacity,
+    }
+    for key, value in (("tpu_group", target.tpu_group), ("placement_policy", target.placement_policy),
+                       ("queue_name", target.queue_name)):
+        if value is not None:
+            args[key] = value
+    needed = sorted(set(workload.secret_env.values()))
+    if needed:
+        if isinstance(secrets, Mapping):
+            args["secrets"] = {k: v for k, v in secrets.items() if k in needed}
+        elif secrets is not None:  # an Output of the whole mapping (pulumi.Config.get_secret_object)
+            whole = pulumi.Output.secret(secrets)
+            args["secrets"] = {k: whole.apply(lambda m, k=k: (m or {}).get(k)) for k in needed}
+    return args  # type: ignore[return-value]
+
+
+def _plain(value: Any) -> Any:
+    """Cross-language inputs: ints arrive as floats (3.0); pydantic's lax int takes them. Tuples -> lists."""
+    if isinstance(value, Mapping):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return value
+
+
+def _as_list(value: Any) -> Sequence[Any]:
+    if value is None:
+        return []
+    return list(value) if isinstance(value, (list, tuple)) else [value]

@@ -1,0 +1,459 @@
+"""The Pathways JobSet (head + workers) as plain data — no Pulumi import.
+
+`build_pathways_jobset(workload, target, secret_name=...)` returns the `jobset.x-k8s.io/v1alpha2` JobSet
+object for one `runtime: pathways` workload in any mode. Every value follows the peers' common core
+(shared/reference/PATHWAYS_JOBSET.md §1-§5) — XPK's field layout where they differ only in form — and every
+deliberate difference is listed in docs/coming-from-xpk.md. Deterministic: same inputs, same dict.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+from .. import naming
+from ..catalog import SliceShape
+from ..config.workloads import WorkloadConfig
+from .target import WorkloadTarget
+from .wrapper import wrap_command
+
+# --- constants from the references ----------------------------------------------------------------------
+
+SERVER_IMAGE = "us-docker.pkg.dev/cloud-tpu-v2-images/pathways/server"
+PROXY_IMAGE = "us-docker.pkg.dev/cloud-tpu-v2-images/pathways/proxy_server"
+
+PROXY_PORT = naming.PROXY_PORT  # 29000, IFRT proxy gRPC (JAX_BACKEND_TARGET)
+RM_PORT = 29001
+RM_PORTS = (29001, 29002)
+WORKER_PORT = 29005
+WORKER_PORTS = (29005, 29006, 8471, 8080)
+COLOCATED_PYTHON_PORT = 50051
+
+RM_CONTAINER = "pathways-rm"
+PROXY_CONTAINER = "pathways-proxy"
+WORKER_CONTAINER = "pathways-worker"
+COLOCATED_PYTHON_CONTAINER = "colocated-python-sidecar"
+SHARED_TMP = "shared-tmp"
+
+# limits only (requests = limits), XPK's units (PATHWAYS_JOBSET.md §2.2, §2.3)
+RM_RESOURCES = {"limits": {"cpu": "8", "memory": "32G"}}
+PROXY_RESOURCES = {"limits": {"cpu": "16", "memory": "100G"}}
+
+WORKER_BACKOFF_PER_VM = 4  # OP/CTK/XPK: 4 x VMs per slice (non-elastic)
+DEFAULT_GRACE_PERIOD = 30  # XPK -tgps / CTK --grace-period default (= Kubernetes default)
+
+COORDINATOR_LABEL_PATH = "metadata.labels['jobset.sigs.k8s.io/coordinator']"
+JOBSET_NAME_PATH = "metadata.annotations['jobset.sigs.k8s.io/jobset-name']"
+REPLICATED_JOB_NAME_PATH = "metadata.annotations['jobset.sigs.k8s.io/replicatedjob-name']"
+REPLICATED_JOB_REPLICAS_PATH = "metadata.labels['jobset.sigs.k8s.io/replicatedjob-replicas']"
+JOB_INDEX_PATH = "metadata.labels['jobset.sigs.k8s.io/job-index']"
+
+TPU_TOLERATION = {"key": naming.TPU_RESOURCE, "operator": "Exists", "effect": "NoSchedule"}
+
+# Extra tolerations per capacity mode of the TPU pool group (node pools of the group carry these taints or may).
+# (operator Exists: whatever value GKE gives the taint; the same form as the Kueue flavors' tolerations)
+CAPACITY_TOLERATIONS: dict[str, tuple[dict[str, str], ...]] = {
+    "on-demand": (),
+    "reservation": (),
+    "spot": ({"key": naming.SPOT_LABEL, "operator": "Exists", "effect": "NoSchedule"},),
+    "flex-start": ({"key": naming.FLEX_START_LABEL, "operator": "Exists", "effect": "NoSchedule"},),
+    "queued": ({"key": naming.QUEUED_LABEL, "operator": "Exists", "effect": "NoSchedule"},),
+}
+# Extra node selectors per capacity mode (queued provisioning nodes are only used by pods that ask for them).
+CAPACITY_NODE_SELECTORS: dict[str, dict[str, str]] = {"queued": {naming.QUEUED_LABEL: "true"}}
+
+# Injected into the user container, in this order (PATHWAYS_HEAD must precede JAX_BACKEND_TARGET).
+USER_ENV_NAMES = ("PATHWAYS_HEAD", "JAX_PLATFORMS", "XCLOUD_ENVIRONMENT", "JAX_BACKEND_TARGET")
+
+
+# --- small helpers ---------------------------------------------------------------------------------------
+
+
+def _field_env(name: str, path: str) -> dict[str, Any]:
+    return {"name": name, "valueFrom": {"fieldRef": {"fieldPath": path}}}
+
+
+def _value_env(name: str, value: str) -> dict[str, Any]:
+    return {"name": name, "value": value}
+
+
+def _custom_env(env: dict[str, str]) -> list[dict[str, Any]]:
+    return [_value_env(k, env[k]) for k in sorted(env)]
+
+
+def _ports(*ports: int) -> list[dict[str, Any]]:
+    return [{"containerPort": p, "protocol": "TCP"} for p in ports]
+
+
+def component_images(workload: WorkloadConfig) -> dict[str, str]:
+    """Image per component: custom images verbatim, default images tagged with `pathways.version`."""
+    pw = workload.pathways
+    tag = pw.version or ""
+    server = pw.images.server or f"{SERVER_IMAGE}:{tag}"
+    out = {
+        "server": server,
+        "proxy": pw.images.proxy or f"{PROXY_IMAGE}:{tag}",
+        # OP bug #6 / XPK #17: workers follow a custom server image unless a worker image is given
+        "worker": pw.images.worker or server,
+    }
+    if pw.images.colocated_python:
+        out["colocatedPython"] = pw.images.colocated_python
+    return out
+
+
+def image_pull_policy(workload: WorkloadConfig) -> str:
+    # Every image is pinned (tag other than latest, or a digest): IfNotPresent avoids a registry round trip
+    # and a surprise build on each restart. Users can force Always.
+    return workload.image_pull_policy or "IfNotPresent"
+
+
+def worker_backoff_limit(workload: WorkloadConfig, shape: SliceShape) -> int:
+    pw = workload.pathways
+    if pw.elastic_slices > 0:
+        return pw.max_slice_restarts * shape.vms_per_slice
+    return WORKER_BACKOFF_PER_VM * shape.vms_per_slice
+
+
+def headless(workload: WorkloadConfig) -> bool:
+    return workload.mode == "headless"
+
+
+# --- containers ------------------------------------------------------------------------------------------
+
+
+def rm_container(workload: WorkloadConfig, target: WorkloadTarget, *, sidecar: bool) -> dict[str, Any]:
+    pw = workload.pathways
+    shape = _shape(target)
+    args = [
+        f"--server_port={RM_PORT}",
+        f"--gcs_scratch_location={pw.gcs_scratch}",
+        "--node_type=resource_manager",
+        f"--instance_count={target.slices}",
+        f"--instance_type={shape.instance_type}",
+        *(["--enable_metrics_collection=true"] if pw.metrics else []),
+        *pw.flags.server,
+    ]
+    env = [
+        _field_env("REPLICATED_JOB_NAME", REPLICATED_JOB_NAME_PATH),
+        _field_env("JOBSET_NAME", JOBSET_NAME_PATH),
+        _field_env("HOST_ADDRESS", COORDINATOR_LABEL_PATH),
+        _value_env("TPU_SKIP_MDS_QUERY", "true"),
+        *_custom_env(pw.env.server),
+    ]
+    container = {
+        "name": RM_CONTAINER,
+        "image": component_images(workload)["server"],
+        "imagePullPolicy": image_pull_policy(workload),
+        "args": args,
+        "env": env,
+        "ports": _ports(*RM_PORTS),
+        "resources": _copy(RM_RESOURCES),
+    }
+    if sidecar:
+        container["restartPolicy"] = "Always"
+    return container
+
+
+def proxy_container(workload: WorkloadConfig, *, sidecar: bool) -> dict[str, Any]:
+    pw = workload.pathways
+    args = [
+        f"--server_port={PROXY_PORT}",
+        f"--resource_manager_address=$(PATHWAYS_HEAD):{RM_PORT}",
+        f"--gcs_scratch_location={pw.gcs_scratch}",
+        *([f"--num_elastic_slices={pw.elastic_slices}"] if pw.elastic_slices > 0 else []),
+        *(["--enable_metrics_collection=true"] if pw.metrics else []),
+        *pw.flags.proxy,
+    ]
+    container = {
+        "name": PROXY_CONTAINER,
+        "image": component_images(workload)["proxy"],
+        "imagePullPolicy": image_pull_policy(workload),
+        "args": args,
+        "env": [_field_env("PATHWAYS_HEAD", COORDINATOR_LABEL_PATH), *_custom_env(pw.env.proxy)],
+        "ports": _ports(PROXY_PORT),
+        "resources": _copy(PROXY_RESOURCES),
+    }
+    if sidecar:
+        container["restartPolicy"] = "Always"
+    return container
+
+
+def user_container(workload: WorkloadConfig, *, secret_name: Optional[str]) -> dict[str, Any]:
+    env: list[dict[str, Any]] = [
+        _field_env("PATHWAYS_HEAD", COORDINATOR_LABEL_PATH),
+        _value_env("JAX_PLATFORMS", "proxy"),
+        _value_env("XCLOUD_ENVIRONMENT", "GCP"),
+        _value_env("JAX_BACKEND_TARGET", f"grpc://$(PATHWAYS_HEAD):{PROXY_PORT}"),
+        *_custom_env(workload.env),
+    ]
+    if workload.secret_env:
+        if not secret_name:
+            raise ValueError(f"workload {workload.name!r} has secretEnv but no Secret name was given")
+        env += [{"name": k, "valueFrom": {"secretKeyRef": {"name": secret_name, "key": k}}}
+                for k in sorted(workload.secret_env)]
+    container: dict[str, Any] = {
+        "name": workload.container_name,
+        "image": workload.image,
+        "imagePullPolicy": image_pull_policy(workload),
+    }
+    if workload.command_text is not None:
+        container["command"] = wrap_command(workload.command_text)
+    container["env"] = env
+    resources = {k: dict(sorted(v.items())) for k, v in (("requests", workload.resources.requests),
+                                                         ("limits", workload.resources.limits)) if v}
+    if resources:
+        container["resources"] = resources
+    if workload.privileged:
+        container["securityContext"] = {"privileged": True}
+    mounts = _fuse_mounts(workload, workers=False)
+    if mounts:
+        container["volumeMounts"] = mounts
+    return container
+
+
+def worker_container(workload: WorkloadConfig, target: WorkloadTarget) -> dict[str, Any]:
+    pw = workload.pathways
+    shape = _shape(target)
+    args = [
+        f"--server_port={WORKER_PORT}",
+        f"--resource_manager_address=$(PATHWAYS_HEAD):{RM_PORT}",
+        f"--gcs_scratch_location={pw.gcs_scratch}",
+        *(["--enable_metrics_collection=true"] if pw.metrics else []),
+        *pw.flags.worker,
+    ]
+    env = [
+        _value_env("TPU_MIN_LOG_LEVEL", "0"),
+        _value_env("TF_CPP_MIN_LOG_LEVEL", "0"),
+        _value_env("XCLOUD_ENVIRONMENT", "GCP"),
+        _value_env("MEGASCALE_GRPC_ENABLE_XOR_TRACER", "false"),
+        _field_env("MEGASCALE_NUM_SLICES", REPLICATED_JOB_REPLICAS_PATH),
+        _field_env("JOBSET_NAME", JOBSET_NAME_PATH),
+        _field_env("REPLICATED_JOB_NAME", REPLICATED_JOB_NAME_PATH),
+        _field_env("MEGASCALE_SLICE_ID", JOB_INDEX_PATH),
+        _field_env("PATHWAYS_HEAD", COORDINATOR_LABEL_PATH),
+        _field_env("MEGASCALE_COORDINATOR_ADDRESS", COORDINATOR_LABEL_PATH),
+        *_custom_env(pw.env.worker),
+    ]
+    return {
+        "name": WORKER_CONTAINER,
+        "image": component_images(workload)["worker"],
+        "imagePullPolicy": image_pull_policy(workload),
+        "args": args,
+        "env": env,
+        "ports": _ports(*WORKER_PORTS),
+        "resources": {"limits": {naming.TPU_RESOURCE: str(shape.chips_per_vm)}},
+        "volumeMounts": [{"name": SHARED_TMP, "mountPath": "/tmp"}, *_fuse_mounts(workload, workers=True)],
+    }
+
+
+def colocated_python_container(workload: WorkloadConfig) -> dict[str, Any]:
+    return {
+        "name": COLOCATED_PYTHON_CONTAINER,
+        "image": component_images(workload)["colocatedPython"],
+        "imagePullPolicy": image_pull_policy(workload),
+        "env": [_value_env("GRPC_SERVER_ADDRESS", f"0.0.0.0:{COLOCATED_PYTHON_PORT}"),
+                _value_env("PYTHONUNBUFFERED", "1")],
+        "ports": _ports(COLOCATED_PYTHON_PORT),
+        "volumeMounts": [{"name": SHARED_TMP, "mountPath": "/tmp"}],
+        "restartPolicy": "Always",
+    }
+
+
+# --- volumes ---------------------------------------------------------------------------------------------
+
+
+def _fuse_mounts(workload: WorkloadConfig, *, workers: bool) -> list[dict[str, Any]]:
+    return [
+        {"name": v.name, "mountPath": v.mount_path, **({"readOnly": True} if v.read_only else {})}
+        for v in workload.gcs_fuse if (v.workers if workers else True)
+    ]
+
+
+def _fuse_volumes(workload: WorkloadConfig, *, workers: bool) -> list[dict[str, Any]]:
+    out = []
+    for v in workload.gcs_fuse:
+        if workers and not v.workers:
+            continue
+        attributes = {"bucketName": v.bucket}
+        if v.mount_options:
+            attributes["mountOptions"] = ",".join(v.mount_options)
+        # Pathways pods use hostNetwork; the GCS FUSE sidecar then needs the pod's KSA passed explicitly.
+        attributes["hostNetworkPodKSA"] = "true"
+        out.append({"name": v.name, "csi": {"driver": "gcsfuse.csi.storage.gke.io",
+                                            **({"readOnly": True} if v.read_only else {}),
+                                            "volumeAttributes": attributes}})
+    return out
+
+
+def _pod_annotations(workload: WorkloadConfig, *, workers: bool) -> dict[str, str]:
+    if _fuse_volumes(workload, workers=workers):
+        return {naming.GCS_FUSE_ANNOTATION: "true"}
+    return {}
+
+
+# --- pods and jobs ---------------------------------------------------------------------------------------
+
+
+def _tpu_node_selector(target: WorkloadTarget) -> dict[str, str]:
+    shape = _shape(target)
+    selector = {
+        naming.TPU_ACCELERATOR_LABEL: shape.accelerator_label,
+        naming.TPU_TOPOLOGY_LABEL: shape.topology,
+    }
+    if target.tpu_group:
+        selector[naming.TPU_GROUP_LABEL] = target.tpu_group
+    if target.placement_policy:
+        selector[naming.PLACEMENT_POLICY_LABEL] = target.placement_policy
+    selector.update(CAPACITY_NODE_SELECTORS.get(target.capacity, {}))
+    return dict(sorted(selector.items()))
+
+
+def _tpu_tolerations(target: WorkloadTarget) -> list[dict[str, str]]:
+    return [dict(TPU_TOLERATION), *(dict(t) for t in CAPACITY_TOLERATIONS.get(target.capacity, ()))]
+
+
+def _pod_common(workload: WorkloadConfig) -> dict[str, Any]:
+    """Fields head and worker pods share (in the order they are written)."""
+    spec: dict[str, Any] = {
+        "hostNetwork": True,
+        "dnsPolicy": "ClusterFirstWithHostNet",
+        "terminationGracePeriodSeconds": (workload.termination_grace_period_seconds
+                                          if workload.termination_grace_period_seconds is not None
+                                          else DEFAULT_GRACE_PERIOD),
+    }
+    if workload.priority_class:
+        spec["priorityClassName"] = workload.priority_class
+    if workload.service_account:
+        spec["serviceAccountName"] = workload.service_account
+    if workload.image_pull_secrets:
+        spec["imagePullSecrets"] = [{"name": n} for n in workload.image_pull_secrets]
+    return spec
+
+
+def head_pod_spec(workload: WorkloadConfig, target: WorkloadTarget, *, secret_name: Optional[str]) -> dict:
+    spec = _pod_common(workload)
+    spec["restartPolicy"] = "Never"
+    if workload.mode == "colocated":
+        spec["nodeSelector"] = _tpu_node_selector(target)
+        spec["tolerations"] = _tpu_tolerations(target)
+    else:
+        spec["nodeSelector"] = {naming.NODE_POOL_LABEL: target.cpu_pool}
+    if headless(workload):
+        spec["containers"] = [proxy_container(workload, sidecar=False),
+                              rm_container(workload, target, sidecar=False)]
+    else:
+        spec["initContainers"] = [proxy_container(workload, sidecar=True),
+                                  rm_container(workload, target, sidecar=True)]
+        spec["containers"] = [user_container(workload, secret_name=secret_name)]
+        volumes = _fuse_volumes(workload, workers=False)
+        if volumes:
+            spec["volumes"] = volumes
+    return spec
+
+
+def worker_pod_spec(workload: WorkloadConfig, target: WorkloadTarget) -> dict:
+    spec = _pod_common(workload)
+    spec["restartPolicy"] = "OnFailure"
+    spec["nodeSelector"] = _tpu_node_selector(target)
+    spec["tolerations"] = _tpu_tolerations(target)
+    if workload.pathways.images.colocated_python:
+        spec["initContainers"] = [colocated_python_container(workload)]
+    spec["containers"] = [worker_container(workload, target)]
+    spec["volumes"] = [
+        {"name": SHARED_TMP, "hostPath": {"path": "/tmp", "type": "DirectoryOrCreate"}},
+        *_fuse_volumes(workload, workers=True),
+    ]
+    return spec
+
+
+def _pod_metadata(workload: WorkloadConfig, *, workers: bool) -> dict[str, Any]:
+    meta: dict[str, Any] = {"labels": {naming.WORKLOAD_LABEL: workload.name}}
+    annotations = _pod_annotations(workload, workers=workers)
+    if annotations:
+        meta["annotations"] = annotations
+    return meta
+
+
+def head_replicated_job(workload: WorkloadConfig, target: WorkloadTarget, *, secret_name: Optional[str]) -> dict:
+    job_meta: dict[str, Any] = {}
+    if workload.mode != "colocated":  # one head per CPU node (host ports 29000-29002)
+        job_meta = {"annotations": {naming.EXCLUSIVE_TOPOLOGY_ANNOTATION: naming.HOSTNAME_LABEL}}
+    return {
+        "name": naming.PATHWAYS_HEAD_JOB,
+        "replicas": 1,
+        "template": {
+            **({"metadata": job_meta} if job_meta else {}),
+            "spec": {
+                "backoffLimit": 0,
+                "completionMode": "Indexed",
+                "completions": 1,
+                "parallelism": 1,
+                "template": {
+                    "metadata": _pod_metadata(workload, workers=False),
+                    "spec": head_pod_spec(workload, target, secret_name=secret_name),
+                },
+            },
+        },
+    }
+
+
+def worker_replicated_job(workload: WorkloadConfig, target: WorkloadTarget) -> dict:
+    shape = _shape(target)
+    job_meta: dict[str, Any] = {}
+    if workload.mode != "colocated":  # one slice = one child Job = one node pool
+        job_meta = {"annotations": {naming.EXCLUSIVE_TOPOLOGY_ANNOTATION: naming.NODE_POOL_LABEL}}
+    return {
+        "name": naming.PATHWAYS_WORKER_JOB,
+        "replicas": target.slices,
+        "template": {
+            **({"metadata": job_meta} if job_meta else {}),
+            "spec": {
+                "backoffLimit": worker_backoff_limit(workload, shape),
+                "completionMode": "Indexed",
+                "completions": shape.vms_per_slice,
+                "parallelism": shape.vms_per_slice,
+                "template": {
+                    "metadata": _pod_metadata(workload, workers=True),
+                    "spec": worker_pod_spec(workload, target),
+                },
+            },
+        },
+    }
+
+
+def build_pathways_jobset(workload: WorkloadConfig, target: WorkloadTarget, *,
+                          secret_name: Optional[str] = None) -> dict[str, Any]:
+    """The JobSet for a validated `runtime: pathways` workload on `target` (see module doc)."""
+    if workload.runtime != "pathways":
+        raise ValueError(f"workload {workload.name!r} has runtime {workload.runtime!r}, not 'pathways'")
+    _shape(target)
+    labels = {naming.WORKLOAD_LABEL: workload.name}
+    if target.queue_name:
+        labels[naming.QUEUE_NAME_LABEL] = target.queue_name
+    spec: dict[str, Any] = {
+        "failurePolicy": {"maxRestarts": workload.max_restarts, "restartStrategy": "Recreate"},
+        "network": {"enableDNSHostnames": True, "publishNotReadyAddresses": True},
+        "coordinator": {"replicatedJob": naming.PATHWAYS_HEAD_JOB, "jobIndex": 0, "podIndex": 0},
+        "startupPolicy": {"startupPolicyOrder": "InOrder"},
+    }
+    if not headless(workload):
+        spec["successPolicy"] = {"operator": "All", "targetReplicatedJobs": [naming.PATHWAYS_HEAD_JOB]}
+    spec["replicatedJobs"] = [
+        head_replicated_job(workload, target, secret_name=secret_name),
+        worker_replicated_job(workload, target),
+    ]
+    return {
+        "apiVersion": naming.JOBSET_API_VERSION,
+        "kind": "JobSet",
+        "metadata": {"name": workload.name, "namespace": target.namespace, "labels": dict(sorted(labels.items()))},
+        "spec": spec,
+    }
+
+
+def _shape(target: WorkloadTarget) -> SliceShape:
+    if target.shape is None or target.slices < 1:
+        raise ValueError("a Pathways workload needs a TPU pool group (shape and slices) to run its workers on")
+    return target.shape
+
+
+def _copy(value: dict) -> dict:
+    return {k: (_copy(v) if isinstance(v, dict) else v) for k, v in value.items()}

@@ -1,0 +1,89 @@
+"""The cluster-side facts a standalone PathwaysWorkload is given (namespace, pools, TPU shape, queue), validated
+with the same catalog and messages as the stack config, and turned into a WorkloadTarget."""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Literal, Mapping, Optional
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from ..catalog import CatalogError, SliceShape, parse_shorthand, resolve
+from ..config.base import fail, problems_from
+from ..errors import Problem
+from .target import WorkloadTarget
+
+DNS_1123_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")
+LABEL_VALUE = re.compile(r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$")
+
+
+class PathwaysPlacement(BaseModel):
+    """Where a Pathways workload runs (snake_case: the component's arg names)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, str_strip_whitespace=True)
+
+    tpu_type: str
+    tpu_topology: Optional[str] = None
+    tpu_machine_type: Optional[str] = None
+    slices: int = Field(ge=1, le=256)
+    namespace: str = "default"
+    cpu_pool: str = "cpu-np"
+    cpu_machine_type: Optional[str] = None
+    tpu_group: Optional[str] = None
+    capacity: Literal["on-demand", "spot", "reservation", "flex-start", "queued"] = "on-demand"
+    placement_policy: Optional[str] = None
+    queue_name: Optional[str] = None
+
+    @field_validator("namespace", "cpu_pool", "queue_name")
+    @classmethod
+    def _dns(cls, value: Optional[str]) -> Optional[str]:
+        if value is not None and not DNS_1123_LABEL.match(value):
+            raise fail("name", "is not a Kubernetes name (lower-case letters, digits and '-', at most 63)")
+        return value
+
+    @field_validator("tpu_group", "placement_policy")
+    @classmethod
+    def _label(cls, value: Optional[str]) -> Optional[str]:
+        if value is not None and (len(value) > 63 or not LABEL_VALUE.match(value)):
+            raise fail("label", "is not a Kubernetes label value (at most 63 letters, digits, '-', '_', '.')")
+        return value
+
+    @model_validator(mode="after")
+    def _shape(self) -> "PathwaysPlacement":
+        self.shape  # noqa: B018 - raises a field-named error when the catalog rejects the combination
+        return self
+
+    @property
+    def shape(self) -> SliceShape:
+        try:
+            generation, implied = parse_shorthand(self.tpu_type)
+            topology = self.tpu_topology or implied
+            if topology is None:
+                raise CatalogError("topology", None, "is required (or use a shorthand tpu_type such as v6e-16)")
+            if implied is not None and self.tpu_topology is not None and self.tpu_topology != implied:
+                raise CatalogError("topology", self.tpu_topology,
+                                   f"conflicts with tpu_type {self.tpu_type!r}, which means {implied}")
+            return resolve(generation, topology, self.tpu_machine_type)
+        except CatalogError as exc:
+            field = {"type": "tpu_type", "topology": "tpu_topology", "machineType": "tpu_machine_type"}[exc.field]
+            raise fail("catalog", str(exc), field=field) from None
+
+
+def placement_problems(values: Mapping[str, Any]) -> tuple[Optional[PathwaysPlacement], list[Problem]]:
+    try:
+        return PathwaysPlacement.model_validate(dict(values)), []
+    except ValidationError as exc:
+        return None, problems_from(exc, PathwaysPlacement, [])
+
+
+def target_from_placement(placement: PathwaysPlacement) -> WorkloadTarget:
+    return WorkloadTarget(
+        namespace=placement.namespace,
+        cpu_pool=placement.cpu_pool,
+        tpu_group=placement.tpu_group,
+        shape=placement.shape,
+        slices=placement.slices,
+        capacity=placement.capacity,
+        placement_policy=placement.placement_policy,
+        queue_name=placement.queue_name,
+    )

@@ -1,0 +1,157 @@
+"""PathwaysWorkload under the Pulumi mock engine: children, options, secrets, outputs, validation."""
+
+from __future__ import annotations
+
+import json
+
+import pulumi
+import pulumi_kubernetes as k8s
+import pytest
+
+from pathways_gke.config import load_stack_file
+from pathways_gke.errors import ConfigError
+from pathways_gke.workloads.pathways import PathwaysWorkload, pathways_args_from_stack
+from pathways_gke.workloads.pathways_jobset import build_pathways_jobset
+from pathways_gke.workloads.target import target_for
+
+from .support.mocks import run_program
+from .support.pathways_cases import target, workload
+from .test_pathways_config import ROOT
+
+WORKLOAD = {"name": "train", "image": "us-docker.pkg.dev/acme/train:v1", "command": "python3 train.py",
+            "pathways": {"version": "jax-0.9.2", "gcsScratch": "gs://acme-pw/tmp"}, "maxRestarts": 3.0}
+def ints(value):
+    """Numbers come back from the mock engine as floats (protobuf Struct); compare them as ints."""
+    if isinstance(value, dict):
+        return {k: ints(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [ints(v) for v in value]
+    return int(value) if isinstance(value, float) and value.is_integer() else value
+
+
+ARGS = {"workload": WORKLOAD, "tpu_type": "v6e", "tpu_topology": "4x4", "slices": 4.0, "namespace": "ml",
+        "tpu_group": "main", "queue_name": "pathways-queue"}
+
+
+def test_children_names_parents_and_jobset_options():
+    run = run_program(lambda: {"t": PathwaysWorkload("train", ARGS).jax_backend_target})
+    component = run.by_name("train")
+    assert component.type == "pathways-gke:index:PathwaysWorkload" and not component.custom
+    jobset = run.by_name("train-jobset")
+    assert jobset.type == "kubernetes:jobset.x-k8s.io/v1alpha2:JobSet"
+    assert jobset.parent == component.urn
+    assert jobset.replace_on_changes == ["spec"] and jobset.delete_before_replace is True
+    assert [r.name for r in run.monitor.registered] == ["train", "train-jobset"]  # no Secret without secretEnv
+
+
+def test_jobset_inputs_are_exactly_the_builders_object():
+    run = run_program(lambda: {"t": PathwaysWorkload("train", ARGS).jax_backend_target})
+    inputs = run.by_name("train-jobset").inputs
+    expected = build_pathways_jobset(workload(**{k: v for k, v in WORKLOAD.items()}),
+                                     target(queue_name="pathways-queue"))
+    assert inputs["apiVersion"] == "jobset.x-k8s.io/v1alpha2" and inputs["kind"] == "JobSet"
+    assert inputs["metadata"] == expected["metadata"]  # explicit namespace
+    assert ints(inputs["spec"]) == expected["spec"]
+
+
+def test_outputs():
+    def program():
+        w = PathwaysWorkload("train", ARGS)
+        return {"name": w.jobset_name, "ns": w.namespace, "host": w.head_host, "dns": w.head_dns_name,
+                "target": w.jax_backend_target, "pf": w.port_forward_command}
+    out = run_program(program).outputs
+    assert out["name"] == "train" and out["ns"] == "ml"
+    assert out["host"] == "train-pathways-head-0-0.train"
+    assert out["dns"] == "train-pathways-head-0-0.train.ml.svc.cluster.local"
+    assert out["target"] == "grpc://train-pathways-head-0-0.train:29000"
+    assert out["pf"].startswith("kubectl port-forward -n ml job/train-pathways-head-0 29000:29000")
+
+
+def test_secret_env_goes_through_a_kubernetes_secret_never_plaintext():
+    args = {**ARGS, "workload": {**WORKLOAD, "secretEnv": {"HF_TOKEN": "hf"}},
+            "secrets": {"hf": pulumi.Output.secret("s3cret-value")}}
+    run = run_program(lambda: {"t": PathwaysWorkload("train", args).jax_backend_target})
+    secret, jobset = run.by_name("train-env"), run.by_name("train-jobset")
+    assert secret.type == "kubernetes:core/v1:Secret" and secret.parent == run.by_name("train").urn
+    assert secret.inputs["metadata"] == {"name": "train-env", "namespace": "ml",
+                                         "labels": {"pathways-gke/workload": "train"}}
+    assert secret.inputs["stringData"][pulumi.runtime.rpc._special_sig_key] == pulumi.runtime.rpc._special_secret_sig
+    assert "s3cret-value" not in json.dumps(jobset.inputs)
+    user_env = jobset.inputs["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["spec"]["containers"][0]["env"]
+    assert user_env[-1] == {"name": "HF_TOKEN", "valueFrom": {"secretKeyRef": {"name": "train-env", "key": "HF_TOKEN"}}}
+    assert any("train-env" in dep for dep in jobset.dependencies)  # Secret exists before the pods start
+
+
+def test_standalone_provider_depends_on_and_replace_with_reach_the_jobset():
+    def program():
+        provider = k8s.Provider("existing", kubeconfig="{}")
+        pool = k8s.core.v1.ConfigMap("stand-in-pool", data={"a": "b"}, opts=pulumi.ResourceOptions(provider=provider))
+        w = PathwaysWorkload("train", ARGS, pulumi.ResourceOptions(providers=[provider], depends_on=[pool],
+                                                                     replace_with=[pool]))
+        return {"t": w.jax_backend_target}
+    run = run_program(program)
+    jobset, pool = run.by_name("train-jobset"), run.by_name("stand-in-pool")
+    assert jobset.provider.startswith(run.by_name("existing").urn)
+    assert pool.urn in jobset.replace_with
+    assert pool.urn in jobset.dependencies
+
+
+@pytest.mark.parametrize("args, path", [
+    ({**ARGS, "workload": {**WORKLOAD, "name": "a" * 23}}, "workload.name"),
+    ({**ARGS, "workload": {**WORKLOAD, "pathways": {"version": "v1", "gcsScratch": "gs://bkt/t",
+                                                   "images": {"sidecar": "x.io/s:v1"}}}},
+     "workload.pathways.images.sidecar"),
+    ({**ARGS, "tpu_topology": "3x3"}, "tpu_topology"),
+    ({**ARGS, "slices": 2.5}, "slices"),
+    ({**ARGS, "workload": {**WORKLOAD, "mode": "colocated"}}, "workload.mode"),
+    ({**ARGS, "workload": {**WORKLOAD, "secretEnv": {"T": "tok"}}}, "workload.secretEnv.T"),
+    ({**ARGS, "cpu_machine_type": "n2-standard-16"}, "workload.resources"),
+    ({**ARGS, "bogus": 1}, "bogus"),
+])
+def test_bad_args_raise_a_config_error_naming_the_path_and_register_nothing(args, path):
+    registered = []
+
+    def program():
+        try:
+            PathwaysWorkload("train", args)
+        except ConfigError as exc:
+            registered.append(exc)
+        return {}
+    run = run_program(program)
+    assert run.monitor.registered == []
+    assert path in registered[0].paths, registered[0].render()
+
+
+def test_shorthand_type_and_float_ints_are_accepted():
+    args = {**ARGS, "tpu_type": "v6e-16", "slices": 4.0}
+    del args["tpu_topology"]
+    run = run_program(lambda: {"t": PathwaysWorkload("train", args).jax_backend_target})
+    spec = run.by_name("train-jobset").inputs["spec"]
+    assert spec["replicatedJobs"][1]["replicas"] == 4
+    assert "--instance_type=tpuv6e:4x4" in json.dumps(spec)
+
+
+def test_args_from_the_prod_stack_render_the_same_jobset_as_the_builder():
+    stack = load_stack_file(ROOT / "stacks" / "Pulumi.prod.yaml")
+    w = stack.workloads[0]
+    args = pathways_args_from_stack(stack, w)
+    run = run_program(lambda: {"t": PathwaysWorkload("llm-pretrain", args).jax_backend_target})
+    inputs = run.by_name("llm-pretrain-jobset").inputs
+    expected = build_pathways_jobset(w, target_for(stack, w))
+    assert ints(inputs["spec"]) == expected["spec"]
+    assert inputs["metadata"] == expected["metadata"]
+
+
+def test_component_schema_is_cross_language_clean():
+    from pulumi.provider.experimental.analyzer import Analyzer  # noqa: PLC0415
+
+    result = Analyzer("pathways-gke").analyze([PathwaysWorkload])
+    component = result["component_definitions"]["PathwaysWorkload"]
+    inputs = component.inputs
+    assert {"workload", "tpuType", "tpuTopology", "slices", "namespace", "cpuPool", "tpuGroup", "capacity",
+            "placementPolicy", "queueName", "secrets", "tpuMachineType", "cpuMachineType"} == set(inputs)
+    assert inputs["secrets"].optional and inputs["tpuTopology"].optional and not inputs["slices"].optional
+    assert inputs["slices"].plain and inputs["tpuType"].plain and inputs["workload"].plain
+    assert set(component.outputs) == {"jobsetName", "namespace", "headHost", "headDnsName", "jaxBackendTarget",
+                                      "portForwardCommand"}
+    assert inputs["workload"].description.startswith("The workload")
