@@ -88,6 +88,9 @@ def test_changing_a_tpu_topology_is_flagged_as_a_node_pool_replacement(tmp_path,
     [pool] = [c for c in result["changed"] if c["type"] == NODE_POOL]
     assert pool["replace"] is True and pool["urn"].endswith("::pw-dev-main-0")
     assert "placementPolicy.tpuTopology" in pool["replaceReasons"]
+    workloads = [c for c in result["changed"] if c["type"] == JOBSET]
+    if workloads:  # the JobSet on that slice goes with it (its spec changes, and it lists the pool in replaceWith)
+        assert all(c["replace"] and pool["urn"] in c["replacedWith"] for c in workloads)
 
     code, text, _ = run_cli(capsys, "diff", str(DEV), str(new), "--project-dir", str(ROOT),
                             "--fail-on-node-pool-disruption")

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.conftest import ROOT
+from tests.conftest import ROOT, STACKS
 from tests.support.mermaid import grammar_errors
 
 WORKFLOWS = ROOT / ".github" / "workflows"
@@ -103,13 +103,28 @@ def test_the_comment_workflow_never_runs_pull_request_code():
 
 def test_credentialed_preview_only_for_branches_of_this_repository():
     preview = load(WORKFLOWS / "preview.yml")
+    gate = preview["jobs"]["stacks"]["if"]
+    assert "github.event.pull_request.head.repo.full_name == github.repository" in gate
+    assert "vars.GCP_WORKLOAD_IDENTITY_PROVIDER != ''" in gate
     job = preview["jobs"]["preview"]
-    assert "github.event.pull_request.head.repo.full_name == github.repository" in job["if"]
-    assert "vars.GCP_WORKLOAD_IDENTITY_PROVIDER != ''" in job["if"]
+    assert job["needs"] == "stacks"  # skipped with it: no credentials, or a fork
     assert job["permissions"] == {"contents": "read", "id-token": "write", "pull-requests": "write"}
-    assert job["strategy"]["matrix"]["stack"] == sorted(p.name[7:-5] for p in (ROOT / "stacks").glob("Pulumi.*.yaml"))
+    assert job["strategy"]["matrix"]["stack"] == "${{ fromJSON(needs.stacks.outputs.all) }}"
     call = next(s for s in job["steps"] if s.get("uses") == "./.github/actions/pulumi")["with"]
     assert call["command"] == "preview" and call["comment-on-pr"] == "true"
+
+
+def test_the_stack_matrix_is_every_stack_file(tmp_path):
+    out = tmp_path / "github_output"
+    env = {**os.environ, "GITHUB_OUTPUT": str(out)}
+    subprocess.run([sys.executable, str(ROOT / ".github" / "scripts" / "stacks.py"), str(ROOT)], env=env, check=True)
+    values = dict(line.split("=", 1) for line in out.read_text().splitlines())
+    assert json.loads(values["all"]) == STACKS
+    assert json.loads(values["nonprod"]) == [s for s in STACKS if s != "prod"]
+    assert values["prod"] == ("true" if "prod" in STACKS else "false")
+    for name in ("preview.yml", "drift.yml", "deploy.yml"):
+        stacks_job = load(WORKFLOWS / name)["jobs"]["stacks"]
+        assert stacks_job["steps"][-1]["run"] == "python3 .github/scripts/stacks.py"
 
 
 def test_the_pulumi_action_previews_with_diff_and_the_policy_pack():
@@ -125,13 +140,15 @@ def test_the_pulumi_action_previews_with_diff_and_the_policy_pack():
     assert (ROOT / "policy" / "PulumiPolicy.yaml").exists()
 
 
-def test_main_runs_pulumi_up_dev_then_prod_in_their_environments():
+def test_main_runs_pulumi_up_on_every_stack_then_prod_in_their_environments():
     deploy = load(WORKFLOWS / "deploy.yml")
     assert deploy["on"]["push"] == {"branches": ["main"]}
-    assert deploy["jobs"]["prod"]["needs"] == "dev"
-    for stack in ("dev", "prod"):
-        job = deploy["jobs"][stack]
-        assert job["environment"] == stack and job["concurrency"]["cancel-in-progress"] is False
+    up, prod = deploy["jobs"]["up"], deploy["jobs"]["prod"]
+    assert up["strategy"]["matrix"]["stack"] == "${{ fromJSON(needs.stacks.outputs.nonprod) }}"
+    assert up["environment"] == "${{ matrix.stack }}" and prod["environment"] == "prod"
+    assert prod["needs"] == ["stacks", "up"] and "needs.up.result == 'success'" in prod["if"]
+    for job, stack in ((up, "${{ matrix.stack }}"), (prod, "prod")):
+        assert job["concurrency"]["cancel-in-progress"] is False
         call = next(s for s in job["steps"] if s.get("uses") == "./.github/actions/pulumi")["with"]
         assert call["command"] == "up" and call["stack"] == stack
 
@@ -171,13 +188,15 @@ def test_offline_diff_script_comments_each_stack_and_flags_a_slice_replacement(t
     assert result.returncode == 0, result.stderr
     comment = (tmp_path / "out" / "comment.md").read_text()
     assert comment.startswith("<!-- pathways-gke-offline-diff -->\n## Offline plan diff")
-    dev_part, prod_part = comment.split("### pathways-gke plan diff: `prod`")
-    assert "> [!CAUTION]" in dev_part and "| **REPLACE** | `pw-dev-main-0` | `NodePool` |" in dev_part
-    assert "**no changes**" in prod_part
+    sections = {part.split("`", 1)[0]: part for part in comment.split("### pathways-gke plan diff: `")[1:]}
+    assert sorted(sections) == STACKS
+    assert "> [!CAUTION]" in sections["dev"]
+    assert "| **REPLACE** | `pw-dev-main-0` | `NodePool` |" in sections["dev"]
+    assert all("**no changes**" in body for name, body in sections.items() if name != "dev")
     mermaid = re.findall(r"```mermaid\n(.*?)```", comment, re.S)
     assert len(mermaid) == 1 and grammar_errors(mermaid[0]) == []
     plans = {p.name for p in (tmp_path / "out" / "plans").glob("*.json")}
-    assert plans == {"base-dev.json", "head-dev.json", "base-prod.json", "head-prod.json"}
+    assert plans == {f"{side}-{stack}.json" for side in ("base", "head") for stack in STACKS}
     assert json.loads((tmp_path / "out" / "plans" / "head-dev.json").read_text())["stack"] == "dev"
 
 

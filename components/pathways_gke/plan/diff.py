@@ -212,18 +212,23 @@ def _compare(old: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _cascade(changes: dict[str, dict[str, Any]], news: Mapping[str, Mapping[str, Any]]) -> None:
-    """replaceWith and provider replacement, to a fixed point (a chain of cascades is followed)."""
+    """replaceWith and provider replacement, to a fixed point (a chain of cascades is followed).
+
+    The causes are recorded on every replaced resource, also on one its own inputs already replace.
+    """
     while True:
         replaced = {urn for urn, c in changes.items() if c["replace"]}
         grew = False
         for urn, change in changes.items():
-            if change["replace"] or not news[urn].get("custom", True):
+            if not news[urn].get("custom", True):
                 continue
             options = news[urn].get("options") or {}
-            change["with"] = sorted(u for u in options.get("replaceWith") or () if u in replaced)
-            if options.get("provider") in replaced:
-                change["provider"] = options["provider"]
-            if change["with"] or change["provider"]:
+            with_ = sorted(u for u in options.get("replaceWith") or () if u in replaced)
+            provider = options.get("provider") if options.get("provider") in replaced else None
+            if (with_, provider) != (change["with"], change["provider"]):
+                change["with"], change["provider"] = with_, provider
+                grew = True
+            if (with_ or provider) and not change["replace"]:
                 change["replace"], grew = True, True
         if not grew:
             return
