@@ -2,7 +2,6 @@
 pulumi-policy adapters (the `validate` functions the policy pack registers)."""
 
 import json
-from pathlib import Path
 
 import pytest
 

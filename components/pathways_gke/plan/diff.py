@@ -319,8 +319,8 @@ def node_pool_warnings(diff: PlanDiff) -> list[str]:
         if c.type != NODE_POOL:
             continue
         if c.replace:
-            why = ", ".join(c.replace_reasons) or ", ".join(
-                u.rpartition("::")[2] for u in c.replaced_with + ((c.provider_replaced,) if c.provider_replaced else ()))
+            causes = c.replaced_with + ((c.provider_replaced,) if c.provider_replaced else ())
+            why = ", ".join(c.replace_reasons) or ", ".join(u.rpartition("::")[2] for u in causes)
             out.append(f"node pool {c.name} will be REPLACED (deleted and re-created) because of {why}: "
                        "every node goes away; a job running on this TPU slice is killed")
         elif c.nodes_recreated:
