@@ -1,6 +1,7 @@
 """`pathways-gke`: offline plans (and, from other modules, diffs and graphs) without credentials.
 
-Exit codes: 0 ok, 1 runtime failure, 2 invalid config or usage.
+Exit codes: 0 ok, 1 runtime failure (or `diff --exit-code` found changes), 2 invalid config or usage,
+3 a guardrail refused (a mandatory policy violation in `plan`; see plan/commands.py).
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ from pathlib import Path
 from typing import Callable, Optional, Sequence
 
 from .errors import ConfigError
+from .plan import commands as plan_commands
+from .plan.commands import add_policy_arguments
 
 EXIT_INVALID = 2
 
@@ -32,6 +35,7 @@ def load_plan(args: argparse.Namespace):
 
 
 def cmd_plan(args: argparse.Namespace) -> int:
+    from .plan.commands import policy_step
     from .plan.render import render_tree, write_out
 
     plan = load_plan(args)
@@ -40,7 +44,8 @@ def cmd_plan(args: argparse.Namespace) -> int:
         if not args.json:
             print(f"wrote {len(written)} files to {args.out}", file=sys.stderr)
     print(plan.dumps() if args.json else render_tree(plan), end="")
-    return 0
+    sys.stdout.flush()
+    return policy_step(args, plan)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -50,6 +55,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_source_arguments(plan)
     plan.add_argument("--json", action="store_true", help="print the plan as JSON (the plan.json contract)")
     plan.add_argument("--out", type=Path, help="also write plan.json and every Kubernetes object as YAML here")
+    add_policy_arguments(plan)
     plan.set_defaults(handler=cmd_plan)
     for register in EXTRA_COMMANDS:
         register(commands)
@@ -57,7 +63,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 # other modules add their subcommands here: each takes the subparsers object and sets `handler`
-EXTRA_COMMANDS: list[Callable[[argparse._SubParsersAction], None]] = []
+EXTRA_COMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [
+    plan_commands.register_diff, plan_commands.register_graph,
+]
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:

@@ -1,0 +1,96 @@
+"""A plan diff as a GitHub pull-request comment (GitHub-flavoured Markdown + a Mermaid graph).
+
+Node-pool replacements (and deletions, and in-place changes that re-create every node) come
+first, in a CAUTION alert: on a TPU slice they kill the running job. Then one table row per
+touched resource, then the resource graph with the touched resources marked. Pure: no Pulumi import.
+"""
+
+from __future__ import annotations
+
+from .diff import PlanDiff, node_pool_warnings, summary
+from .graph import diff_graph, short_type, to_mermaid
+
+MAX_PATHS_PER_RESOURCE = 15
+MAX_GRAPH_NODES = 300  # GitHub refuses very large Mermaid diagrams; past this the graph is left out
+NOTE = ("Offline plan diff (`pathways-gke diff`): computed from the stack files without cloud credentials. "
+        "It cannot see provider defaults or drift; a credentialed `pulumi preview --diff` is authoritative.")
+
+
+def code(text: str) -> str:
+    """Inline code that survives backticks and table pipes."""
+    text = str(text).replace("|", "\\|")
+    fence = "``" if "`" in text else "`"
+    pad = " " if "`" in text else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
+def render_markdown(diff: PlanDiff, title: str | None = None, graph: bool = True) -> str:
+    stack = diff.new_stack or diff.old_stack or "stack"
+    heading = title or (f"`{diff.old_stack}` → `{diff.new_stack}`" if diff.old_stack != diff.new_stack
+                        else f"`{stack}`")
+    lines = [f"### pathways-gke plan diff: {heading}", "", f"**{summary(diff)}**", ""]
+    if diff.empty:
+        lines += ["No resource is added, removed or changed.", "", f"<sub>{NOTE}</sub>", ""]
+        return "\n".join(lines)
+
+    warnings = node_pool_warnings(diff)
+    if warnings:
+        lines += ["> [!CAUTION]", "> **Node pools lose their nodes in this change.** A TPU slice that is replaced,",
+                  "> deleted or rolled ends every job running on it (JobSets on it restart or fail).", ">"]
+        lines += [f"> - {w}" for w in warnings]
+        lines.append("")
+
+    lines += ["| Action | Resource | Type | What changes |", "|---|---|---|---|"]
+    for r in diff.added:
+        lines.append(f"| **add** | {code(r['name'])} | {code(short_type(r['type']))} | |")
+    for c in diff.changed:
+        action = "**REPLACE**" if c.replace else "update"
+        what = []
+        for path in c.properties[:MAX_PATHS_PER_RESOURCE]:
+            if path in c.replace_reasons:
+                what.append(f"{code(path)} (forces replacement)")
+            elif path in c.nodes_recreated:
+                what.append(f"{code(path)} (re-creates every node)")
+            else:
+                what.append(code(path))
+        if len(c.properties) > MAX_PATHS_PER_RESOURCE:
+            what.append(f"… and {len(c.properties) - MAX_PATHS_PER_RESOURCE} more")
+        what += [code(f"options.{o}") for o in c.options]
+        what += [f"replaced with {code(u.rpartition('::')[2])}" for u in c.replaced_with]
+        if c.provider_replaced:
+            what.append(f"its provider {code(c.provider_replaced.rpartition('::')[2])} is replaced")
+        if c.renamed_from:
+            what.append(f"renamed from {code(c.renamed_from.rpartition('::')[2])} (alias)")
+        if c.replace and c.delete_before_replace:
+            what.append("deleted before the new one is created")
+        lines.append(f"| {action} | {code(c.name)} | {code(short_type(c.type))} | {'<br>'.join(what)} |")
+    for r in diff.removed:
+        lines.append(f"| **delete** | {code(r['name'])} | {code(short_type(r['type']))} | |")
+    lines.append("")
+
+    if graph:
+        g = diff_graph(diff)
+        if len(g.nodes) <= MAX_GRAPH_NODES:
+            lines += ["<details><summary>Resource graph (green added, yellow changed, red replaced, "
+                      "dashed red deleted)</summary>", "", "```mermaid", to_mermaid(g).rstrip("\n"), "```", "",
+                      "</details>", ""]
+        else:
+            lines += [f"_Resource graph left out: {len(g.nodes)} resources (run `pathways-gke graph`)._", ""]
+    lines += [f"<sub>{NOTE}</sub>", ""]
+    return "\n".join(lines)
+
+
+def extract_mermaid_blocks(markdown: str) -> list[str]:
+    """The bodies of the ```mermaid fences of a Markdown text (used by tests and CI checks)."""
+    blocks, current = [], None
+    for line in markdown.splitlines():
+        if current is None and line.strip() == "```mermaid":
+            current = []
+        elif current is not None and line.strip() == "```":
+            blocks.append("\n".join(current) + "\n")
+            current = None
+        elif current is not None:
+            current.append(line)
+    if current is not None:
+        raise ValueError("unterminated ```mermaid block")
+    return blocks

@@ -1,0 +1,97 @@
+"""Property paths in Pulumi's own syntax, the one `ignoreChanges` / `replaceOnChanges` and
+`pulumi preview --diff` use: `nodeConfig.machineType`, `spec.replicatedJobs[1].replicas`,
+`metadata.labels["pathways-gke/tpu-group"]`, `*` / `[*]` as wildcards in patterns.
+
+Pure: no Pulumi import.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Iterator, Sequence, Union
+
+Part = Union[str, int]
+IDENT = re.compile(r"^[A-Za-z_$][A-Za-z0-9_$]*$")
+WILDCARD = "*"
+_TOKEN = re.compile(r'\.?([A-Za-z_$*][A-Za-z0-9_$-]*)|\[(\d+|\*)\]|\["((?:[^"\\]|\\.)*)"\]')
+
+
+def format_path(parts: Sequence[Part]) -> str:
+    """('spec', 'replicatedJobs', 1, 'replicas') -> 'spec.replicatedJobs[1].replicas'."""
+    out = ""
+    for part in parts:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        elif IDENT.match(part) or part == WILDCARD:
+            out += f".{part}" if out else part
+        else:
+            out += '["' + part.replace("\\", "\\\\").replace('"', '\\"') + '"]'
+    return out
+
+
+def parse_path(path: str) -> tuple[Part, ...]:
+    """The inverse of format_path; raises ValueError on text that is not a property path."""
+    parts: list[Part] = []
+    pos = 0
+    while pos < len(path):
+        match = _TOKEN.match(path, pos)
+        if not match or (pos == 0 and path.startswith(".")) or (pos > 0 and match.group(1) and path[pos] != "."):
+            raise ValueError(f"{path!r} is not a property path (at character {pos})")
+        ident, index, quoted = match.groups()
+        if ident is not None:
+            parts.append(ident)
+        elif index is not None:
+            parts.append(WILDCARD if index == "*" else int(index))
+        else:
+            parts.append(re.sub(r"\\(.)", r"\1", quoted))
+        pos = match.end()
+    if not parts:
+        raise ValueError("an empty property path")
+    return tuple(parts)
+
+
+def covers(pattern: Sequence[Part], changed: Sequence[Part]) -> bool:
+    """Does a change at `changed` touch what `pattern` names?
+
+    True when one is a prefix of the other: a change inside `placementPolicy` touches the pattern
+    `placementPolicy`, and a whole `placementPolicy` that appeared touches `placementPolicy.tpuTopology`.
+    `*` matches any one key or index; a lone `*` matches everything.
+    """
+    if tuple(pattern) == (WILDCARD,):
+        return True
+    for want, got in zip(pattern, changed):
+        if want != WILDCARD and want != got:
+            return False
+    return True
+
+
+def changed_paths(old: Any, new: Any, prefix: tuple[Part, ...] = ()) -> Iterator[tuple[Part, ...]]:
+    """Every leaf-most path at which two JSON values differ (dict keys by name, lists by index)."""
+    if isinstance(old, dict) and isinstance(new, dict):
+        for key in sorted(set(old) | set(new)):
+            if key not in old or key not in new:
+                yield prefix + (key,)
+            else:
+                yield from changed_paths(old[key], new[key], prefix + (key,))
+    elif isinstance(old, list) and isinstance(new, list):
+        for i in range(max(len(old), len(new))):
+            if i >= len(old) or i >= len(new):
+                yield prefix + (i,)
+            else:
+                yield from changed_paths(old[i], new[i], prefix + (i,))
+    elif old != new or isinstance(old, bool) != isinstance(new, bool):
+        if prefix:
+            yield prefix
+        else:  # two different top-level values: the whole thing changed
+            yield (WILDCARD,)
+
+
+def lookup(value: Any, parts: Sequence[Part], default: Any = None) -> Any:
+    for part in parts:
+        if isinstance(part, int) and isinstance(value, list) and part < len(value):
+            value = value[part]
+        elif isinstance(part, str) and isinstance(value, dict) and part in value:
+            value = value[part]
+        else:
+            return default
+    return value

@@ -1,0 +1,172 @@
+"""Acceptance: real plans of dev-stack variants through `pathways-gke diff` (the CLI, in process)."""
+
+import json
+
+import pytest
+import yaml
+
+from pathways_gke.cli import main
+from pathways_gke.plan.diff import diff_plans, load_source_plan
+from pathways_gke.plan.replacements import NODE_POOL
+from tests.conftest import ROOT
+
+JOBSET = "kubernetes:jobset.x-k8s.io/v1alpha2:JobSet"
+DEV = ROOT / "stacks" / "Pulumi.dev.yaml"
+
+
+def variant(tmp_path, edit, name="Pulumi.dev.yaml"):
+    """A copy of the dev stack file with `edit(config)` applied, in its own directory."""
+    data = yaml.safe_load(DEV.read_text())
+    edit(data["config"])
+    path = tmp_path / name
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+    return path
+
+
+def run_cli(capsys, *argv):
+    code = main(list(argv))
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+@pytest.fixture(scope="module")
+def dev_plan():
+    return load_source_plan(str(DEV), ROOT)
+
+
+def jobsets(plan):
+    return [r for r in plan["resources"] if r["type"] == JOBSET]
+
+
+def need_jobsets(plan):
+    if not jobsets(plan):
+        pytest.skip("the dev plan has no workload JobSet yet (the workload component, issues 4/5, is not merged)")
+
+
+def set_image(config):
+    config["pathways-gke:workloads"][0]["image"] = "us-docker.pkg.dev/acme-ml-dev/train/trainer:2026-12-01"
+
+
+def add_slice(config):
+    config["pathways-gke:tpuPools"][0]["slices"] += 1
+
+
+def set_topology(config):
+    config["pathways-gke:tpuPools"][0]["topology"] = "4x4"
+
+
+def test_changing_the_workload_image_changes_exactly_one_resource(tmp_path, capsys, dev_plan):
+    need_jobsets(dev_plan)
+    code, out, _ = run_cli(capsys, "diff", str(DEV), str(variant(tmp_path, set_image)), "--json",
+                           "--project-dir", str(ROOT))
+    result = json.loads(out)
+    assert code == 0 and result["added"] == [] and result["removed"] == []
+    [change] = result["changed"]
+    assert change["type"] == JOBSET
+    assert all(p.endswith(".image") for p in change["properties"]), change["properties"]
+
+
+def test_adding_a_slice_adds_one_node_pool_and_replaces_the_jobset(tmp_path, capsys, dev_plan):
+    code, out, _ = run_cli(capsys, "diff", str(DEV), str(variant(tmp_path, add_slice)), "--json",
+                           "--project-dir", str(ROOT))
+    result = json.loads(out)
+    new = load_source_plan(str(tmp_path / "Pulumi.dev.yaml"), ROOT)
+    types = {r["urn"]: r["type"] for r in new["resources"]}
+    assert code == 0 and result["removed"] == []
+    assert [types[u] for u in result["added"]] == [NODE_POOL]
+    assert result["added"][0].endswith("::pw-dev-main-1")
+    assert not [c for c in result["changed"] if c["type"] == NODE_POOL], "existing slices must not change"
+    need_jobsets(dev_plan)
+    replaced = [c for c in result["changed"] if c["type"] == JOBSET]
+    assert replaced and all(c["replace"] for c in replaced)
+
+
+def test_changing_a_tpu_topology_is_flagged_as_a_node_pool_replacement(tmp_path, capsys):
+    new = variant(tmp_path, set_topology)
+    code, out, _ = run_cli(capsys, "diff", str(DEV), str(new), "--json", "--project-dir", str(ROOT))
+    result = json.loads(out)
+    [pool] = [c for c in result["changed"] if c["type"] == NODE_POOL]
+    assert pool["replace"] is True and pool["urn"].endswith("::pw-dev-main-0")
+    assert "placementPolicy.tpuTopology" in pool["replaceReasons"]
+    workloads = [c for c in result["changed"] if c["type"] == JOBSET]
+    if workloads:  # the JobSet on that slice goes with it (its spec changes, and it lists the pool in replaceWith)
+        assert all(c["replace"] and pool["urn"] in c["replacedWith"] for c in workloads)
+
+    code, text, _ = run_cli(capsys, "diff", str(DEV), str(new), "--project-dir", str(ROOT),
+                            "--fail-on-node-pool-disruption")
+    assert code == 3
+    assert "!! node pool pw-dev-main-0 will be REPLACED" in text
+
+    code, md, _ = run_cli(capsys, "diff", str(DEV), str(new), "--markdown", "--project-dir", str(ROOT))
+    assert code == 0 and "> [!CAUTION]" in md and "```mermaid" in md
+
+
+def test_plan_json_files_diff_like_stack_files(tmp_path, capsys, dev_plan):
+    old_json = tmp_path / "old.json"
+    old_json.write_text(json.dumps(dev_plan))
+    new_yaml = variant(tmp_path, set_topology)
+    code, out, _ = run_cli(capsys, "plan", "--config", str(new_yaml), "--json", "--project-dir", str(ROOT))
+    new_json = tmp_path / "new.json"
+    new_json.write_text(out)
+    code_a, by_files, _ = run_cli(capsys, "diff", str(old_json), str(new_json), "--json")
+    code_b, by_configs, _ = run_cli(capsys, "diff", str(DEV), str(new_yaml), "--json", "--project-dir", str(ROOT))
+    assert code == code_a == code_b == 0 and by_files == by_configs
+
+
+def test_diff_exit_codes(tmp_path, capsys, dev_plan):
+    same = tmp_path / "same.json"
+    same.write_text(json.dumps(dev_plan))
+    assert run_cli(capsys, "diff", str(same), str(same), "--exit-code")[0] == 0
+    changed = variant(tmp_path, add_slice)
+    assert run_cli(capsys, "diff", str(DEV), str(changed), "--exit-code", "--project-dir", str(ROOT))[0] == 1
+    not_a_plan = tmp_path / "x.json"
+    not_a_plan.write_text("{}")
+    code, _, err = run_cli(capsys, "diff", str(not_a_plan), str(same))
+    assert code == 2 and "not a plan" in err
+    bad = variant(tmp_path, lambda c: c["pathways-gke:tpuPools"][0].update(topology="3x3"), "Pulumi.bad.yaml")
+    code, _, err = run_cli(capsys, "diff", str(DEV), str(bad), "--project-dir", str(ROOT))
+    assert code == 2 and "tpuPools[0]" in err
+
+
+def test_graph_command_prints_mermaid_and_dot(capsys, tmp_path, dev_plan):
+    from tests.support.mermaid import grammar_errors
+
+    code, mermaid, _ = run_cli(capsys, "graph", "--stack", "dev", "--project-dir", str(ROOT))
+    assert code == 0 and mermaid.startswith("flowchart LR\n") and grammar_errors(mermaid) == []
+    plan_file = tmp_path / "plan.json"
+    plan_file.write_text(json.dumps(dev_plan))
+    code, dot, _ = run_cli(capsys, "graph", "--plan", str(plan_file), "--format", "dot")
+    assert code == 0 and dot.startswith('digraph "dev" {')
+
+
+def test_plan_runs_the_policies_and_refuses_an_unprotected_production_cluster(tmp_path, capsys):
+    prod = yaml.safe_load((ROOT / "stacks" / "Pulumi.prod.yaml").read_text())
+    prod["config"]["pathways-gke:cluster"]["protect"] = False
+    path = tmp_path / "Pulumi.prod.yaml"
+    path.write_text(yaml.safe_dump(prod))
+    code, out, err = run_cli(capsys, "plan", "--config", str(path), "--json", "--project-dir", str(ROOT))
+    assert code == 3
+    assert json.loads(out)["stack"] == "prod"  # stdout stays the plan
+    assert "[mandatory] pathways-gke-protect-production: pw-prod-cluster: production cluster is not protected" in err
+
+    config = tmp_path / "policy.json"
+    config.write_text(json.dumps({"pathways-gke-protect-production": "advisory"}))
+    code, _, err = run_cli(capsys, "plan", "--config", str(path), "--policy-config", str(config),
+                           "--project-dir", str(ROOT))
+    assert code == 0 and "[advisory]" in err
+    assert run_cli(capsys, "plan", "--config", str(path), "--skip-policy", "--project-dir", str(ROOT))[0] == 0
+
+    config.write_text(json.dumps({"pathways-gke-no-such-rule": "advisory"}))
+    code, _, err = run_cli(capsys, "plan", "--config", str(path), "--policy-config", str(config),
+                           "--project-dir", str(ROOT))
+    assert code == 2 and "pathways-gke-no-such-rule" in err
+
+
+def test_the_shipped_stacks_plan_without_violations(capsys):
+    for stack in ("dev", "prod"):
+        code, _, err = run_cli(capsys, "plan", "--stack", stack, "--json", "--project-dir", str(ROOT))
+        assert code == 0 and "violation" not in err
+
+
+def test_same_stack_diff_against_itself_is_empty(dev_plan):
+    assert diff_plans(dev_plan, dev_plan).empty

@@ -1,0 +1,44 @@
+"""Golden plans: any change of what a shipped stack would register is a deliberate, reviewed change.
+
+Regenerate (after an intended change) with:  python -m pytest tests/test_golden_plans.py --update-golden
+"""
+
+import pytest
+
+from tests.conftest import STACKS
+from tests.support.golden import GOLDEN_DIR, REGENERATE, explain, update_requested
+
+
+@pytest.mark.parametrize("stack", STACKS)
+def test_plan_matches_its_golden_snapshot(stack, stack_plans, request):
+    current = stack_plans(stack).dumps()
+    path = GOLDEN_DIR / f"{stack}.json"
+    if update_requested(request.config):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(current)
+        return
+    assert path.exists(), f"no golden snapshot for stack {stack!r} ({path}); create it with: {REGENERATE}"
+    golden = path.read_text()
+    if golden != current:
+        pytest.fail(f"the {stack} plan differs from {path.name}:\n{explain(golden, current)}\n\n"
+                    f"If this change is intended, regenerate with: {REGENERATE}", pytrace=False)
+
+
+def test_every_snapshot_belongs_to_a_stack():
+    orphans = sorted(p.stem for p in GOLDEN_DIR.glob("*.json") if p.stem not in STACKS)
+    assert orphans == [], f"golden snapshots without a stacks/Pulumi.<name>.yaml: {orphans}"
+
+
+def test_a_mismatch_is_explained_property_by_property():
+    import json
+
+    from tests.support.plans import edited, mini_plan
+
+    old = mini_plan()
+    new = edited(old, "pw-dev-main-0", inputs__placementPolicy={"tpuTopology": "4x4", "type": "COMPACT"})
+    text = explain(json.dumps(old), json.dumps(new))
+    assert "+- gcp:container/nodePool:NodePool  pw-dev-main-0" in text
+    assert 'pw-dev-main-0: placementPolicy.tpuTopology: "2x4" -> "4x4"' in text
+    moved = dict(old, outputs={"clusterName": "pw-dev"})
+    unified = explain(json.dumps(old, indent=2, sort_keys=True), json.dumps(moved, indent=2, sort_keys=True))
+    assert "no changes" in unified and '+  "outputs": {' in unified

@@ -1,0 +1,221 @@
+"""`pathways-gke diff` semantics on hand-written plans: what is added, removed, changed and REPLACED."""
+
+import json
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from pathways_gke.plan.diff import diff_plans, node_pool_warnings, render_text, summary
+from pathways_gke.plan.paths import changed_paths, covers, format_path, parse_path
+from pathways_gke.plan.replacements import NODE_POOL, REPLACE_PATHS
+from tests.support.plans import JOBSET_T, POOL_T, edited, mini_plan, named
+
+# --- property paths -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("parts, text", [
+    (("nodeConfig", "machineType"), "nodeConfig.machineType"),
+    (("spec", "replicatedJobs", 1, "replicas"), "spec.replicatedJobs[1].replicas"),
+    (("metadata", "labels", "pathways-gke/tpu-group"), 'metadata.labels["pathways-gke/tpu-group"]'),
+    (("a", 'we"ird'), 'a["we\\"ird"]'),
+    (("*",), "*"),
+])
+def test_paths_use_pulumi_property_path_syntax(parts, text):
+    assert format_path(parts) == text
+    assert parse_path(text) == parts
+
+
+keys = st.one_of(st.text(min_size=1, max_size=12), st.integers(min_value=0, max_value=50))
+
+
+@given(st.lists(keys, min_size=1, max_size=6))
+def test_any_path_round_trips(parts):
+    parts = tuple(p for p in parts if p != "*") or ("x",)
+    assert parse_path(format_path(parts)) == parts
+
+
+@pytest.mark.parametrize("bad", ["", ".a", "a..b", "a[", 'a["x]', "a[b]"])
+def test_bad_paths_are_refused(bad):
+    with pytest.raises(ValueError):
+        parse_path(bad)
+
+
+def test_a_pattern_covers_its_subtree_and_its_ancestors():
+    assert covers(("placementPolicy",), ("placementPolicy", "tpuTopology"))
+    assert covers(("placementPolicy", "tpuTopology"), ("placementPolicy",))  # the whole block appeared
+    assert covers(("spec", "*", "x"), ("spec", 3, "x"))
+    assert covers(("*",), ("anything", 1))
+    assert not covers(("nodeConfig", "spot"), ("nodeConfig", "machineType"))
+
+
+def test_changed_paths_are_leaf_most_and_index_lists():
+    old = {"a": {"b": 1, "c": [1, 2]}, "gone": 1, "flag": True}
+    new = {"a": {"b": 2, "c": [1, 2, 3]}, "new": {"x": 1}, "flag": 1}
+    assert [format_path(p) for p in changed_paths(old, new)] == ["a.b", "a.c[2]", "flag", "gone", "new"]
+
+
+# --- the contract ---------------------------------------------------------------------------------
+
+
+def test_json_has_exactly_the_contract_keys():
+    old = mini_plan()
+    new = edited(old, "pw-dev-cpu", inputs__nodeConfig__machineType="n2-standard-32")
+    out = json.loads(diff_plans(old, new).dumps())
+    assert set(out) == {"added", "removed", "changed"}
+    [change] = out["changed"]
+    assert {"urn", "replace", "properties"} <= set(change)
+    assert change["urn"] == named(new, "pw-dev-cpu")["urn"]
+    assert change["replace"] is False
+    assert change["properties"] == ["nodeConfig.machineType"]
+
+
+def test_identical_plans_have_no_changes():
+    diff = diff_plans(mini_plan(), mini_plan())
+    assert diff.empty and diff.to_json() == {"added": [], "removed": [], "changed": []}
+    assert summary(diff) == "no changes"
+
+
+def test_engine_plan_objects_and_paths_are_accepted(tmp_path):
+    path = tmp_path / "plan.json"
+    path.write_text(json.dumps(mini_plan()))
+    assert diff_plans(str(path), mini_plan()).empty
+
+
+def test_a_duplicate_urn_is_an_error():
+    plan = mini_plan()
+    plan["resources"].append(plan["resources"][0])
+    with pytest.raises(ValueError, match="twice"):
+        diff_plans(plan, mini_plan())
+
+
+# --- acceptance shapes on the miniature stack -----------------------------------------------------
+
+
+def test_new_workload_image_changes_exactly_the_jobset_and_replaces_it():
+    old, new = mini_plan(), mini_plan(image="us-docker.pkg.dev/acme/train:2026-12")
+    diff = diff_plans(old, new)
+    assert not diff.added and not diff.removed
+    [change] = diff.changed
+    assert change.type == JOBSET_T
+    assert change.properties == ("spec.replicatedJobs[0].template.spec.template.spec.containers[0].image",)
+    assert change.replace and change.replace_reasons == change.properties  # replaceOnChanges: ["spec"]
+    assert not node_pool_warnings(diff)  # a workload change never touches infrastructure
+
+
+def test_adding_a_slice_adds_one_pool_and_replaces_the_jobset():
+    diff = diff_plans(mini_plan(slices=1), mini_plan(slices=2))
+    assert [(r["type"], r["name"]) for r in diff.added] == [(POOL_T, "pw-dev-main-1")]
+    assert not diff.removed
+    [change] = diff.changed
+    assert change.type == JOBSET_T and change.replace
+    assert "spec.replicatedJobs[1].replicas" in change.replace_reasons
+
+
+def test_changing_the_topology_replaces_every_slice_loudly():
+    diff = diff_plans(mini_plan(slices=2), mini_plan(slices=2, topology="4x4"))
+    pools = [c for c in diff.changed if c.type == NODE_POOL]
+    assert [c.name for c in pools] == ["pw-dev-main-0", "pw-dev-main-1"]
+    assert all(c.replace and c.replace_reasons == ("placementPolicy.tpuTopology",) for c in pools)
+    jobset = next(c for c in diff.changed if c.type == JOBSET_T)
+    assert jobset.replace and jobset.properties == () and set(jobset.replaced_with) == {c.urn for c in pools}
+    warnings = node_pool_warnings(diff)
+    assert len(warnings) == 2 and all("REPLACED" in w and "TPU slice" in w for w in warnings)
+    assert "!! node pool pw-dev-main-0 will be REPLACED" in render_text(diff)
+
+
+# --- replace rules --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("field, value", [
+    ("inputs__nodeConfig__spot", False),
+    ("inputs__nodeConfig__serviceAccount", "other@acme.iam.gserviceaccount.com"),
+    ("inputs__nodeConfig__reservationAffinity", {"consumeReservationType": "SPECIFIC_RESERVATION"}),
+    ("inputs__placementPolicy__type", "OTHER"),
+    ("inputs__maxPodsPerNode", 32),
+    ("inputs__queuedProvisioning", {"enabled": True}),
+    ("inputs__initialNodeCount", 3),
+    ("inputs__name", "renamed-0"),
+])
+def test_force_new_node_pool_fields_replace(field, value):
+    old = mini_plan()
+    diff = diff_plans(old, edited(old, "pw-dev-main-0", **{field: value}))
+    pool = next(c for c in diff.changed if c.name == "pw-dev-main-0")
+    assert pool.replace, f"{field} must force a new node pool"
+    jobset = next(c for c in diff.changed if c.type == JOBSET_T)
+    assert jobset.replace and jobset.replaced_with == (pool.urn,)  # replaceWith cascades
+
+
+@pytest.mark.parametrize("field, value", [
+    ("inputs__nodeCount", 4),
+    ("inputs__nodeLocations", ["us-east5-c"]),
+    ("inputs__nodeConfig__labels", {"pathways-gke/tpu-group": "main", "team": "ml"}),
+    ("inputs__nodeConfig__taints", []),
+])
+def test_in_place_node_pool_fields_update(field, value):
+    old = mini_plan()
+    diff = diff_plans(old, edited(old, "pw-dev-main-0", **{field: value}))
+    [pool] = diff.changed
+    assert pool.name == "pw-dev-main-0" and not pool.replace and not pool.nodes_recreated
+
+
+def test_machine_type_updates_in_place_but_is_called_out_as_a_node_roll():
+    old = mini_plan()
+    diff = diff_plans(old, edited(old, "pw-dev-main-0", inputs__nodeConfig__machineType="ct6e-standard-8t"))
+    [pool] = diff.changed
+    assert not pool.replace and pool.nodes_recreated == ("nodeConfig.machineType",)
+    assert pool.disruptive_node_pool
+    assert "re-creates every node" in node_pool_warnings(diff)[0]
+
+
+def test_ignore_changes_paths_are_not_changes():
+    old = mini_plan()
+    diff = diff_plans(old, edited(old, "pw-dev-cpu", inputs__nodeCount=3, inputs__initialNodeCount=2))
+    assert diff.empty
+
+
+def test_a_new_cluster_identifier_replaces_the_provider_and_everything_it_manages():
+    old = mini_plan()
+    new = edited(old, "pw-dev-k8s", inputs__clusterIdentifier="acme-ml-dev/us-east5/pw-dev2")
+    diff = diff_plans(old, new)
+    replaced = {c.name: c for c in diff.changed if c.replace}
+    assert set(replaced) == {"pw-dev-k8s", "jobsets.jobset.x-k8s.io", "pw-dev-hf-token", "train"}
+    assert replaced["pw-dev-hf-token"].provider_replaced == named(new, "pw-dev-k8s")["urn"]
+
+
+def test_a_kubernetes_object_is_replaced_when_renamed_and_updated_otherwise():
+    old = mini_plan()
+    renamed = diff_plans(old, edited(old, "pw-dev-hf-token", inputs__metadata={"name": "x", "namespace": "default"}))
+    assert renamed.changed[0].replace and renamed.changed[0].replace_reasons == ("metadata.name",)
+    data = diff_plans(old, edited(old, "pw-dev-hf-token", inputs__stringData={"HF_TOKEN": "<secret>", "B": "1"}))
+    assert not data.changed[0].replace
+
+
+def test_changed_options_are_reported_without_property_changes():
+    old = mini_plan()
+    diff = diff_plans(old, edited(old, "pw-dev-cluster", options__protect=True))
+    [change] = diff.changed
+    assert change.properties == () and change.options == ("protect",) and not change.replace
+    assert change.to_json()["options"] == ["protect"]
+
+
+def test_an_alias_turns_remove_plus_add_into_a_rename():
+    old = mini_plan()
+    new = json.loads(json.dumps(old).replace("pw-dev-cpu", "pw-dev-head"))
+    named(new, "pw-dev-head")["options"]["aliases"] = ["name=pw-dev-cpu"]
+    diff = diff_plans(old, new)
+    assert not diff.added and not diff.removed
+    [change] = diff.changed
+    assert change.renamed_from == named(old, "pw-dev-cpu")["urn"] and change.properties == ()
+
+
+def test_removing_a_slice_is_a_loud_deletion():
+    diff = diff_plans(mini_plan(slices=2), mini_plan(slices=1))
+    assert [r["name"] for r in diff.removed] == ["pw-dev-main-1"]
+    assert "node pool pw-dev-main-1 will be DELETED" in node_pool_warnings(diff)
+
+
+def test_every_replace_table_entry_is_a_valid_path():
+    for type_, paths in REPLACE_PATHS.items():
+        for path in paths:
+            assert parse_path(path), (type_, path)
