@@ -127,3 +127,18 @@ def test_sigterm_before_the_command_starts_exits_143_at_once():
     assert done.returncode == 143
     assert "before the workload started" in done.stdout
     assert "should not run" not in done.stdout
+
+
+def test_sigterm_between_fork_and_pid_assignment_still_reaches_the_command():
+    # Under load the kubelet's SIGTERM can land after `bash -c "$1" &` forked but before `PID=$!` ran.
+    # Simulate exactly that: fork the command, signal the wrapper, and only then (never) assign PID.
+    script = wrapper_script().replace('PID=$!\n', 'kill -TERM "${BASHPID}"\nsleep 5\n')
+    assert 'kill -TERM "${BASHPID}"' in script
+    command = ("trap 'echo command: got SIGTERM; exit 0' TERM\n"
+               "echo command: running\n"
+               "for i in 1 2 3 4 5 6 7 8 9 10; do sleep 1; done")
+    done = subprocess.run(["bash", "-c", script, WRAPPER_NAME, command], capture_output=True, text=True,
+                          timeout=30, start_new_session=True)
+    assert done.returncode == 143
+    assert "forwarding it to the workload" in done.stdout
+    assert "before the workload started" not in done.stdout

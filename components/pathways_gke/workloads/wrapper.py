@@ -32,6 +32,8 @@ _HEAD = """\
 echo "pathways-gke: starting the workload command"
 PID=
 forward_term() {
+  # a signal between the fork and `PID=$!` still finds the child through $!
+  PID="${PID:-$!}"
   if [ -n "${PID}" ]; then
     echo "pathways-gke: SIGTERM received; forwarding it to the workload (process group ${PID})"
     kill -TERM -- "-${PID}" 2>/dev/null || kill -TERM "${PID}" 2>/dev/null
