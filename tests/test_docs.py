@@ -44,8 +44,10 @@ def test_every_input_output_and_type_is_in_the_reference(tmp_path):
 
 
 def queued_variant():
-    """prod with a queued tpu7x pool group and a CPU jax workload: every optional child appears."""
+    """prod with a queued tpu7x pool group, a CPU jax workload and private nodes: every optional child appears."""
     cfg = copy.deepcopy(read_stack_file(ROOT / "stacks/Pulumi.prod.yaml"))
+    cfg["pathways-gke:cluster"] = {**cfg["pathways-gke:cluster"], "privateNodes": True,
+                                   "masterIpv4CidrBlock": "172.16.0.32/28"}
     cfg["pathways-gke:tpuPools"].append({"name": "burst", "type": "tpu7x", "topology": "2x2x2",
                                          "zone": "us-east5-b", "capacity": "queued"})
     cfg["pathways-gke:secrets"] = {"hf-token": {"secure": "x"}}

@@ -6,6 +6,7 @@ import pytest
 import yaml
 
 from pathways_gke.config import parse_stack
+from pathways_gke.errors import ConfigError
 from pathways_gke.gke.cluster_spec import cluster_args
 from pathways_gke.gke.nodepools import cpu_pool_spec, tpu_pool_specs
 from pathways_gke.plan import plan_config
@@ -167,3 +168,35 @@ def test_existing_node_service_account_is_used_as_is():
     plan = plan_config(cfg, stack="sa")
     assert not plan.of_type("gcp:serviceaccount/account:Account")
     assert plan.named("pw-dev-cpu").inputs["nodeConfig"]["serviceAccount"] == "nodes@acme-ml-dev.iam.gserviceaccount.com"
+
+
+def test_private_cluster_opens_the_webhook_port_to_its_control_plane_and_workloads_wait_for_it():
+    cfg = copy.deepcopy(DEV)
+    cfg["pathways-gke:cluster"] = {**cfg["pathways-gke:cluster"], "privateNodes": True,
+                                   "masterIpv4CidrBlock": "172.16.0.32/28"}
+    plan = plan_config(cfg, stack="private")
+    assert plan.named("pw-dev-cluster").inputs["privateClusterConfig"] == {
+        "enablePrivateNodes": True, "masterIpv4CidrBlock": "172.16.0.32/28"}
+    firewall = plan.named("pw-dev-webhooks")
+    assert firewall.inputs["sourceRanges"] == ["172.16.0.32/28"]
+    assert firewall.inputs["allows"] == [{"protocol": "tcp", "ports": ["9443"]}]
+    assert firewall.inputs["direction"] == "INGRESS" and firewall.inputs["network"] == "default"
+    assert firewall.urn in plan.named("pw-dev-train-jobset").depends_on
+
+
+def test_public_clusters_get_no_webhook_firewall(stack_plans):
+    assert not stack_plans("dev").of_type("gcp:compute/firewall:Firewall")
+
+
+@pytest.mark.parametrize("cluster,path,fragment", [
+    ({"privateNodes": True, "masterIpv4CidrBlock": "172.16.0.0/24"}, "cluster.masterIpv4CidrBlock", "private /28"),
+    ({"privateNodes": True, "masterIpv4CidrBlock": "8.8.8.0/28"}, "cluster.masterIpv4CidrBlock", "private /28"),
+    ({"privateNodes": True, "masterIpv4CidrBlock": "172.16.0.x"}, "cluster.masterIpv4CidrBlock", "IPv4 CIDR"),
+    ({"masterIpv4CidrBlock": "172.16.0.32/28"}, "cluster.masterIpv4CidrBlock", "private clusters only"),
+])
+def test_bad_control_plane_ranges_are_refused(cluster, path, fragment):
+    cfg = copy.deepcopy(DEV)
+    cfg["pathways-gke:cluster"] = {**cfg["pathways-gke:cluster"], **cluster}
+    with pytest.raises(ConfigError) as caught:
+        parse_stack(cfg)
+    assert any(p.path == path and fragment in str(p) for p in caught.value.problems), caught.value.render()

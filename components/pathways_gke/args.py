@@ -134,6 +134,9 @@ class Cluster(TypedDict):
     """Subnetwork (name or self link) of the nodes."""
     private_nodes: NotRequired[bool]
     """Nodes get internal IP addresses only. Default: false."""
+    master_ipv4_cidr_block: NotRequired[str]
+    """Private clusters: the control plane's private /28. When set, a firewall rule `<name>-webhooks` lets the
+    control plane reach the JobSet/Kueue admission webhooks on tcp:9443."""
     deletion_protection: NotRequired[bool]
     """GKE-side deletion protection of the cluster. Default: true."""
     protect: NotRequired[bool]

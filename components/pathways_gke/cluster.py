@@ -13,7 +13,8 @@ import pulumi_kubernetes as k8s
 from .args import PathwaysClusterArgs, TpuPoolFacts, stack_input
 from .config.stack import StackConfig, parse_stack
 from .config.tpu import TpuPoolConfig
-from .gke.cluster_spec import CLUSTER_TIMEOUTS, NODE_SERVICE_ACCOUNT_ROLES, cluster_args, cluster_identifier
+from .gke.cluster_spec import (CLUSTER_TIMEOUTS, NODE_SERVICE_ACCOUNT_ROLES, cluster_args, cluster_identifier,
+                               webhook_firewall_args)
 from .gke.kubeconfig import kubeconfig
 from .gke.nodepools import NodePoolSpec, cpu_pool_spec, tpu_pool_specs, workload_policy_args
 from .naming import node_service_account_id, workload_policy_name
@@ -140,6 +141,9 @@ class PathwaysCluster(pulumi.ComponentResource):
             cluster_ref = stack.cluster.name
             endpoint, ca = self.cluster.endpoint, self.cluster.master_auth.cluster_ca_certificate
 
+        firewall = webhook_firewall_args(stack)
+        self.webhook_firewall = gcp.compute.Firewall(
+            f"{name}-webhooks", opts=pulumi.ResourceOptions(parent=self), **firewall) if firewall else None
         self.cpu_pool = node_pool(
             cpu_pool_spec(stack, component=name, cluster=cluster_ref, service_account=service_account), self)
         self.tpu_groups = {
@@ -200,6 +204,8 @@ class PathwaysCluster(pulumi.ComponentResource):
         (its spec is immutable).
         """
         ready = list(self.services.ready)
+        if self.webhook_firewall is not None:  # a private control plane reaches the webhook only through it
+            ready.append(self.webhook_firewall)
         values = {} if secrets is None else {
             key: pulumi.Output.secret(pulumi.Output.from_input(secrets).apply(lambda d, k=key: d[k]))
             for key in stack.secret_names

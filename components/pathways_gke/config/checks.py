@@ -33,9 +33,9 @@ def cluster_and_pool_problems(stack: StackConfig) -> list[Problem]:
     if cpu.zone is None and not stack.cluster.zonal and not stack.tpu_pools:
         out.append(Problem("cpuPool.zone", f"is required when the cluster is regional ({stack.cluster.location}) "
                            "and there is no TPU pool to take the zone from"))
-    machine = cpu.machine
-    if machine is None:
-        pass  # unknown shape: GKE will judge it; we only size-check machines we can read
+    if stack.cluster.master_ipv4_cidr_block and not stack.cluster.private_nodes:
+        out.append(Problem("cluster.masterIpv4CidrBlock", "applies to private clusters only; set "
+                           "cluster.privateNodes: true or drop it", stack.cluster.master_ipv4_cidr_block))
     for i, pool in enumerate(stack.tpu_pools):
         out.extend(tpu_pool_problems(stack, pool, f"tpuPools[{i}]"))
     for name, count in Counter(p.name for p in stack.tpu_pools).items():

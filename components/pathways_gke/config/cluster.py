@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 import re
 from typing import Literal, Optional
 
@@ -64,6 +65,8 @@ class ClusterConfig(Model):
     network: Optional[str] = None
     subnetwork: Optional[str] = None
     private_nodes: bool = False
+    master_ipv4_cidr_block: Optional[str] = Field(
+        default=None, description="private clusters: the control plane's /28; opens tcp:9443 for the webhooks")
     deletion_protection: bool = True
     protect: bool = False
     labels: dict[str, str] = Field(default_factory=dict)
@@ -87,6 +90,19 @@ class ClusterConfig(Model):
     def _version(cls, value: Optional[str]) -> Optional[str]:
         if value is not None and not re.fullmatch(r"1\.[0-9]+(\.[0-9]+(-gke\.[0-9]+)?)?", value):
             raise fail("version", "is not a GKE version (e.g. 1.34 or 1.34.1-gke.1829001)")
+        return value
+
+    @field_validator("master_ipv4_cidr_block")
+    @classmethod
+    def _master_cidr(cls, value: Optional[str]) -> Optional[str]:
+        if value is None:
+            return value
+        try:
+            network = ipaddress.IPv4Network(value)
+        except ValueError:
+            raise fail("cidr", "is not an IPv4 CIDR block (e.g. 172.16.0.32/28)") from None
+        if network.prefixlen != 28 or not network.is_private:
+            raise fail("cidr", "must be a private /28 (GKE's control-plane range, e.g. 172.16.0.32/28)")
         return value
 
     @field_validator("labels")

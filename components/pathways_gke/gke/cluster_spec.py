@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Optional
 
 from ..config.stack import StackConfig
 
@@ -47,7 +47,30 @@ def cluster_args(stack: StackConfig) -> dict[str, Any]:
         args["subnetwork"] = cluster.subnetwork
     if cluster.private_nodes:
         args["private_cluster_config"] = {"enable_private_nodes": True}
+        if cluster.master_ipv4_cidr_block:
+            args["private_cluster_config"]["master_ipv4_cidr_block"] = cluster.master_ipv4_cidr_block
     return args
+
+
+# JobSet and Kueue serve their admission webhooks on the nodes' port 9443; GKE's own firewall rule for a
+# private control plane opens only 443 and 10250 (JOBSET_INSTALL.md §4.2).
+WEBHOOK_PORTS = ("9443",)
+
+
+def webhook_firewall_args(stack: StackConfig) -> Optional[dict[str, Any]]:
+    """Ingress from a private control plane to the webhook port, or None when not needed/knowable."""
+    cluster = stack.cluster
+    if not (cluster.private_nodes and cluster.master_ipv4_cidr_block):
+        return None
+    return {
+        "name": f"{cluster.name}-webhooks",
+        "project": stack.project,
+        "network": cluster.network or "default",
+        "direction": "INGRESS",
+        "source_ranges": [cluster.master_ipv4_cidr_block],
+        "allows": [{"protocol": "tcp", "ports": list(WEBHOOK_PORTS)}],
+        "description": f"GKE control plane of {cluster.name} -> JobSet/Kueue admission webhooks (pathways-gke)",
+    }
 
 
 def cluster_identifier(stack: StackConfig) -> str:
