@@ -3,10 +3,13 @@
 Regenerate (after an intended change) with:  python -m pytest tests/test_golden_plans.py --update-golden
 """
 
+import json
+
 import pytest
 
 from tests.conftest import STACKS
-from tests.support.golden import GOLDEN_DIR, REGENERATE, explain, update_requested
+from tests.support.golden import (ACCEPT_RENAMES_ENV, GOLDEN_DIR, REGENERATE, explain, unaliased_renames,
+                                  update_requested)
 
 
 @pytest.mark.parametrize("stack", STACKS)
@@ -14,6 +17,9 @@ def test_plan_matches_its_golden_snapshot(stack, stack_plans, request):
     current = stack_plans(stack).dumps()
     path = GOLDEN_DIR / f"{stack}.json"
     if update_requested(request.config):
+        renames = unaliased_renames(path.read_text(), current) if path.exists() else []
+        assert renames == [], (f"refusing to regenerate {path.name}: child names are public API; add aliases "
+                               f"or set {ACCEPT_RENAMES_ENV}=1 for an intended break")
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(current)
         return
@@ -30,8 +36,6 @@ def test_every_snapshot_belongs_to_a_stack():
 
 
 def test_a_mismatch_is_explained_property_by_property():
-    import json
-
     from tests.support.plans import edited, mini_plan
 
     old = mini_plan()
@@ -42,3 +46,15 @@ def test_a_mismatch_is_explained_property_by_property():
     moved = dict(old, outputs={"clusterName": "pw-dev"})
     unified = explain(json.dumps(old, indent=2, sort_keys=True), json.dumps(moved, indent=2, sort_keys=True))
     assert "no changes" in unified and '+  "outputs": {' in unified
+
+
+def test_regenerating_a_snapshot_refuses_a_rename_without_an_alias(monkeypatch):
+    from tests.support.plans import mini_plan, named
+
+    old = mini_plan()
+    renamed = json.loads(json.dumps(old).replace("::pw-dev-cpu", "::pw-dev-head"))
+    named(renamed, "pw-dev-cpu")["name"] = "pw-dev-head"
+    [warning] = unaliased_renames(json.dumps(old), json.dumps(renamed))
+    assert warning.startswith("pw-dev-head looks like pw-dev-cpu renamed without an alias")
+    monkeypatch.setenv(ACCEPT_RENAMES_ENV, "1")
+    assert unaliased_renames(json.dumps(old), json.dumps(renamed)) == []

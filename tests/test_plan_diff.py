@@ -7,6 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from pathways_gke.plan.diff import diff_plans, node_pool_warnings, render_text, summary
+from pathways_gke.plan.markdown import render_markdown
 from pathways_gke.plan.paths import changed_paths, covers, format_path, parse_path
 from pathways_gke.plan.replacements import NODE_POOL, REPLACE_PATHS
 from tests.support.plans import JOBSET_T, POOL_T, edited, mini_plan, named
@@ -207,6 +208,28 @@ def test_an_alias_turns_remove_plus_add_into_a_rename():
     assert not diff.added and not diff.removed
     [change] = diff.changed
     assert change.renamed_from == named(old, "pw-dev-cpu")["urn"] and change.properties == ()
+
+
+def test_a_rename_without_an_alias_is_reported_as_delete_plus_create():
+    old = mini_plan()
+    new = json.loads(json.dumps(old).replace("::pw-dev-cpu", "::pw-dev-head"))
+    named(new, "pw-dev-cpu")["name"] = "pw-dev-head"
+    diff = diff_plans(old, new)
+    assert [r["name"] for r in diff.added] == ["pw-dev-head"] and [r["name"] for r in diff.removed] == ["pw-dev-cpu"]
+    assert diff.renames_without_alias == ((named(old, "pw-dev-cpu")["urn"], named(new, "pw-dev-head")["urn"]),)
+    assert "!! pw-dev-head looks like pw-dev-cpu renamed without an alias" in render_text(diff)
+    assert "Renamed without an alias" in render_markdown(diff)
+    assert diff.to_json()["renamesWithoutAlias"] == [{"from": named(old, "pw-dev-cpu")["urn"],
+                                                      "to": named(new, "pw-dev-head")["urn"]}]
+
+
+def test_a_removed_and_an_added_resource_that_differ_are_not_a_rename():
+    old = mini_plan()
+    new = json.loads(json.dumps(old).replace("::pw-dev-cpu", "::pw-dev-head"))
+    named(new, "pw-dev-cpu")["inputs"]["name"] = "head-np"
+    diff = diff_plans(old, new)
+    assert diff.renames_without_alias == () and "renamesWithoutAlias" not in diff.to_json()
+    assert "renamed" not in render_text(diff)
 
 
 def test_removing_a_slice_is_a_loud_deletion():

@@ -91,6 +91,26 @@ class PlanDiff:
     def removed_node_pools(self) -> tuple[Mapping[str, Any], ...]:
         return tuple(r for r in self.removed if r["type"] == NODE_POOL)
 
+    @property
+    def renames_without_alias(self) -> tuple[tuple[str, str], ...]:
+        """(old URN, new URN) pairs that are one resource under a new name with no alias to say so.
+
+        A removed and an added resource of the same type with identical inputs and options is the same
+        cloud object renamed in code; without an alias Pulumi deletes it and creates it again (for a node
+        pool: its nodes and whatever runs there go). Child names are public API: add
+        `aliases=[pulumi.Alias(name=<old name>)]`, or do not rename.
+        """
+        added: dict[str, list[str]] = {}
+        for r in self.added:
+            if r.get("custom", True):  # a component has no inputs to tell it apart; its children do
+                added.setdefault(_identity(r), []).append(r["urn"])
+        pairs = []
+        for r in self.removed:
+            candidates = added.get(_identity(r)) if r.get("custom", True) else None
+            if candidates:
+                pairs.append((r["urn"], candidates.pop(0)))
+        return tuple(pairs)
+
     def status(self) -> dict[str, str]:
         """URN -> added | removed | replaced | changed, for every resource the diff touches."""
         out = {r["urn"]: "added" for r in self.added}
@@ -102,11 +122,15 @@ class PlanDiff:
         """The CLI contract: {"added":[urn], "removed":[urn], "changed":[{"urn","replace","properties"}, ...]}
         (changed entries carry extra keys: type, name, replaceReasons, and when set replacedWith,
         providerReplaced, options, nodesRecreated, renamedFrom)."""
-        return {
+        out: dict[str, Any] = {
             "added": [r["urn"] for r in self.added],
             "removed": [r["urn"] for r in self.removed],
             "changed": [c.to_json() for c in self.changed],
         }
+        renames = self.renames_without_alias
+        if renames:
+            out["renamesWithoutAlias"] = [{"from": old, "to": new} for old, new in renames]
+        return out
 
     def dumps(self) -> str:
         return json.dumps(self.to_json(), indent=2, sort_keys=True) + "\n"
@@ -234,6 +258,12 @@ def _cascade(changes: dict[str, dict[str, Any]], news: Mapping[str, Mapping[str,
             return
 
 
+def _identity(resource: Mapping[str, Any]) -> str:
+    """What a resource is, apart from its name and parent chain: type, inputs and options (not graph edges)."""
+    options = {k: _norm_option(v) for k, v in (resource.get("options") or {}).items() if k in DIFFED_OPTIONS}
+    return json.dumps([resource["type"], resource.get("inputs") or {}, options], sort_keys=True)
+
+
 def _restack(urn: str, stack: Any) -> str:
     parts = urn.split("::")
     if len(parts) >= 4 and parts[0].startswith("urn:pulumi:") and isinstance(stack, str):
@@ -296,7 +326,7 @@ def render_text(diff: PlanDiff) -> str:
             lines.append(f"        replaced with {urn.rpartition('::')[2]} (options.replaceWith)")
         if c.provider_replaced:
             lines.append(f"        its provider {c.provider_replaced.rpartition('::')[2]} is replaced")
-    loud = node_pool_warnings(diff)
+    loud = node_pool_warnings(diff) + rename_warnings(diff)
     if loud:
         lines.append("")
         lines += [f"!! {w}" for w in loud]
@@ -329,6 +359,14 @@ def node_pool_warnings(diff: PlanDiff) -> list[str]:
     for r in diff.removed_node_pools:
         out.append(f"node pool {r['name']} will be DELETED")
     return out
+
+
+def rename_warnings(diff: PlanDiff) -> list[str]:
+    """One loud line per resource renamed in code without an alias (deleted and created again)."""
+    return [f"{new.rpartition('::')[2]} looks like {old.rpartition('::')[2]} renamed without an alias: "
+            f"Pulumi will delete {old.rpartition('::')[2]} and create it again; add "
+            f"aliases=[pulumi.Alias(name=\"{old.rpartition('::')[2]}\")] or keep the old name"
+            for old, new in diff.renames_without_alias]
 
 
 def load_source_plan(source: str, project_dir: Path = Path(".")) -> dict[str, Any]:

@@ -7,7 +7,7 @@ touched resource, then the resource graph with the touched resources marked. Pur
 
 from __future__ import annotations
 
-from .diff import PlanDiff, node_pool_warnings, summary
+from .diff import PlanDiff, node_pool_warnings, rename_warnings, summary
 from .graph import diff_graph, short_type, to_mermaid
 
 MAX_PATHS_PER_RESOURCE = 15
@@ -38,6 +38,12 @@ def render_markdown(diff: PlanDiff, title: str | None = None, graph: bool = True
         lines += ["> [!CAUTION]", "> **Node pools lose their nodes in this change.** A TPU slice that is replaced,",
                   "> deleted or rolled ends every job running on it (JobSets on it restart or fail).", ">"]
         lines += [f"> - {w}" for w in warnings]
+        lines.append("")
+    renames = rename_warnings(diff)
+    if renames:
+        lines += ["> [!WARNING]", "> **Renamed without an alias.** Resource names are public API: these are deleted and",
+                  "> created again unless the new resource carries an alias to its old name.", ">"]
+        lines += [f"> - {w}" for w in renames]
         lines.append("")
 
     lines += ["| Action | Resource | Type | What changes |", "|---|---|---|---|"]
