@@ -13,7 +13,7 @@ from typing import Callable, Optional, Sequence
 
 from .errors import ConfigError
 from .plan import commands as plan_commands
-from .plan.commands import add_policy_arguments
+from .plan.commands import add_critical_path_arguments, add_policy_arguments
 
 EXIT_INVALID = 2
 
@@ -35,15 +35,23 @@ def load_plan(args: argparse.Namespace):
 
 
 def cmd_plan(args: argparse.Namespace) -> int:
-    from .plan.commands import policy_step
+    from .plan.commands import policy_step, prepare_critical_path, print_critical_path
     from .plan.render import render_tree, write_out
 
+    invalid = prepare_critical_path(args)
+    if invalid:
+        return invalid
     plan = load_plan(args)
     if args.out:
         written = write_out(plan, args.out)
         if not args.json:
             print(f"wrote {len(written)} files to {args.out}", file=sys.stderr)
-    print(plan.dumps() if args.json else render_tree(plan), end="")
+    if args.critical_path:
+        invalid = print_critical_path(args, plan)
+        if invalid:
+            return invalid
+    else:
+        print(plan.dumps() if args.json else render_tree(plan), end="")
     sys.stdout.flush()
     return policy_step(args, plan)
 
@@ -56,6 +64,7 @@ def build_parser() -> argparse.ArgumentParser:
     plan.add_argument("--json", action="store_true", help="print the plan as JSON (the plan.json contract)")
     plan.add_argument("--out", type=Path, help="also write plan.json and every Kubernetes object as YAML here")
     add_policy_arguments(plan)
+    add_critical_path_arguments(plan)
     plan.set_defaults(handler=cmd_plan)
     for register in EXTRA_COMMANDS:
         register(commands)

@@ -1,4 +1,4 @@
-"""CLI subcommands `diff` and `graph`, and the policy step of `plan` (wired in cli.py).
+"""CLI subcommands `diff` and `graph`, and the policy and critical-path steps of `plan` (wired in cli.py).
 
 Exit codes (cli.py's plus one): 0 ok; 1 `diff --exit-code` found changes; 2 invalid config, plan
 file or usage; 3 a guardrail refused: `plan` found a MANDATORY policy violation, or
@@ -152,3 +152,49 @@ def _privileged_workloads(args: argparse.Namespace) -> list[str]:
     if path is None:
         return []
     return [w.name for w in load_stack_file(path).workloads if w.privileged]
+
+
+# --- critical path of `plan` ------------------------------------------------------------------
+
+
+def add_critical_path_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--critical-path", action="store_true",
+                        help="instead of the plan: the expected `pulumi up` time and the chain that decides it "
+                             '(with --json: {"stack", "totalSeconds", "chain":[…], …})')
+    parser.add_argument("--durations", type=Path,
+                        help="with --critical-path: JSON/YAML {resource type or type#variant: seconds} overriding "
+                             "the estimates (docs/critical-path.md)")
+
+
+def prepare_critical_path(args: argparse.Namespace) -> int:
+    """Read and check --durations before the program runs (a bad file must not cost a plan); 0 or EXIT_INVALID.
+
+    Sets `args.duration_overrides` for `print_critical_path`.
+    """
+    from .critical_path import DurationsError, load_durations
+
+    args.duration_overrides = None
+    if getattr(args, "durations", None) is None:
+        return 0
+    if not args.critical_path:
+        print("error: --durations needs --critical-path", file=sys.stderr)
+        return EXIT_INVALID
+    try:
+        args.duration_overrides = load_durations(args.durations)
+    except DurationsError as exc:
+        print("\n".join(f"error: {line}" for line in str(exc).splitlines()), file=sys.stderr)
+        return EXIT_INVALID
+    return 0
+
+
+def print_critical_path(args: argparse.Namespace, plan: Any) -> int:
+    """Print the plan's critical path (text, or JSON with --json) instead of the plan; 0 or EXIT_INVALID."""
+    from .critical_path import PlanGraphError, critical_path, render_text
+
+    try:
+        schedule = critical_path(plan.to_json() if hasattr(plan, "to_json") else plan, args.duration_overrides)
+    except PlanGraphError as exc:  # a cycle or a dangling dependency: no schedule exists
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_INVALID
+    sys.stdout.write(json.dumps(schedule.to_json(), indent=2) + "\n" if args.json else render_text(schedule))
+    return 0
