@@ -1,0 +1,52 @@
+"""The benchmark measures what it claims (bench/): no timings are asserted here, only that the scaled stacks are
+valid and the floors register exactly the resources our plan registers. Results live in bench/RESULTS.md."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from pathways_gke.config.stack import parse_stack
+from tests.conftest import ROOT
+
+sys.path.insert(0, str(ROOT / "bench"))
+import plan_scale  # noqa: E402  (bench/ is scripts, not a package)
+
+
+@pytest.mark.parametrize("slices", plan_scale.SLICES)
+def test_every_scaled_stack_is_valid_with_eight_workloads(slices):
+    stack = parse_stack(plan_scale.scale_config(slices))
+    assert [p.slices for p in stack.tpu_pools] == [slices]
+    assert len(stack.workloads) == plan_scale.WORKLOADS == 8
+    assert {w.runtime for w in stack.workloads} == {"pathways", "jax"}
+
+
+def measure(*args):
+    out = subprocess.run([sys.executable, str(ROOT / "bench" / "measure.py"), *args], cwd=ROOT, capture_output=True,
+                         text=True, timeout=300, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def test_the_floors_register_the_same_resources_as_the_plan(tmp_path):
+    import yaml
+
+    config, plan = tmp_path / "Pulumi.scale.yaml", tmp_path / "plan.json"
+    config.write_text(yaml.safe_dump({"config": plan_scale.scale_config(4)}))
+    ours = measure("ours", "--config", str(config), "--write-plan", str(plan))
+    recorded = json.loads(plan.read_text())["resources"]
+    assert ours["resources"] == len(recorded) > 4
+    for floor in ("typed", "payload"):
+        assert measure(floor, "--plan", str(plan))["resources"] == len(recorded), floor
+    assert measure("bare", "--count", str(len(recorded)))["resources"] == len(recorded)
+    for phase in ("imports", "run", "warm"):
+        assert ours[phase]["wall"] > 0
+    assert ours["peakRssMb"] > 0
+
+
+def test_results_block_is_replaced_in_place(tmp_path, monkeypatch):
+    results = tmp_path / "RESULTS.md"
+    results.write_text(f"# head\n{plan_scale.BEGIN}\nold\n{plan_scale.END}\ntail\n")
+    monkeypatch.setattr(plan_scale, "RESULTS", results)
+    plan_scale.write_results("new\n")
+    assert results.read_text() == f"# head\n{plan_scale.BEGIN}\nnew\n{plan_scale.END}\ntail\n"
