@@ -18,6 +18,7 @@ from pathways_gke.plan.critical_path import (
 )
 from pathways_gke.plan.engine import plan_config
 from tests.conftest import ROOT, STACKS
+from tests.support.variants import every_optional_child_config
 from tests.support.plans import GROUP_T, ROOT_T, edited, mini_plan, named, resource
 
 CONFIGMAP_T = "kubernetes:core/v1:ConfigMap"
@@ -47,17 +48,7 @@ def stack_config(stack: str):
 
 
 def every_optional_child_variant():
-    """prod plus a queued tpu7x group (workload policy, ProvisioningRequest), private nodes (firewall), a secret."""
-    cfg = stack_config("prod")
-    cfg["pathways-gke:cluster"] = {**cfg["pathways-gke:cluster"], "privateNodes": True,
-                                   "masterIpv4CidrBlock": "172.16.0.32/28"}
-    cfg["pathways-gke:tpuPools"].append({"name": "burst", "type": "tpu7x", "topology": "2x2x2",
-                                         "zone": "us-east5-b", "capacity": "queued"})
-    cfg["pathways-gke:secrets"] = {"hf-token": {"secure": "x"}}
-    cfg["pathways-gke:workloads"].append({
-        "name": "eval", "runtime": "jax", "image": "us-docker.pkg.dev/acme-ml-prod/train/eval:2026-11-20",
-        "command": "python3 eval.py", "jax": {"processes": 2}, "secretEnv": {"HF_TOKEN": "hf-token"}})
-    return plan_config(cfg, stack="variant").to_json()
+    return plan_config(every_optional_child_config(), stack="variant").to_json()
 
 
 @pytest.fixture(scope="module")

@@ -1,14 +1,13 @@
 """docs/components.md tells the truth: generated tables are current, every child resource is listed."""
 
-import copy
 import re
 
 import pytest
 
 from pathways_gke import docgen
 from pathways_gke.plan.engine import plan_config
-from pathways_gke.config.stack import read_stack_file
 from tests.conftest import ROOT, STACKS
+from tests.support.variants import every_optional_child_config
 
 DOC = ROOT / "docs/components.md"
 ROW = re.compile(r"^\| `(?P<name><name>[^`]*)` \| `(?P<type>[^`]+)` \|", re.M)
@@ -44,17 +43,7 @@ def test_every_input_output_and_type_is_in_the_reference(tmp_path):
 
 
 def queued_variant():
-    """prod with a queued tpu7x pool group, a CPU jax workload and private nodes: every optional child appears."""
-    cfg = copy.deepcopy(read_stack_file(ROOT / "stacks/Pulumi.prod.yaml"))
-    cfg["pathways-gke:cluster"] = {**cfg["pathways-gke:cluster"], "privateNodes": True,
-                                   "masterIpv4CidrBlock": "172.16.0.32/28"}
-    cfg["pathways-gke:tpuPools"].append({"name": "burst", "type": "tpu7x", "topology": "2x2x2",
-                                         "zone": "us-east5-b", "capacity": "queued"})
-    cfg["pathways-gke:secrets"] = {"hf-token": {"secure": "x"}}
-    cfg["pathways-gke:workloads"].append({
-        "name": "eval", "runtime": "jax", "image": "us-docker.pkg.dev/acme-ml-prod/train/eval:2026-11-20",
-        "command": "python3 eval.py", "jax": {"processes": 2}, "secretEnv": {"HF_TOKEN": "hf-token"}})
-    return plan_config(cfg, stack="queued")
+    return plan_config(every_optional_child_config(), stack="queued")
 
 
 def plans():

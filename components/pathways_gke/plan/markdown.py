@@ -33,18 +33,12 @@ def render_markdown(diff: PlanDiff, title: str | None = None, graph: bool = True
         lines += ["No resource is added, removed or changed.", "", f"<sub>{NOTE}</sub>", ""]
         return "\n".join(lines)
 
-    warnings = node_pool_warnings(diff)
-    if warnings:
-        lines += ["> [!CAUTION]", "> **Node pools lose their nodes in this change.** A TPU slice that is replaced,",
-                  "> deleted or rolled ends every job running on it (JobSets on it restart or fail).", ">"]
-        lines += [f"> - {w}" for w in warnings]
-        lines.append("")
-    renames = rename_warnings(diff)
-    if renames:
-        lines += ["> [!WARNING]", "> **Renamed without an alias.** Resource names are public API: these are deleted and",
-                  "> created again unless the new resource carries an alias to its old name.", ">"]
-        lines += [f"> - {w}" for w in renames]
-        lines.append("")
+    lines += _alert("CAUTION", ["**Node pools lose their nodes in this change.** A TPU slice that is replaced,",
+                                "deleted or rolled ends every job running on it (JobSets on it restart or fail)."],
+                    node_pool_warnings(diff))
+    lines += _alert("WARNING", ["**Renamed without an alias.** Resource names are public API: these are deleted and",
+                                "created again unless the new resource carries an alias to its old name."],
+                    rename_warnings(diff))
 
     lines += ["| Action | Resource | Type | What changes |", "|---|---|---|---|"]
     for r in diff.added:
@@ -84,6 +78,13 @@ def render_markdown(diff: PlanDiff, title: str | None = None, graph: bool = True
             lines += [f"_Resource graph left out: {len(g.nodes)} resources (run `pathways-gke graph`)._", ""]
     lines += [f"<sub>{NOTE}</sub>", ""]
     return "\n".join(lines)
+
+
+def _alert(kind: str, heading: list[str], items: list[str]) -> list[str]:
+    """A GitHub alert block listing `items`; nothing when there are none."""
+    if not items:
+        return []
+    return [f"> [!{kind}]", *(f"> {line}" for line in heading), ">", *(f"> - {item}" for item in items), ""]
 
 
 def extract_mermaid_blocks(markdown: str) -> list[str]:

@@ -1,0 +1,24 @@
+"""Stack variants shared by tests: configs that make every optional child resource appear."""
+
+from __future__ import annotations
+
+import copy
+
+from pathways_gke.config.stack import read_stack_file
+
+from tests.conftest import ROOT
+
+
+def every_optional_child_config() -> dict:
+    """prod plus a queued tpu7x group (workload policy, ProvisioningRequest), private nodes (webhook firewall),
+    a secret and a CPU jax workload that reads it."""
+    cfg = copy.deepcopy(read_stack_file(ROOT / "stacks/Pulumi.prod.yaml"))
+    cfg["pathways-gke:cluster"] = {**cfg["pathways-gke:cluster"], "privateNodes": True,
+                                   "masterIpv4CidrBlock": "172.16.0.32/28"}
+    cfg["pathways-gke:tpuPools"].append({"name": "burst", "type": "tpu7x", "topology": "2x2x2",
+                                         "zone": "us-east5-b", "capacity": "queued"})
+    cfg["pathways-gke:secrets"] = {"hf-token": {"secure": "x"}}
+    cfg["pathways-gke:workloads"].append({
+        "name": "eval", "runtime": "jax", "image": "us-docker.pkg.dev/acme-ml-prod/train/eval:2026-11-20",
+        "command": "python3 eval.py", "jax": {"processes": 2}, "secretEnv": {"HF_TOKEN": "hf-token"}})
+    return cfg
