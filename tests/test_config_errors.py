@@ -62,6 +62,11 @@ CASES = [
      ["required with capacity 'reservation'"]),
     ("spot-with-reservation", pool(capacity="spot", reservation="acme-res"), "tpuPools[0].reservation",
      ["'acme-res'", "capacity 'spot'"]),
+    # found by tests/test_fuzz.py: a bad name in the string form raised a bare pydantic error (a traceback)
+    ("reservation-name-invalid", pool(capacity="reservation", reservation="Acme_Res"), "tpuPools[0].reservation",
+     ["'Acme_Res'", "is not a reservation name"]),
+    ("reservation-mapping-name-invalid", pool(capacity="reservation", reservation={"name": "Acme_Res"}),
+     "tpuPools[0].reservation.name", ["'Acme_Res'", "is not a reservation/block name"]),
     ("flex-start-fixed-size", pool(capacity="flex-start", autoscaling=False), "tpuPools[0].autoscaling",
      ["false", "capacity 'flex-start'", "no fixed size"]),
     ("flex-start-on-v4", pool(type="v4", topology="2x2x2", capacity="flex-start"), "tpuPools[0].capacity",
@@ -103,6 +108,12 @@ CASES = [
     ("gcs-scratch-not-gs", workload(pathways={"version": "jax-0.9.2", "gcsScratch": "/tmp/x"}),
      "workloads[0].pathways.gcsScratch", ["'/tmp/x'", "gs://"]),
     ("env-name-invalid", workload(env={"1BAD": "x"}), "workloads[0].env", ["'1BAD'"]),
+    # found while writing tests/test_fuzz.py: any string was accepted, and the pods of the JobSet were refused
+    ("service-account-is-an-email", workload(serviceAccount="trainer@acme-ml-dev.iam.gserviceaccount.com"),
+     "workloads[0].serviceAccount", ["'trainer@acme-ml-dev.iam.gserviceaccount.com'", "GCP service-account email",
+                                     "Kubernetes service account"]),
+    ("service-account-not-a-name", workload(serviceAccount="ML Trainer"), "workloads[0].serviceAccount",
+     ["'ML Trainer'", "not a Kubernetes service account name"]),
     ("secret-env-unknown-secret", workload(secretEnv={"HF_TOKEN": "hf"}), "workloads[0].secretEnv.HF_TOKEN",
      ["'hf'", "pathways-gke:secrets"]),
     ("duplicate-workload-names",
@@ -129,6 +140,12 @@ CASES = [
     ("system-namespace", top(P + "namespace", "kube-system"), "namespace", ["'kube-system'", "system namespace"]),
     ("namespace-uppercase", top(P + "namespace", "ML"), "namespace", ["'ML'"]),
     ("labels-uppercase", section("cluster", labels={"Team": "ml"}), "cluster.labels", ["'Team'"]),
+    # found by tests/test_fuzz.py: node labels were not checked, so GKE refused them at `pulumi up`
+    ("cpu-node-label-value", section("cpuPool", labels={"team": "ML Platform"}), "cpuPool.labels",
+     ["'ML Platform'", "not a Kubernetes label value"]),
+    ("tpu-node-label-key", pool(labels={"cost center": "x"}), "tpuPools[0].labels",
+     ["'cost center'", "not a Kubernetes label key"]),
+    ("tpu-node-label-too-long", pool(labels={"team": "a" * 64}), "tpuPools[0].labels", ["at most 63"]),
 ]
 
 
@@ -153,6 +170,26 @@ def test_there_are_at_least_thirty_distinct_bad_inputs():
     assert len({c[0] for c in CASES}) >= 30
 
 
+def test_node_labels_follow_kubernetes_rules_not_gce_ones():
+    labels = {"app.kubernetes.io/part-of": "ML", "Team": "Research.v2", "empty": ""}
+    stack = parse_stack(apply(lambda c: (c[P + "cpuPool"].update(labels=labels),
+                                         c[P + "tpuPools"][0].update(labels=labels))))
+    assert stack.cpu_pool.labels == stack.tpu_pools[0].labels == labels
+
+
+@pytest.mark.parametrize("mutation,paths", [
+    (pool(capacity="reservation", reservation={"name": "Acme_Res"}), ["tpuPools[0].reservation.name"]),
+    (workload(command=["python3", 3]), ["workloads[0].command[1]"]),
+    (workload(command=5), ["workloads[0].command", "workloads[0].command"]),  # neither a string nor a list
+], ids=["reservation-mapping", "command-list", "command-number"])
+def test_a_field_of_two_forms_is_reported_for_the_form_the_user_wrote(mutation, paths):
+    # found by tests/test_fuzz.py: paths named pydantic's union member ("reservation.constrained-str"), and
+    # the mapping form also got "should be a valid string" from the string form
+    with pytest.raises(ConfigError) as caught:
+        parse_stack(apply(mutation))
+    assert caught.value.paths == paths
+
+
 def test_all_problems_are_reported_at_once():
     cfg = apply(lambda c: (c[P + "tpuPools"][0].update(topology="3x3"), c[P + "workloads"][0].update(name="x" * 30),
                            c[P + "cpuPool"].update(minNodes=9)))
@@ -164,6 +201,7 @@ def test_all_problems_are_reported_at_once():
 @pytest.mark.parametrize("case_id,mutation,path,fragments",
                          [c for c in CASES if c[0] in ("unknown-type", "invalid-topology", "zero-slices",
                                                        "reservation-without-name", "spot-with-reservation",
+                                                       "reservation-name-invalid",
                                                        "flex-start-fixed-size", "tpu-zone-outside-region",
                                                        "workload-name-23")],
                          ids=lambda v: v if isinstance(v, str) else "")
@@ -176,3 +214,22 @@ def test_cli_exits_2_naming_the_path_with_no_traceback_and_nothing_registered(
     assert code == 2
     assert path in err and "Traceback" not in err
     assert recording_runs == [], "the program ran although the config is invalid"
+
+
+@pytest.mark.parametrize("text,message", [
+    ("config:\n  gcp:project: acme-ml-dev\n  pathways-gke:cluster:\n    name: pw\n\tlocation: us-east5\n",
+     "while scanning for the next token: found character '\\t' that cannot start any token at line 5, column 1"),
+    ('config:\n  gcp:project: "acme-ml-dev\n',
+     "while scanning a quoted scalar at line 2, column 16: found unexpected end of stream at line 3, column 1"),
+    # PyYAML keeps the last of two equal keys without a word; the first one was what the user looked at
+    ("config:\n  gcp:project: acme-ml-dev\n  pathways-gke:cpuPool:\n    zone: us-east5-a\n    zone: us-west4-a\n",
+     "key 'zone' is given twice in one mapping, at line 4 and line 5; keep one"),
+], ids=["tab-indent", "unclosed-quote", "duplicate-key"])
+def test_a_yaml_syntax_error_is_one_line_naming_the_file_and_position(text, message, tmp_path, capsys,
+                                                                     recording_runs):
+    # PyYAML's own text spans several lines and quotes the source; the CLI prints one problem per line
+    stack_file = tmp_path / "Pulumi.bad.yaml"
+    stack_file.write_text(text)
+    assert cli_main(["plan", "--config", str(stack_file), "--project-dir", str(ROOT)]) == 2
+    assert capsys.readouterr().err == f"invalid config (1 problem):\n  - {stack_file}: is not valid YAML: {message}\n"
+    assert recording_runs == []

@@ -82,6 +82,15 @@ def test_variables_pathways_gke_sets_cannot_be_overridden():
     accepted({"tpuPool": "main", "env": {"JAX_PLATFORMS": "tpu"}})
 
 
+@pytest.mark.parametrize("placement", [{"jax": {"processes": 2}}, {"tpuPool": "main"}], ids=["cpu", "tpu"])
+def test_a_variable_comes_from_env_or_secret_env_not_both(placement):
+    # found by tests/test_fuzz.py: the container got HF_TOKEN twice, which server-side apply refuses
+    found = problems({**placement, "env": {"HF_TOKEN": "plain"}, "secretEnv": {"HF_TOKEN": "hf"}},
+                     secrets={"hf": "x"})
+    assert list(found) == ["workloads[0].secretEnv.HF_TOKEN"]
+    assert "is also given in env" in found["workloads[0].secretEnv.HF_TOKEN"]
+
+
 def test_jax_settings_on_a_pathways_workload():
     found = problems({"runtime": "pathways", "tpuPool": "main", "jax": {"processes": 2}})
     assert found["workloads[0].jax"].endswith("applies to runtime 'jax' only")

@@ -84,8 +84,11 @@ def test_the_validators_reject_broken_jobsets():
     del head["spec"]["hostNetwerk"]
     head["spec"]["containers"][0]["restartPolicy"] = "Always"
     head["spec"]["initContainers"][0]["ports"].append({"containerPort": 29000, "protocol": "TCP"})
+    head["spec"]["serviceAccountName"] = "trainer@acme.iam.gserviceaccount.com"
     errors = jobset_rule_errors(js)
     assert any("restartPolicy is only allowed on init containers" in e for e in errors)
     assert any("duplicate port (29000, 'TCP')" in e for e in errors)
+    assert any("serviceAccountName 'trainer@acme.iam.gserviceaccount.com' is not a DNS-1123 subdomain" in e
+               for e in errors)
     js["metadata"]["name"] = "a" * 23
     assert any("coordinator endpoint" in e for e in jobset_rule_errors(js))

@@ -13,6 +13,7 @@ from typing import Any
 
 DNS_1035 = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
 DNS_1123_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+DNS_1123_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
 C_IDENTIFIER_ISH = re.compile(r"^[-._a-zA-Z][-._a-zA-Z0-9]*$")  # Kubernetes env-var name rule
 RULE_NAME = re.compile(r"^[a-zA-Z]([-_a-zA-Z0-9]{0,126}[a-zA-Z0-9])?$")
 FIELD_PATH = re.compile(r"^metadata\.(labels|annotations)\['[^']+'\]$|^metadata\.(name|namespace|uid)$|"
@@ -190,6 +191,9 @@ def pod_rule_errors(spec: dict[str, Any]) -> list[str]:
                     err(f"{where}: requests.{key} > limits.{key}")
             if c.get("imagePullPolicy", "IfNotPresent") not in ("Always", "IfNotPresent", "Never"):
                 err(f"{where}: imagePullPolicy is invalid")
+    account = spec.get("serviceAccountName")
+    if account is not None and (not DNS_1123_SUBDOMAIN.match(account) or len(account) > 253):
+        err(f"serviceAccountName {account!r} is not a DNS-1123 subdomain")
     grace = spec.get("terminationGracePeriodSeconds")
     if grace is not None and grace < 0:
         err("terminationGracePeriodSeconds must be >= 0")

@@ -65,7 +65,7 @@ def problems_from(error: ValidationError, root: type[BaseModel], prefix: Iterabl
     """Turn a pydantic ValidationError into Problems with full config paths."""
     problems: list[Problem] = []
     prefix = tuple(prefix)
-    for item in error.errors(include_url=False):
+    for item in _without_other_union_branches(error.errors(include_url=False)):
         loc = tuple(part for part in item["loc"] if not _is_union_tag(part))
         extra_field = (item.get("ctx") or {}).get("field")
         path = join_path(*prefix, *loc, *([extra_field] if extra_field else []))
@@ -91,5 +91,38 @@ def problems_from(error: ValidationError, root: type[BaseModel], prefix: Iterabl
 
 
 def _is_union_tag(part: Any) -> bool:
-    # pydantic inserts the union member name ("str", "list[str]", "function-after[...]") into locs
-    return isinstance(part, str) and ("[" in part or part in ("str", "int", "float", "bool", "list", "dict"))
+    # pydantic inserts the union member name ("str", "constrained-str", "list[str]", "function-after[...]")
+    # into locs; none of them is a config key
+    return isinstance(part, str) and ("[" in part or part.startswith("constrained-")
+                                      or part in ("str", "int", "float", "bool", "list", "dict"))
+
+
+def _without_other_union_branches(errors: list[Any]) -> list[Any]:
+    """Drop "is not a <type>" errors of union members the value was clearly not meant for.
+
+    `reservation: {name: Bad}` fails the string member (not a string) and the mapping member (bad name);
+    only the second says something. When some member got past the type check, the members that failed on
+    the type alone are noise. When all failed on the type (`command: 5`), every member is reported.
+    """
+    def tag_at(item: Any) -> int | None:
+        return next((i for i, part in enumerate(item["loc"]) if _is_union_tag(part)), None)
+
+    def type_only(item: Any, at: int) -> bool:
+        return len(item["loc"]) == at + 1 and item["type"].endswith("_type")
+
+    members: dict[tuple[Any, ...], dict[str, bool]] = {}  # union location -> member -> failed on type only
+    for item in errors:
+        at = tag_at(item)
+        if at is not None:
+            union, member = tuple(item["loc"][:at]), item["loc"][at]
+            previous = members.setdefault(union, {}).get(member, True)
+            members[union][member] = previous and type_only(item, at)
+
+    def noise(item: Any) -> bool:
+        at = tag_at(item)
+        if at is None:
+            return False
+        union = members[tuple(item["loc"][:at])]
+        return union[item["loc"][at]] and not all(union.values())
+
+    return [item for item in errors if not noise(item)]

@@ -192,6 +192,8 @@ def jax_problems(workload: WorkloadConfig, path: str, pool_name: Optional[str] =
             if name in managed:
                 out.append(Problem(f"{path}.{source}.{name}", "is set by pathways-gke for every jax process and "
                                    f"cannot be overridden; managed: {', '.join(managed)}"))
+    for name in sorted(set(workload.env) & set(workload.secret_env)):
+        out.append(Problem(f"{path}.secretEnv.{name}", "is also given in env; a variable comes from one of them"))
     jax = workload.jax
     given = _jax_settings_given(workload)
     if shape is None:

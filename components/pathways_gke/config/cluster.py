@@ -16,6 +16,10 @@ REGION = re.compile(r"^[a-z]+-[a-z]+[0-9]+$")
 ZONE = re.compile(r"^[a-z]+-[a-z]+[0-9]+-[a-z]$")
 LABEL_KEY = re.compile(r"^[a-z][a-z0-9_-]{0,62}$")
 LABEL_VALUE = re.compile(r"^[a-z0-9_-]{0,63}$")
+# Kubernetes labels (node pools' `labels` become node labels): [prefix/]name, each name/value <= 63 characters
+K8S_LABEL_NAME = re.compile(r"^[A-Za-z0-9](?:[-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$")
+K8S_LABEL_PREFIX = re.compile(r"^[a-z0-9](?:[-a-z0-9]*[a-z0-9])?(?:\.[a-z0-9](?:[-a-z0-9]*[a-z0-9])?)*$")
+K8S_LABEL_VALUE = re.compile(r"^(?:[A-Za-z0-9](?:[-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$")
 
 ReleaseChannel = Literal["RAPID", "REGULAR", "STABLE", "EXTENDED", "UNSPECIFIED"]
 
@@ -39,6 +43,20 @@ def check_gce_labels(labels: dict[str, str]) -> dict[str, str]:
         if not LABEL_VALUE.match(str(value)):
             raise fail("label", f"label '{key}' value '{value}' must be lower-case letters, digits, "
                        "'_' or '-', at most 63 characters")
+    return labels
+
+
+def check_node_labels(labels: dict[str, str]) -> dict[str, str]:
+    """Kubernetes label syntax; GKE refuses a node pool whose node labels break it."""
+    for key, value in labels.items():
+        prefix, slash, name = key.rpartition("/")
+        if not K8S_LABEL_NAME.match(name) or (slash and (len(prefix) > 253 or not K8S_LABEL_PREFIX.match(prefix))):
+            raise fail("label", f"node label key '{key}' is not a Kubernetes label key: an optional DNS prefix and "
+                       "'/', then at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter "
+                       "or digit")
+        if not K8S_LABEL_VALUE.match(str(value)):
+            raise fail("label", f"node label '{key}' value '{value}' is not a Kubernetes label value: at most 63 "
+                       "letters, digits, '-', '_' or '.', starting and ending with a letter or digit")
     return labels
 
 
@@ -155,6 +173,11 @@ class CpuPoolConfig(Model):
         if value is not None and not ZONE.match(value):
             raise fail("zone", "is not a GCP zone (e.g. us-east5-b)")
         return value
+
+    @field_validator("labels")
+    @classmethod
+    def _labels(cls, value: dict[str, str]) -> dict[str, str]:
+        return check_node_labels(value)
 
     @property
     def machine(self):

@@ -157,15 +157,49 @@ def read_stack_file(path: str | Path) -> dict[str, Any]:
     """The `config:` mapping of a Pulumi.<stack>.yaml file (or a bare mapping)."""
     text = Path(path).read_text()
     try:
-        data = yaml.safe_load(text) or {}
+        data = yaml.load(text, Loader=_StackFileLoader) or {}  # noqa: S506 (a SafeLoader)
     except yaml.YAMLError as exc:
-        raise ConfigError([Problem(str(path), f"is not valid YAML: {exc}")]) from None
+        raise ConfigError([Problem(str(path), f"is not valid YAML: {_yaml_problem(exc)}")]) from None
     if not isinstance(data, dict):
         raise ConfigError([Problem(str(path), "must be a mapping with a 'config:' key")])
     config = data.get("config", data)
     if not isinstance(config, dict):
         raise ConfigError([Problem(f"{path}: config", "must be a mapping of keys to values")])
     return config
+
+
+class _StackFileLoader(yaml.SafeLoader):
+    """SafeLoader that refuses a key given twice in one mapping (PyYAML would keep the last one silently)."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        self.flatten_mapping(node)
+        seen: dict[Any, yaml.Mark] = {}
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=True)
+            try:
+                first = seen.get(key)
+            except TypeError:  # unhashable: SafeLoader reports it below
+                continue
+            if first is not None:
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"key {key!r} is given twice in one mapping, at line {first.line + 1} and line "
+                    f"{key_node.start_mark.line + 1}; keep one")
+            seen[key] = key_node.start_mark
+        return super().construct_mapping(node, deep=deep)
+
+
+def _yaml_problem(exc: yaml.YAMLError) -> str:
+    """One line: what the parser found and where (PyYAML's own text spans lines and quotes the source)."""
+    def where(text: object, mark: object) -> str:
+        text = " ".join(str(text).split())
+        return f"{text} at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else text
+
+    problem = getattr(exc, "problem", None)
+    if problem is None:
+        return where(exc, None)
+    found = where(problem, getattr(exc, "problem_mark", None))
+    context = getattr(exc, "context", None)
+    return f"{where(context, getattr(exc, 'context_mark', None))}: {found}" if context else found
 
 
 def load_stack_file(path: str | Path) -> StackConfig:

@@ -10,7 +10,7 @@ from pydantic import Field, ValidationInfo, field_validator, model_validator
 from ..catalog import GENERATIONS, CatalogError, SliceShape, chips_of, parse_shorthand, resolve
 from ..errors import Problem
 from .base import Model, fail
-from .cluster import GKE_NAME, ZONE
+from .cluster import GKE_NAME, ZONE, check_node_labels
 
 Capacity = Literal["on-demand", "spot", "reservation", "flex-start", "queued"]
 
@@ -82,6 +82,20 @@ class TpuPoolConfig(Model):
     def _zone(cls, value: str) -> str:
         if not ZONE.match(value):
             raise fail("zone", "is not a GCP zone (e.g. us-east5-b); TPU slices live in one zone")
+        return value
+
+    @field_validator("labels")
+    @classmethod
+    def _labels(cls, value: dict[str, str]) -> dict[str, str]:
+        return check_node_labels(value)
+
+    @field_validator("reservation")
+    @classmethod
+    def _reservation_name(cls, value: Optional[Union[str, Reservation]]) -> Optional[Union[str, Reservation]]:
+        # `reservation: NAME` is shorthand for `{name: NAME}` and follows the same rule
+        if isinstance(value, str) and not RESERVATION_NAME.match(value):
+            raise fail("reservation", "is not a reservation name: lower-case letters, digits and '-', starting "
+                       "with a letter")
         return value
 
     @field_validator("max_run_duration")

@@ -18,6 +18,7 @@ __all__ = ["JaxSettings", "PathwaysSettings", "WorkloadConfig", "check_env", "ch
 MAX_WORKLOAD_NAME = 22
 DNS_1035 = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
 DNS_1123_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+DNS_1123_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
 RESERVED_CONTAINER_NAMES = ("pathways-rm", "pathways-proxy", "pathways-worker", "colocated-python-sidecar")
 IMAGE = re.compile(r"^[a-z0-9][a-z0-9._\-/:]*[a-z0-9](@sha256:[0-9a-f]{64})?$")
 
@@ -97,6 +98,19 @@ class WorkloadConfig(Model):
         for name in value:
             if not DNS_1123_LABEL.match(name) or len(name) > 253:
                 raise fail("image_pull_secrets", f"'{name}' is not a Secret name (lower-case letters, digits, '-')")
+        return value
+
+    @field_validator("service_account")
+    @classmethod
+    def _service_account(cls, value: Optional[str]) -> Optional[str]:
+        if value is None:
+            return value
+        if "@" in value:
+            raise fail("service_account", "is a GCP service-account email; serviceAccount names the Kubernetes "
+                       "service account the pods run as (bound to the GCP one through Workload Identity)")
+        if not DNS_1123_SUBDOMAIN.match(value) or len(value) > 253:
+            raise fail("service_account", "is not a Kubernetes service account name (lower-case letters, digits, "
+                       "'-' and '.')")
         return value
 
     @field_validator("container_name")
