@@ -10,6 +10,12 @@ ROOT = Path(__file__).resolve().parents[1]
 def pytest_addoption(parser):
     parser.addoption("--update-golden", action="store_true", default=False,
                      help="rewrite tests/golden/plans/<stack>.json from the current plans (see tests/support/golden.py)")
+    # tests/test_fuzz.py: the default run is derandomized (the same examples on every run, as CI needs them);
+    # `--fuzz-scale=N` runs N times as many, drawn at random (a failure prints `@seed(...)` to replay it).
+    parser.addoption("--fuzz-scale", type=int, default=1, metavar="N",
+                     help="multiply the examples of tests/test_fuzz.py by N and draw them at random (default 1: "
+                          "the derandomized CI run)")
+    parser.addoption("--fuzz-long", action="store_true", default=False, help="the long fuzz run: --fuzz-scale=10")
 STACKS = sorted(p.name[len("Pulumi."):-len(".yaml")] for p in (ROOT / "stacks").glob("Pulumi.*.yaml"))
 
 
@@ -42,3 +48,21 @@ def recording_runs(monkeypatch):
 
     monkeypatch.setattr(engine, "run_program", spy)
     return runs
+
+
+@pytest.fixture(scope="session")
+def fuzz_scale(request) -> int:
+    """How many times the default fuzz examples to run (1: derandomized; more: random, see --fuzz-scale)."""
+    scale = 10 if request.config.getoption("--fuzz-long") else request.config.getoption("--fuzz-scale")
+    if scale < 1:
+        raise pytest.UsageError("--fuzz-scale must be at least 1")
+    return scale
+
+
+def pytest_terminal_summary(terminalreporter):
+    """How many configs tests/test_fuzz.py generated, when it ran."""
+    import sys
+
+    fuzz = sys.modules.get("tests.test_fuzz")
+    if fuzz is not None and fuzz.GENERATED:
+        terminalreporter.write_line(fuzz.summary())
