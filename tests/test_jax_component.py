@@ -9,6 +9,7 @@ from pulumi.runtime import rpc, settings
 
 from pathways_gke.config.stack import parse_stack
 from pathways_gke.errors import ConfigError
+from pathways_gke.plan.engine import fresh_event_loop
 from pathways_gke.workloads.jax import TOKEN, JaxWorkload, jax_args_from_stack
 from pathways_gke.workloads.jax_jobset import build_jax_jobset
 from pathways_gke.workloads.target import target_for
@@ -43,6 +44,7 @@ class Recorder(pmocks.MockMonitor):
 
 @pytest.fixture
 def monitor():
+    fresh_event_loop()  # an earlier in-process CLI run closes the loop it leaves behind
     settings.set_root_resource(None)  # PULUMI_NOTES §2.4-2
     recorder = Recorder(Echo())
     pulumi.runtime.set_mocks(Echo(), project="pathways-gke", stack="test", preview=False, monitor=recorder)
@@ -65,8 +67,14 @@ TPU_WORKLOAD = {"name": "mst", "runtime": "jax", "tpuPool": "main", "image": IMA
                 "maxRestarts": 2, "secretEnv": {"HF_TOKEN": "hf"}, "env": {"MODE": "train"}}
 
 
-@pulumi.runtime.test
 def test_children_options_and_outputs(monitor):
+    pulumi.runtime.test(children_options_and_outputs)(monitor)
+    # the component's register_outputs reaches the engine asynchronously: read it once every RPC is done
+    [outputs] = [v for k, v in monitor.outputs.items() if k.endswith("::mst")]
+    assert outputs["coordinatorAddress"] == "mst-workers-0-0.mst:8482"
+
+
+def children_options_and_outputs(monitor):
     st = stack([TPU_WORKLOAD], [V5P], secrets={"hf": "<secret>"})
     workload = st.workloads[0]
     dep = pulumi.CustomResource("test:index:Ready", "ready", {})
@@ -100,8 +108,6 @@ def test_children_options_and_outputs(monitor):
         assert secret_inputs["metadata"]["name"] == "mst-env"
         assert rpc.is_rpc_secret(secret_inputs["stringData"])  # the engine stores it encrypted
         assert rpc.unwrap_rpc_secret(secret_inputs["stringData"]) == {"HF_TOKEN": "s3cr3t"}
-        [outputs] = [v for k, v in monitor.outputs.items() if k.endswith("::mst")]
-        assert outputs["coordinatorAddress"] == "mst-workers-0-0.mst:8482"
 
     return pulumi.Output.all(component.jobset_name, component.coordinator_address, component.processes,
                              component.namespace).apply(check)

@@ -165,7 +165,7 @@ def pathways_workload_problems(workload: WorkloadConfig, target: "WorkloadTarget
 
     if workload.mode == "colocated" and shape is not None:
         if target.slices > 1:
-            out.append(Problem(at("mode"), f"'colocated' needs a single-slice TPU pool (this one has {target.slices} "
+            out.append(Problem(at("mode"), f"needs a single-slice TPU pool (this one has {target.slices} "
                                "slices): JobSet's exclusive placement gives each slice's Job a whole node pool, so "
                                "a head placed on one pool would block that pool's worker Job; use mode 'default'",
                                workload.mode))
