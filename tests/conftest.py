@@ -34,6 +34,15 @@ def stack_plans():
     return get
 
 
+@pytest.fixture(autouse=True)
+def an_open_event_loop():
+    """Every test starts with an open event loop: an in-process CLI run (`cli.main`) closes the one it used,
+    and a test that makes Outputs before it runs a program needs one."""
+    from pathways_gke.plan.engine import open_event_loop
+
+    open_event_loop()
+
+
 @pytest.fixture
 def recording_runs(monkeypatch):
     """Records every attempt to run the program under the mock engine (there must be none for bad input)."""

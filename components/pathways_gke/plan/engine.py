@@ -279,6 +279,23 @@ def close_event_loop() -> None:
         loop.close()
 
 
+def open_event_loop() -> None:
+    """Keep the current event loop unless a finished CLI run closed it (then start a new one).
+
+    For callers that run programs under their own mocks in a process where `pathways-gke` commands also ran."""
+    import asyncio
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        try:
+            closed = asyncio.get_event_loop().is_closed()
+        except RuntimeError:
+            closed = True
+    if closed:
+        asyncio.set_event_loop(asyncio.new_event_loop())
+
+
 def fresh_event_loop() -> None:
     """Each run gets its own event loop."""
     import asyncio
