@@ -25,8 +25,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Optional
 
-CLUSTER_T = "gcp:container/cluster:Cluster"
-NODE_POOL_T = "gcp:container/nodePool:NodePool"
+from ..config.cluster import ZONE
+from .replacements import CLUSTER as CLUSTER_T
+from .replacements import NODE_POOL as NODE_POOL_T
+
 CONFIG_FILE_T = "kubernetes:yaml/v2:ConfigFile"
 SLICE_GROUP_T = "pathways-gke:index:TpuSliceGroup"
 JOBSET_T = "kubernetes:jobset.x-k8s.io/v1alpha2:JobSet"
@@ -90,7 +92,6 @@ DURATIONS: Mapping[str, Row] = {
 }
 
 TYPE_TOKEN = re.compile(r"[A-Za-z0-9_.-]+:[A-Za-z0-9_./-]*:[A-Za-z0-9_.]+")
-ZONE = re.compile(r"[a-z]+-[a-z]+\d+-[a-z]")
 
 
 # --- which row applies (the one place that decides) ---------------------------------------------
@@ -98,7 +99,7 @@ ZONE = re.compile(r"[a-z]+-[a-z]+\d+-[a-z]")
 
 def _cluster_variant(inputs: Mapping[str, Any]) -> str:
     location = inputs.get("location")
-    return "zonal" if isinstance(location, str) and ZONE.fullmatch(location) else "regional"
+    return "zonal" if isinstance(location, str) and ZONE.match(location) else "regional"
 
 
 def _node_pool_variant(inputs: Mapping[str, Any]) -> str:

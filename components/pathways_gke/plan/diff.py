@@ -363,10 +363,12 @@ def node_pool_warnings(diff: PlanDiff) -> list[str]:
 
 def rename_warnings(diff: PlanDiff) -> list[str]:
     """One loud line per resource renamed in code without an alias (deleted and created again)."""
-    return [f"{new.rpartition('::')[2]} looks like {old.rpartition('::')[2]} renamed without an alias: "
-            f"Pulumi will delete {old.rpartition('::')[2]} and create it again; add "
-            f"aliases=[pulumi.Alias(name=\"{old.rpartition('::')[2]}\")] or keep the old name"
-            for old, new in diff.renames_without_alias]
+    out = []
+    for old_urn, new_urn in diff.renames_without_alias:
+        old, new = old_urn.rpartition("::")[2], new_urn.rpartition("::")[2]
+        out.append(f"{new} looks like {old} renamed without an alias: Pulumi will delete {old} and create it "
+                   f"again; add aliases=[pulumi.Alias(name=\"{old}\")] or keep the old name")
+    return out
 
 
 def load_source_plan(source: str, project_dir: Path = Path(".")) -> dict[str, Any]:

@@ -264,18 +264,23 @@ def run_program(program: Callable[[], Any], *, stack: str, project: str, config:
     return Plan(stack=stack, project=project, resources=resources, outputs=dict(sorted(exports.items())))
 
 
-def close_event_loop() -> None:
-    """Close the loop the SDK leaves open (quiet interpreter exit, no leaked selector)."""
+def _current_event_loop():
+    """The thread's current event loop, or None (asked without the deprecation warning of 3.12+)."""
     import asyncio
     import warnings
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)
         try:
-            loop = asyncio.get_event_loop()
+            return asyncio.get_event_loop()
         except RuntimeError:
-            return
-    if not loop.is_running() and not loop.is_closed():
+            return None
+
+
+def close_event_loop() -> None:
+    """Close the loop the SDK leaves open (quiet interpreter exit, no leaked selector)."""
+    loop = _current_event_loop()
+    if loop is not None and not loop.is_running() and not loop.is_closed():
         loop.close()
 
 
@@ -284,15 +289,9 @@ def open_event_loop() -> None:
 
     For callers that run programs under their own mocks in a process where `pathways-gke` commands also ran."""
     import asyncio
-    import warnings
 
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)
-        try:
-            closed = asyncio.get_event_loop().is_closed()
-        except RuntimeError:
-            closed = True
-    if closed:
+    loop = _current_event_loop()
+    if loop is None or loop.is_closed():
         asyncio.set_event_loop(asyncio.new_event_loop())
 
 
