@@ -9,7 +9,6 @@ from pulumi.runtime import rpc, settings
 
 from pathways_gke.config.stack import parse_stack
 from pathways_gke.errors import ConfigError
-from pathways_gke.plan.engine import open_event_loop
 from pathways_gke.workloads.jax import TOKEN, JaxWorkload, jax_args_from_stack
 from pathways_gke.workloads.jax_jobset import build_jax_jobset
 from pathways_gke.workloads.target import target_for
@@ -44,7 +43,6 @@ class Recorder(pmocks.MockMonitor):
 
 @pytest.fixture
 def monitor():
-    open_event_loop()  # an earlier in-process CLI run closes the loop it leaves behind
     settings.set_root_resource(None)  # PULUMI_NOTES §2.4-2
     recorder = Recorder(Echo())
     pulumi.runtime.set_mocks(Echo(), project="pathways-gke", stack="test", preview=False, monitor=recorder)

@@ -14,7 +14,6 @@ import pulumi
 from pulumi.runtime import mocks as pmocks
 from pulumi.runtime import rpc, settings
 
-from pathways_gke.plan.engine import open_event_loop
 
 
 @dataclass
@@ -87,7 +86,6 @@ def _plain(value: Any) -> Any:
 
 def record(program: Callable[[], Any], stack: str = "test", preview: bool = False) -> Recording:
     """Run `program` under a fresh recording mock engine and return every registration."""
-    open_event_loop()  # an earlier in-process CLI run closes the loop it leaves behind
     recording = Recording()
     settings.set_root_resource(None)
     pulumi.runtime.set_mocks(_Mocks(), project="pathways-gke", stack=stack, preview=preview,

@@ -9,7 +9,6 @@ import pulumi
 from pulumi.runtime import mocks as pmocks
 from pulumi.runtime import rpc, settings
 
-from pathways_gke.plan.engine import open_event_loop
 
 
 @dataclass
@@ -67,7 +66,6 @@ class Run:
 
 def run_program(program: Callable[[], dict[str, pulumi.Output]], preview: bool = False) -> Run:
     """Run `program` under mocks (fresh root stack each time); resolve the outputs it returns."""
-    open_event_loop()  # an earlier in-process CLI run closes the loop it leaves behind
     settings.set_root_resource(None)
     monitor = RecordingMonitor(EchoMocks())
     pulumi.runtime.set_mocks(EchoMocks(), project="pathways-gke", stack="test", preview=preview, monitor=monitor)
