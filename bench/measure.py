@@ -80,19 +80,6 @@ def _use_stock_monitor() -> None:
     engine._make_monitor_class = lambda: StockMonitor
 
 
-def _floor_mocks():
-    import pulumi
-
-    class EchoMocks(pulumi.runtime.Mocks):
-        def new_resource(self, args):
-            return "", dict(args.inputs)
-
-        def call(self, args):
-            return {}
-
-    return EchoMocks()
-
-
 def _run_floor(program) -> tuple[dict[str, float], dict[str, float]]:
     """(first run, second run) of `program` under mocks, each in a fresh root Stack and event loop."""
     import asyncio
@@ -100,11 +87,14 @@ def _run_floor(program) -> tuple[dict[str, float], dict[str, float]]:
     import pulumi
     from pulumi.runtime import settings
 
+    from pathways_gke.plan.engine import preview_mocks
+
     times = []
     for _ in range(2):
         asyncio.set_event_loop(asyncio.new_event_loop())
         settings.set_root_resource(None)
-        pulumi.runtime.set_mocks(_floor_mocks(), project="bench", stack="bench", preview=True)
+        # the offline plan's own mocks (inputs echoed as state), so floors and plan pay the same echo
+        pulumi.runtime.set_mocks(preview_mocks(), project="bench", stack="bench", preview=True)
         start = stamp()
         pulumi.runtime.test(program)()
         times.append(since(start))
