@@ -117,6 +117,12 @@ GENERATIONS: dict[str, Generation] = {
 
 TPU_TYPES = tuple(GENERATIONS)
 
+# GKE version floors beyond a generation's own `min_gke_version` (the rulebook, gke_rules.py, checks them).
+# Accelerator network profile: Cluster Toolkit modules/compute/gke-node-pool/main.tf preconditions.
+ACCELERATOR_NETWORK_PROFILE_MIN_GKE = "1.34.1-gke.1829001"
+# Flex-start TPUs: https://cloud.google.com/kubernetes-engine/docs/how-to/tpu-flex-start
+FLEX_START_TPU_MIN_GKE = "1.33.0-gke.1712000"
+
 
 def chips_of(topology: str) -> int:
     return reduce(lambda a, b: a * b, (int(d) for d in topology.split("x")), 1)

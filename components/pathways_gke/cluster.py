@@ -13,8 +13,9 @@ import pulumi_kubernetes as k8s
 from .args import PathwaysClusterArgs, TpuPoolFacts, stack_input
 from .config.stack import StackConfig, parse_stack
 from .config.tpu import TpuPoolConfig
-from .gke.cluster_spec import (CLUSTER_TIMEOUTS, NODE_SERVICE_ACCOUNT_ROLES, cluster_args, cluster_identifier,
-                               webhook_firewall_args)
+from .gke.adopt import adopted_cluster_problems
+from .gke.cluster_spec import (CLUSTER_IGNORE_CHANGES, CLUSTER_TIMEOUTS, NODE_SERVICE_ACCOUNT_ROLES, cluster_args,
+                               cluster_identifier, webhook_firewall_args)
 from .gke.kubeconfig import kubeconfig
 from .gke.nodepools import NodePoolSpec, cpu_pool_spec, tpu_pool_specs, workload_policy_args
 from .naming import node_service_account_id, workload_policy_name
@@ -49,7 +50,9 @@ class TpuSliceGroup(pulumi.ComponentResource):
     shape: Any
 
     def __init__(self, name: str, stack: StackConfig, pool: TpuPoolConfig, cluster: Any, service_account: Any,
-                 opts: Optional[pulumi.ResourceOptions] = None):
+                 opts: Optional[pulumi.ResourceOptions] = None, grants: Optional[list] = None):
+        """`grants`: the node service account's role grants; the slices wait for them (image pulls and log
+        writes fail until they propagate)."""
         super().__init__(GROUP_TOKEN, name, None, opts)
         self.config = pool
         self.shape = pool.shape
@@ -58,13 +61,14 @@ class TpuSliceGroup(pulumi.ComponentResource):
         if self.shape.needs_workload_policy:
             self.workload_policy = gcp.compute.ResourcePolicy(
                 f"{name}-wp",
-                opts=pulumi.ResourceOptions(parent=self),
+                # a fixed name and no update (every field is force-new): the old one goes first
+                opts=pulumi.ResourceOptions(parent=self, delete_before_replace=True),
                 **workload_policy_args(stack, pool, workload_policy_name(stack.cluster.name, pool.name)),
             )
             policy_name = self.workload_policy.name
         component = name.rsplit(f"-{pool.name}", 1)[0]
         self.node_pools = [
-            node_pool(spec, self)
+            node_pool(spec, self, depends_on=grants or None)
             for spec in tpu_pool_specs(stack, pool, component=component, cluster=cluster,
                                        service_account=service_account, policy_name=policy_name)
         ]
@@ -123,12 +127,15 @@ class PathwaysCluster(pulumi.ComponentResource):
         child = pulumi.ResourceOptions(parent=self)
 
         service_account = self._node_service_account(name, stack)
+        grants = list(getattr(self, "node_service_account_roles", []))
         if stack.cluster.create:
             self.cluster = gcp.container.Cluster(
                 f"{name}-cluster",
-                opts=pulumi.ResourceOptions(parent=self, protect=stack.cluster.protect,
+                # a fixed GKE name: a replacement must delete the old cluster first (else 409)
+                opts=pulumi.ResourceOptions(parent=self, protect=stack.cluster.protect, delete_before_replace=True,
+                                            ignore_changes=list(CLUSTER_IGNORE_CHANGES),
                                             custom_timeouts=pulumi.CustomTimeouts(**CLUSTER_TIMEOUTS)),
-                **cluster_args(stack),
+                **cluster_args(stack, service_account),
             )
             cluster_ref: Any = self.cluster.name
             endpoint, ca = self.cluster.endpoint, self.cluster.master_auth.cluster_ca_certificate
@@ -138,17 +145,30 @@ class PathwaysCluster(pulumi.ComponentResource):
                 f"{name}-cluster",
                 f"projects/{stack.project}/locations/{stack.cluster.location}/clusters/{stack.cluster.name}",
                 opts=pulumi.ResourceOptions(parent=self))
-            cluster_ref = stack.cluster.name
+            # its prerequisites are checked from what was read; the node pools wait for the check
+            cluster_ref = self._adoption_check(stack)
             endpoint, ca = self.cluster.endpoint, self.cluster.master_auth.cluster_ca_certificate
 
         firewall = webhook_firewall_args(stack)
         self.webhook_firewall = gcp.compute.Firewall(
-            f"{name}-webhooks", opts=pulumi.ResourceOptions(parent=self), **firewall) if firewall else None
-        self.cpu_pool = node_pool(
-            cpu_pool_spec(stack, component=name, cluster=cluster_ref, service_account=service_account), self)
+            f"{name}-webhooks",
+            # a fixed name per project: a replacement (new network, direction) must delete the old rule first
+            opts=pulumi.ResourceOptions(parent=self, delete_before_replace=True),
+            **firewall) if firewall else None
+        if stack.cpu_pool.create:
+            self.cpu_pool = node_pool(
+                cpu_pool_spec(stack, component=name, cluster=cluster_ref, service_account=service_account), self,
+                depends_on=grants or None)
+        else:
+            # an existing head pool (XPK's cpu-np) is read, never created, changed or deleted
+            self.cpu_pool = gcp.container.NodePool.get(
+                f"{name}-cpu",
+                f"projects/{stack.project}/locations/{stack.cluster.location}/clusters/{stack.cluster.name}"
+                f"/nodePools/{stack.cpu_pool.name}",
+                opts=pulumi.ResourceOptions(parent=self))
         self.tpu_groups = {
             pool.name: TpuSliceGroup(f"{name}-{pool.name}", stack, pool, cluster_ref, service_account,
-                                     pulumi.ResourceOptions(parent=self))
+                                     pulumi.ResourceOptions(parent=self), grants=grants)
             for pool in stack.tpu_pools
         }
 
@@ -159,9 +179,11 @@ class PathwaysCluster(pulumi.ComponentResource):
 
         # issue 3 hook: JobSet controller, readiness gate, namespace, Kueue (ClusterServices).
         # Depends on the CPU pool only (never a TPU pool); workloads depend_on self.services.ready.
+        self.install_provider = self._install_provider(name, stack, opts)
         self.services = ClusterServices(
             f"{name}-services", stack, self.cpu_pool,
-            pulumi.ResourceOptions(parent=self, providers={"kubernetes": self.kubernetes_provider}))
+            pulumi.ResourceOptions(parent=self, providers={"kubernetes": self.kubernetes_provider}),
+            install_provider=self.install_provider)
         # issue 4/5 hook: one workload component per stack.workloads entry
         self.workloads = self._workloads(name, stack, secrets)
 
@@ -234,7 +256,7 @@ class PathwaysCluster(pulumi.ComponentResource):
         self.node_service_account = gcp.serviceaccount.Account(
             f"{name}-node-sa",
             opts=pulumi.ResourceOptions(parent=self),
-            account_id=node_service_account_id(stack.cluster.name),
+            account_id=node_service_account_id(stack.cluster.name, stack.cluster.location),
             display_name=f"GKE nodes of {stack.cluster.name} (pathways-gke)",
             project=stack.project,
         )
@@ -249,6 +271,41 @@ class PathwaysCluster(pulumi.ComponentResource):
         ]
         return self.node_service_account.email
 
+    def _adoption_check(self, stack: StackConfig) -> pulumi.Output[str]:
+        """The adopted cluster's name, once its read state has passed `adopted_cluster_problems`.
+
+        Failing here stops `pulumi preview` (RunError: a plain message, no traceback) before anything is created.
+        """
+        c = self.cluster
+
+        def check(values: list) -> str:
+            keys = ("workloadIdentityConfig", "datapathProvider", "addonsConfig", "releaseChannel", "masterVersion")
+            props = {k: _plain(v) for k, v in zip(keys, values) if v is not None}
+            problems = adopted_cluster_problems(props, stack)
+            if problems:
+                raise pulumi.RunError("the adopted cluster is missing what this stack needs:\n"
+                                      + "\n".join(f"  - {p}" for p in problems))
+            return stack.cluster.name
+
+        return pulumi.Output.all(c.workload_identity_config, c.datapath_provider, c.addons_config,
+                                 c.release_channel, c.master_version).apply(check)
+
+    def _install_provider(self, name: str, stack: StackConfig,
+                          opts: Optional[pulumi.ResourceOptions]) -> Optional[k8s.Provider]:
+        """For an adopted cluster: a provider for the JobSet/Kueue installs only, with `upsertExistingObjects`, so
+        objects XPK, Cluster Toolkit or kubectl created are taken over instead of failing with AlreadyExists
+        (pulumi-kubernetes >= 4.2x creates strictly otherwise). Everything else keeps strict creation."""
+        if stack.cluster.create or consumer_provider(opts, "kubernetes") is not None:
+            return None
+        return k8s.Provider(
+            f"{name}-k8s-installs",
+            opts=pulumi.ResourceOptions(parent=self),
+            kubeconfig=self.kubeconfig,
+            cluster_identifier=cluster_identifier(stack),
+            enable_server_side_apply=True,
+            upsert_existing_objects=True,
+        )
+
     def _kubernetes_provider(self, name: str, stack: StackConfig,
                              opts: Optional[pulumi.ResourceOptions]) -> k8s.Provider:
         """The consumer's kubernetes provider if they passed one, else one built from this cluster."""
@@ -262,6 +319,15 @@ class PathwaysCluster(pulumi.ComponentResource):
             cluster_identifier=cluster_identifier(stack),
             enable_server_side_apply=True,
         )
+
+
+def _plain(value: Any) -> Any:
+    """An output object / list read from the provider as plain dicts and lists."""
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return value
 
 
 def tpu_pool_facts(stack: StackConfig) -> list[TpuPoolFacts]:

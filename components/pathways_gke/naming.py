@@ -6,6 +6,8 @@ Changing one here needs an alias on the resource (see docs/components.md).
 
 from __future__ import annotations
 
+import hashlib
+
 # Kubernetes node labels
 NODE_POOL_LABEL = "cloud.google.com/gke-nodepool"  # set by GKE on every node
 TPU_ACCELERATOR_LABEL = "cloud.google.com/gke-tpu-accelerator"  # set by GKE on TPU nodes
@@ -15,6 +17,15 @@ ROLE_LABEL = "pathways-gke/role"  # ours: "head" on the CPU pool, "tpu" on slice
 PLACEMENT_POLICY_LABEL = "cloud.google.com/placement-policy-name"  # tpu7x workload policy
 QUEUED_LABEL = "cloud.google.com/gke-queued"
 DRA_NETWORK_LABEL = "cloud.google.com/gke-networking-dra-driver"
+
+# Node labels pathways-gke sets on node pools: a user label with one of these keys is refused (the workloads,
+# Kueue's flavors and GKE's queued provisioning select on them).
+MANAGED_NODE_LABELS = (ROLE_LABEL, TPU_GROUP_LABEL, QUEUED_LABEL, DRA_NETWORK_LABEL)
+# GCE resource labels pathways-gke sets on the cluster / node pools.
+MANAGED_BY_GCE_LABEL = "managed-by"
+ROLE_GCE_LABEL = "pathways-gke-role"
+GROUP_GCE_LABEL = "pathways-gke-group"
+MANAGED_GCE_LABELS = (MANAGED_BY_GCE_LABEL, ROLE_GCE_LABEL, GROUP_GCE_LABEL)
 
 WORKLOAD_LABEL = "pathways-gke/workload"  # ours: on JobSets and their pods, the workload name
 RUNTIME_LABEL = "pathways-gke/runtime"  # ours: on JobSets, "pathways" or "jax"
@@ -52,10 +63,14 @@ def workload_secret_name(workload: str) -> str:
     return f"{workload}-env"
 
 
-def node_service_account_id(cluster: str) -> str:
-    """account_id of the dedicated node service account (6-30 chars)."""
-    base = f"{cluster}-nodes"
-    return base if len(base) <= 30 else f"{cluster[:24].rstrip('-')}-nodes"
+def node_service_account_id(cluster: str, location: str) -> str:
+    """account_id of the dedicated node service account: `<cluster>-nodes-<6 hex>` within IAM's 6-30 characters.
+
+    Account ids are unique per project, so the suffix hashes (cluster, location): two clusters of the same
+    name in two regions of one project get two accounts (https://cloud.google.com/iam/docs/service-accounts-create).
+    """
+    digest = hashlib.sha256(f"{cluster}/{location}".encode()).hexdigest()[:6]
+    return f"{cluster[:17].rstrip('-')}-nodes-{digest}"
 
 
 # --- Pathways workloads (issue 4) ---------------------------------------------------------------------------

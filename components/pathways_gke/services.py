@@ -85,8 +85,12 @@ class ClusterServices(pulumi.ComponentResource):
     spec: ServicesSpec
 
     def __init__(self, name: str, stack: StackConfig, cpu_pool: pulumi.Resource,
-                 opts: Optional[pulumi.ResourceOptions] = None) -> None:
+                 opts: Optional[pulumi.ResourceOptions] = None,
+                 install_provider: Optional[pulumi.ProviderResource] = None) -> None:
+        """`install_provider`: the Kubernetes provider of the JobSet/Kueue installs only (an adopted cluster's
+        provider that takes over objects XPK or kubectl already created); the rest uses the inherited one."""
         super().__init__(TYPE_TOKEN, name, None, opts)
+        self._install_provider = install_provider
         spec = services_spec(stack)
         self.spec = spec
         self.namespace = spec.namespace
@@ -148,5 +152,6 @@ class ClusterServices(pulumi.ComponentResource):
             skip_await=False,
             opts=pulumi.ResourceOptions(
                 parent=self, depends_on=depends_on,
+                providers={"kubernetes": self._install_provider} if self._install_provider is not None else None,
                 transforms=install_transforms(spec)),
         )

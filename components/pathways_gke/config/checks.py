@@ -7,7 +7,8 @@ from typing import Optional
 
 from ..catalog import CatalogError, SliceShape
 from ..errors import Problem, allowed
-from .cluster import GKE_NAME, region_of
+from ..gke_rules import auto_upgrade_problem, version_floor_problems, version_floors
+from .cluster import CREATE_ONLY_CLUSTER_FIELDS, GKE_NAME, region_of
 from .stack import StackConfig
 from .tpu import TpuPoolConfig, pool_problems
 from .workloads import JaxSettings, WorkloadConfig
@@ -45,6 +46,34 @@ def cluster_and_pool_problems(stack: StackConfig) -> list[Problem]:
     pool_names = {p.node_pool_name(stack.cluster.name, i) for p in stack.tpu_pools for i in range(p.slices)}
     if cpu.name in pool_names:
         out.append(Problem("cpuPool.name", "clashes with a TPU node-pool name", cpu.name))
+    out.extend(adoption_problems(stack))
+    return out
+
+
+# CpuPoolConfig fields that only shape a pool we create: refused when an existing head pool is reused
+CREATE_ONLY_CPU_POOL_FIELDS = ("min_nodes", "max_nodes", "zone", "disk_size_gb", "disk_type", "spot", "labels")
+
+
+def adoption_problems(stack: StackConfig) -> list[Problem]:
+    """`cluster.create: false` / `cpuPool.create: false`: fields we would silently ignore are refused."""
+    out: list[Problem] = []
+    cluster, cpu = stack.cluster, stack.cpu_pool
+    if not cluster.create:
+        for name in CREATE_ONLY_CLUSTER_FIELDS:
+            if name in cluster.model_fields_set:
+                key = type(cluster).model_fields[name].alias or name
+                out.append(Problem(f"cluster.{key}", "only shapes a cluster pathways-gke creates; with "
+                                   "cluster.create: false the existing cluster keeps its own setting, so it is "
+                                   "refused rather than ignored: remove it (or change it on the cluster with gcloud)"))
+    if not cpu.create:
+        if cluster.create:
+            out.append(Problem("cpuPool.create", "false reuses an existing head pool, which only an adopted cluster "
+                               "has; set cluster.create: false too, or drop cpuPool.create", False))
+        for name in CREATE_ONLY_CPU_POOL_FIELDS:
+            if name in cpu.model_fields_set:
+                key = type(cpu).model_fields[name].alias or name
+                out.append(Problem(f"cpuPool.{key}", "only shapes a head pool pathways-gke creates; with "
+                                   "cpuPool.create: false the existing pool is used as it is: remove it"))
     return out
 
 
@@ -63,6 +92,22 @@ def tpu_pool_problems(stack: StackConfig, pool: TpuPoolConfig, path: str) -> lis
     if pool.capacity == "queued" and not stack.kueue.enabled:
         out.append(Problem(f"{path}.capacity", "'queued' provisioning is admitted through Kueue's "
                            "ProvisioningRequest check; set kueue.enabled: true", pool.capacity))
+    out.extend(gke_pool_rule_problems(stack, pool, path))
+    return out
+
+
+def gke_pool_rule_problems(stack: StackConfig, pool: TpuPoolConfig, path: str) -> list[Problem]:
+    """The rulebook (gke_rules.py) applied to one pool group: auto-upgrade vs channel, version floors."""
+    out: list[Problem] = []
+    channel = stack.cluster.release_channel if stack.cluster.create else None  # adopted: checked at preview
+    problem = auto_upgrade_problem(channel, pool.auto_upgrade)
+    if problem:
+        out.append(Problem(f"{path}.autoUpgrade", problem, False))
+    if pool.topology is not None:
+        floors = version_floors(pool.type, pool.capacity, pool.network_profile_on)
+        for message in version_floor_problems(stack.cluster.version, floors):
+            fix = " (or networkProfile: false)" if "network profile" in message else ""
+            out.append(Problem("cluster.version", f"{message}{fix} — needed by {path} ({pool.name})"))
     return out
 
 

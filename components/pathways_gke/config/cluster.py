@@ -2,20 +2,20 @@
 
 from __future__ import annotations
 
+import datetime
 import ipaddress
 import re
-from typing import Literal, Optional
+from typing import Any, Literal, Optional
 
-from pydantic import Field, field_validator
+from pydantic import Field, ValidationInfo, field_validator, model_validator
 
 from ..catalog import cpu_machine, is_tpu_machine_type
+from ..gke_rules import default_disk_type, disk_type_problem, gce_label_problems, node_label_problem
 from .base import Model, fail
 
 GKE_NAME = re.compile(r"^[a-z](?:[-a-z0-9]{0,38}[a-z0-9])?$")
 REGION = re.compile(r"^[a-z]+-[a-z]+[0-9]+$")
 ZONE = re.compile(r"^[a-z]+-[a-z]+[0-9]+-[a-z]$")
-LABEL_KEY = re.compile(r"^[a-z][a-z0-9_-]{0,62}$")
-LABEL_VALUE = re.compile(r"^[a-z0-9_-]{0,63}$")
 # Kubernetes labels (node pools' `labels` become node labels): [prefix/]name, each name/value <= 63 characters
 K8S_LABEL_NAME = re.compile(r"^[A-Za-z0-9](?:[-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$")
 K8S_LABEL_PREFIX = re.compile(r"^[a-z0-9](?:[-a-z0-9]*[a-z0-9])?(?:\.[a-z0-9](?:[-a-z0-9]*[a-z0-9])?)*$")
@@ -36,13 +36,10 @@ def check_location(value: str, what: str = "a GCP region or zone") -> str:
 
 
 def check_gce_labels(labels: dict[str, str]) -> dict[str, str]:
-    for key, value in labels.items():
-        if not LABEL_KEY.match(key):
-            raise fail("label", f"label key '{key}' must be lower-case letters, digits, '_' or '-', "
-                       "start with a letter, at most 63 characters")
-        if not LABEL_VALUE.match(str(value)):
-            raise fail("label", f"label '{key}' value '{value}' must be lower-case letters, digits, "
-                       "'_' or '-', at most 63 characters")
+    """Compute Engine's label rules (gke_rules.gce_label_problems)."""
+    problems = gce_label_problems(labels)
+    if problems:
+        raise fail("label", "; ".join(problems))
     return labels
 
 
@@ -57,7 +54,90 @@ def check_node_labels(labels: dict[str, str]) -> dict[str, str]:
         if not K8S_LABEL_VALUE.match(str(value)):
             raise fail("label", f"node label '{key}' value '{value}' is not a Kubernetes label value: at most 63 "
                        "letters, digits, '-', '_' or '.', starting and ending with a letter or digit")
+        reserved = node_label_problem(key)
+        if reserved:
+            raise fail("label", reserved)
     return labels
+
+
+RFC3339 = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$")
+RRULE = re.compile(r"^FREQ=(DAILY|WEEKLY|MONTHLY)(;[A-Z]+=[A-Z0-9,+-]+)*$")
+
+
+def _timestamp(value: Any) -> Any:
+    """RFC 3339 text; a YAML timestamp PyYAML turned into a datetime is written back as one."""
+    if isinstance(value, datetime.datetime):
+        text = value.isoformat()
+        return text[:-6] + "Z" if text.endswith("+00:00") else text + ("" if value.tzinfo else "Z")
+    return value
+
+
+def _check_rfc3339(value: Optional[str]) -> Optional[str]:
+    if value is not None and not RFC3339.match(value):
+        raise fail("time", "is not an RFC 3339 time (e.g. 2026-12-01T00:00:00Z)")
+    return value
+
+
+class MaintenanceWindow(Model):
+    """A recurring maintenance window: GKE upgrades and repairs only inside it."""
+
+    start_time: str
+    end_time: str
+    recurrence: str = "FREQ=WEEKLY;BYDAY=SA,SU"
+
+    _times = field_validator("start_time", "end_time", mode="before")(classmethod(lambda cls, v: _timestamp(v)))
+
+    @field_validator("start_time", "end_time")
+    @classmethod
+    def _rfc3339(cls, value: str) -> str:
+        return _check_rfc3339(value) or value
+
+    @field_validator("recurrence")
+    @classmethod
+    def _rrule(cls, value: str) -> str:
+        if not RRULE.match(value):
+            raise fail("recurrence", "is not an RFC 5545 RRULE (e.g. FREQ=WEEKLY;BYDAY=SA,SU)")
+        return value
+
+
+MaintenanceScope = Literal["NO_UPGRADES", "NO_MINOR_UPGRADES", "NO_MINOR_OR_NODE_UPGRADES"]
+
+
+class MaintenanceExclusion(Model):
+    """A maintenance exclusion: no upgrades of `scope` from startTime until endTime (unset: end of support)."""
+
+    name: str
+    start_time: str
+    end_time: Optional[str] = None
+    scope: MaintenanceScope = "NO_MINOR_OR_NODE_UPGRADES"
+
+    _times = field_validator("start_time", "end_time", mode="before")(classmethod(lambda cls, v: _timestamp(v)))
+
+    @field_validator("name")
+    @classmethod
+    def _name(cls, value: str) -> str:
+        if not re.fullmatch(r"[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?", value):
+            raise fail("name", "is not an exclusion name: lower-case letters, digits and '-', at most 63")
+        return value
+
+    @field_validator("start_time", "end_time")
+    @classmethod
+    def _rfc3339(cls, value: Optional[str]) -> Optional[str]:
+        return _check_rfc3339(value)
+
+    @model_validator(mode="after")
+    def _no_upgrades_needs_end(self) -> "MaintenanceExclusion":
+        if self.scope == "NO_UPGRADES" and self.end_time is None:
+            raise fail("scope", "scope NO_UPGRADES needs an endTime (GKE allows at most 30 days); only the "
+                       "NO_MINOR_* scopes can run until the version's end of support", field="endTime")
+        return self
+
+
+class Maintenance(Model):
+    """When GKE may upgrade the cluster and its nodes (the way to keep slices from being upgraded)."""
+
+    window: Optional[MaintenanceWindow] = None
+    exclusions: list[MaintenanceExclusion] = Field(default_factory=list)
 
 
 class NodeServiceAccount(Model):
@@ -89,6 +169,7 @@ class ClusterConfig(Model):
     protect: bool = False
     labels: dict[str, str] = Field(default_factory=dict)
     node_service_account: NodeServiceAccount = Field(default_factory=NodeServiceAccount)
+    maintenance: Optional[Maintenance] = None
 
     @field_validator("name")
     @classmethod
@@ -137,16 +218,22 @@ class ClusterConfig(Model):
         return bool(ZONE.match(self.location))
 
 
+# ClusterConfig fields that only shape a cluster we create: refused with `create: false` (not ignored)
+CREATE_ONLY_CLUSTER_FIELDS = ("release_channel", "version", "subnetwork", "deletion_protection", "labels",
+                              "maintenance")
+
+
 class CpuPoolConfig(Model):
     """The CPU pool that hosts the Pathways head (and the JobSet/Kueue controllers)."""
 
     name: str = "cpu-np"
+    create: bool = True
     machine_type: str = "n2-standard-64"
     min_nodes: int = Field(default=1, ge=0, le=1000)
     max_nodes: int = Field(default=4, ge=1, le=1000)
     zone: Optional[str] = None
     disk_size_gb: int = Field(default=200, ge=10, le=65536)
-    disk_type: Literal["pd-standard", "pd-balanced", "pd-ssd", "hyperdisk-balanced"] = "pd-balanced"
+    disk_type: Optional[Literal["pd-standard", "pd-balanced", "pd-ssd", "hyperdisk-balanced"]] = None
     spot: bool = False
     labels: dict[str, str] = Field(default_factory=dict)
 
@@ -174,6 +261,15 @@ class CpuPoolConfig(Model):
             raise fail("zone", "is not a GCP zone (e.g. us-east5-b)")
         return value
 
+    @field_validator("disk_type")
+    @classmethod
+    def _disk_type(cls, value: Optional[str], info: ValidationInfo) -> Optional[str]:
+        machine_type = info.data.get("machine_type")
+        problem = disk_type_problem(machine_type, value) if machine_type else None
+        if problem:
+            raise fail("disk_type", problem)
+        return value
+
     @field_validator("labels")
     @classmethod
     def _labels(cls, value: dict[str, str]) -> dict[str, str]:
@@ -182,3 +278,8 @@ class CpuPoolConfig(Model):
     @property
     def machine(self):
         return cpu_machine(self.machine_type)
+
+    @property
+    def boot_disk_type(self) -> str:
+        """The disk type sent to GKE: the given one, else the machine family's (hyperdisk-balanced for N4/C4)."""
+        return self.disk_type or default_disk_type(self.machine_type)

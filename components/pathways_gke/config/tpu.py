@@ -179,6 +179,18 @@ class TpuPoolConfig(Model):
         return bool(self.autoscaling)
 
     @property
+    def network_profile_on(self) -> bool:
+        """The accelerator network profile: as asked, else the catalog's default (v6e on, as XPK does)."""
+        if self.network_profile is not None:
+            return self.network_profile
+        return GENERATIONS[self.type].network_profile
+
+    @property
+    def flex_start(self) -> bool:
+        """flex-start capacity, and queued provisioning (GKE's current recipe pairs the two)."""
+        return self.capacity in ("flex-start", "queued")
+
+    @property
     def reservation_spec(self) -> Optional[Reservation]:
         if isinstance(self.reservation, str):
             return Reservation(name=self.reservation)
@@ -207,7 +219,7 @@ def pool_problems(pool: TpuPoolConfig, path: str) -> list[Problem]:
     if pool.capacity in ("flex-start", "queued") and pool.autoscaling is False:
         out.append(Problem(at("autoscaling"), f"is not allowed with capacity '{pool.capacity}': such pools have "
                            "no fixed size; GKE provisions the whole slice from 0 nodes", False))
-    if pool.capacity == "flex-start" and not gen.flex_start:
+    if pool.flex_start and not gen.flex_start:
         out.append(Problem(at("capacity"), f"is not available for {gen.name}; flex-start TPUs: "
                            + ", ".join(g.name for g in GENERATIONS.values() if g.flex_start), pool.capacity))
     if pool.max_run_duration is not None and pool.capacity != "flex-start":

@@ -5,6 +5,9 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from ..config.stack import StackConfig
+from ..gke_rules import PROVIDER_DEFAULT_TIMEOUT_MINUTES
+from ..naming import MANAGED_BY_GCE_LABEL
+from .nodepools import CLOUD_PLATFORM_SCOPE
 
 # Minimal roles for GKE nodes (logging, monitoring, pulling images; CTK's node SA example).
 NODE_SERVICE_ACCOUNT_ROLES = (
@@ -15,10 +18,42 @@ NODE_SERVICE_ACCOUNT_ROLES = (
     "roles/stackdriver.resourceMetadata.writer",
     "roles/storage.objectViewer",
 )
-CLUSTER_TIMEOUTS = {"create": "45m", "update": "45m", "delete": "45m"}
+CLUSTER_TYPE = "gcp:container/cluster:Cluster"
+# the provider's defaults (90 min), never less: a shorter one makes Pulumi give up while GKE carries on
+CLUSTER_TIMEOUTS = {op: f"{PROVIDER_DEFAULT_TIMEOUT_MINUTES[CLUSTER_TYPE]}m" for op in ("create", "update", "delete")}
+# the transient default pool's nodeConfig: GKE may report it differently once the pool is removed
+CLUSTER_IGNORE_CHANGES = ("nodeConfig",)
 
 
-def cluster_args(stack: StackConfig) -> dict[str, Any]:
+def maintenance_policy(stack: StackConfig) -> Optional[dict[str, Any]]:
+    """cluster.maintenance as pulumi_gcp's maintenance_policy (exclusions without endTime run until end of support)."""
+    maintenance = stack.cluster.maintenance
+    if maintenance is None:
+        return None
+    out: dict[str, Any] = {}
+    if maintenance.window is not None:
+        out["recurring_window"] = {"start_time": maintenance.window.start_time,
+                                   "end_time": maintenance.window.end_time,
+                                   "recurrence": maintenance.window.recurrence}
+    if maintenance.exclusions:
+        exclusions = []
+        for exclusion in maintenance.exclusions:
+            item: dict[str, Any] = {"exclusion_name": exclusion.name, "start_time": exclusion.start_time,
+                                    "exclusion_options": {"scope": exclusion.scope}}
+            if exclusion.end_time is None:
+                # exactly one of end_time and end_time_behavior (pulumi_gcp ClusterMaintenancePolicy docs)
+                item["exclusion_options"]["end_time_behavior"] = "UNTIL_END_OF_SUPPORT"
+            else:
+                item["end_time"] = exclusion.end_time
+            exclusions.append(item)
+        out["maintenance_exclusions"] = exclusions
+    return out or None
+
+
+def cluster_args(stack: StackConfig, service_account: Any = None) -> dict[str, Any]:
+    """`service_account`: the node SA email; GKE's transient default pool runs as it (an organisation that
+    disabled the Compute Engine default account cannot create the cluster otherwise; Cluster Toolkit
+    modules/scheduler/gke-cluster/main.tf does the same)."""
     cluster = stack.cluster
     args: dict[str, Any] = {
         "name": cluster.name,
@@ -37,8 +72,13 @@ def cluster_args(stack: StackConfig) -> dict[str, Any]:
         "networking_mode": "VPC_NATIVE",
         "ip_allocation_policy": {"stack_type": "IPV4"},
         "deletion_protection": cluster.deletion_protection,
-        "resource_labels": dict(sorted({**cluster.labels, "managed-by": "pathways-gke"}.items())),
+        "resource_labels": dict(sorted({**cluster.labels, MANAGED_BY_GCE_LABEL: "pathways-gke"}.items())),
     }
+    if service_account is not None:
+        args["node_config"] = {"service_account": service_account, "oauth_scopes": [CLOUD_PLATFORM_SCOPE]}
+    policy = maintenance_policy(stack)
+    if policy is not None:
+        args["maintenance_policy"] = policy
     if cluster.version:
         args["min_master_version"] = cluster.version
     if cluster.network:

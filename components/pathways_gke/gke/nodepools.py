@@ -14,8 +14,10 @@ from ..catalog import SliceShape
 from ..config.cluster import CpuPoolConfig
 from ..config.stack import StackConfig
 from ..config.tpu import TpuPoolConfig, parse_duration_seconds
+from ..gke_rules import PROVIDER_DEFAULT_TIMEOUT_MINUTES, SERVER_FILLED_TPU_FIELDS, SERVER_FILLED_WORKLOAD_POLICY_FIELDS
 from ..naming import (
-    DRA_NETWORK_LABEL, QUEUED_LABEL, ROLE_LABEL, TPU_GROUP_LABEL, TPU_TAINT, tpu_node_pool_name,
+    DRA_NETWORK_LABEL, GROUP_GCE_LABEL, QUEUED_LABEL, ROLE_GCE_LABEL, ROLE_LABEL, TPU_GROUP_LABEL, TPU_TAINT,
+    tpu_node_pool_name,
 )
 
 CLOUD_PLATFORM_SCOPE = "https://www.googleapis.com/auth/cloud-platform"
@@ -25,7 +27,13 @@ MULTI_HOST_MAX_PODS = 15
 # Slices are atomic: never surge an extra TPU VM, replace one node at a time.
 SLICE_UPGRADE = {"strategy": "SURGE", "max_surge": 0, "max_unavailable": 1}
 CPU_UPGRADE = {"strategy": "SURGE", "max_surge": 1, "max_unavailable": 0}
-TPU_TIMEOUTS = {"create": "60m", "update": "60m", "delete": "60m"}
+NODE_POOL_TYPE = "gcp:container/nodePool:NodePool"
+
+
+def tpu_pool_timeouts(shape: SliceShape) -> dict[str, str]:
+    """Never below the provider's 2 h default; 30 more minutes per 64 VMs of a slice (large slices are slow)."""
+    minutes = PROVIDER_DEFAULT_TIMEOUT_MINUTES[NODE_POOL_TYPE] + 30 * ((shape.vms_per_slice - 1) // 64)
+    return {"create": f"{minutes}m", "update": f"{minutes}m", "delete": f"{minutes}m"}
 
 
 @dataclass(frozen=True)
@@ -68,10 +76,10 @@ def cpu_pool_spec(stack: StackConfig, *, component: str, cluster: Any, service_a
     cpu: CpuPoolConfig = stack.cpu_pool
     node_config = _common_node_config(
         service_account,
-        {ROLE_LABEL: "head", **cpu.labels},
-        {**stack.cluster.labels, "pathways-gke-role": "head"},
+        {**cpu.labels, ROLE_LABEL: "head"},
+        {**stack.cluster.labels, ROLE_GCE_LABEL: "head"},
     )
-    node_config.update(machine_type=cpu.machine_type, disk_size_gb=cpu.disk_size_gb, disk_type=cpu.disk_type)
+    node_config.update(machine_type=cpu.machine_type, disk_size_gb=cpu.disk_size_gb, disk_type=cpu.boot_disk_type)
     if cpu.spot:
         node_config["spot"] = True
     args = {
@@ -117,9 +125,7 @@ def reservation_affinity(stack: StackConfig, pool: TpuPoolConfig) -> Optional[di
 
 def network_profile_enabled(pool: TpuPoolConfig) -> bool:
     """v6e gets the accelerator network profile by default (as XPK does); tpu7x on request."""
-    if pool.network_profile is not None:
-        return pool.network_profile
-    return pool.type == "v6e"
+    return pool.network_profile_on
 
 
 def tpu_pool_specs(
@@ -139,14 +145,15 @@ def _tpu_pool_spec(
     stack: StackConfig, pool: TpuPoolConfig, shape: SliceShape, index: int, *, component: str, cluster: Any,
     service_account: Any, policy_name: Any,
 ) -> NodePoolSpec:
-    labels = {ROLE_LABEL: "tpu", TPU_GROUP_LABEL: pool.name, **pool.labels}
+    # the managed labels go last: they win over a user label (which validation refuses anyway)
+    labels = {**pool.labels, ROLE_LABEL: "tpu", TPU_GROUP_LABEL: pool.name}
     if network_profile_enabled(pool):
         labels[DRA_NETWORK_LABEL] = "true"
     if pool.capacity == "queued":
         labels[QUEUED_LABEL] = "true"
     node_config = _common_node_config(
         service_account, labels,
-        {**stack.cluster.labels, "pathways-gke-role": "tpu", "pathways-gke-group": pool.name},
+        {**stack.cluster.labels, ROLE_GCE_LABEL: "tpu", GROUP_GCE_LABEL: pool.name},
     )
     node_config.update(
         machine_type=shape.machine_type,
@@ -161,7 +168,9 @@ def _tpu_pool_spec(
         node_config["gcfs_config"] = {"enabled": True}
     if pool.capacity == "spot":
         node_config["spot"] = True
-    if pool.capacity == "flex-start":
+    if pool.flex_start:
+        # flex-start capacity, and queued provisioning: GKE's current recipe pairs --flex-start with
+        # --enable-queued-provisioning (https://cloud.google.com/kubernetes-engine/docs/how-to/provisioningrequest)
         node_config["flex_start"] = True
         if pool.max_run_duration:
             node_config["max_run_duration"] = f"{parse_duration_seconds(pool.max_run_duration)}s"
@@ -175,10 +184,12 @@ def _tpu_pool_spec(
         "location": stack.cluster.location,
         "project": stack.project,
         "node_locations": [pool.zone],
-        "management": {"auto_repair": pool.capacity != "flex-start", "auto_upgrade": pool.auto_upgrade},
+        # flex-start and queued pools: auto-repair off, or GKE re-creates a node outside its provisioning request
+        "management": {"auto_repair": not pool.flex_start, "auto_upgrade": pool.auto_upgrade},
         "node_config": node_config,
     }
-    ignore: list[str] = []
+    # force-new fields GKE fills in on TPU hosts: declared nowhere, reported back, else a replace per update
+    ignore: list[str] = list(SERVER_FILLED_TPU_FIELDS)
     if pool.scaled:
         # flex-start / queued / opted-in autoscaling: GKE brings the whole slice up from 0 (per-zone
         # limits in one zone + location policy ANY: a balanced spread cannot assemble a slice).
@@ -197,12 +208,16 @@ def _tpu_pool_spec(
         args["queued_provisioning"] = {"enabled": True}
     if shape.multi_host:
         if shape.needs_workload_policy:
-            # tpu7x: a HIGH_THROUGHPUT workload policy replaces the classic COMPACT policy. The API
-            # stores it without `type`, which pulumi_gcp requires: ignore that field to avoid a
-            # replace on every update (TPU_NODE_POOLS.md §2.1; unverified against a live API).
-            args["placement_policy"] = {"type": "COMPACT", "policy_name": policy_name,
-                                        "tpu_topology": shape.topology}
-            ignore.append("placementPolicy.type")
+            # tpu7x: the HIGH_THROUGHPUT workload policy alone, in the documented form. A COMPACT (group)
+            # placement is mutually exclusive with a workload policy ("Creation of a managed instance group
+            # with tpu7x-standard-4t machine type with placement policy is not supported. Use workload policy
+            # instead."); the policy replaces --tpu-topology (GKE Ironwood page:
+            # https://cloud.google.com/kubernetes-engine/docs/concepts/tpus; AI-Hypercomputer/xpk PR #676
+            # sends only --placement-policy=<name>). pulumi-gcp requires `type`: an empty string satisfies it
+            # (vllm-project/ci-infra PR #547). GKE stores the pool with no type and the topology it derives
+            # from the policy, so both are ignored. UNVERIFIED against a live API.
+            args["placement_policy"] = {"type": "", "policy_name": policy_name}
+            ignore += list(SERVER_FILLED_WORKLOAD_POLICY_FIELDS)
         else:
             args["placement_policy"] = {"type": "COMPACT", "tpu_topology": shape.topology}
         args["max_pods_per_node"] = pool.max_pods_per_node or MULTI_HOST_MAX_PODS
@@ -218,7 +233,7 @@ def _tpu_pool_spec(
         # fixed GKE names: a replaced slice must be deleted before its successor can take the name
         delete_before_replace=True,
         protect=protect,
-        custom_timeouts=dict(TPU_TIMEOUTS),
+        custom_timeouts=tpu_pool_timeouts(shape),
     )
 
 

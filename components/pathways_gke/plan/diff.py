@@ -20,7 +20,8 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping, Optional
 
 from .paths import Part, changed_paths, covers, format_path, parse_path
-from .replacements import NODE_POOL, NODES_RECREATED, replace_patterns
+from .replacements import (NODE_POOL, NODES_RECREATED, SERVER_FILLED_NODE_POOL_FIELDS, fixed_name,
+                           replace_patterns)
 
 # Options whose change is itself an update step (`pulumi preview` shows them); dependsOn,
 # replaceWith and aliases are graph edges / bookkeeping and are not diffs.
@@ -42,6 +43,8 @@ class Change:
     nodes_recreated: tuple[str, ...] = ()      # in-place paths that still roll every node of a pool
     renamed_from: Optional[str] = None
     delete_before_replace: bool = False
+    name_clash: Optional[str] = None           # replaced create-before-delete under the same fixed name
+    server_filled: tuple[str, ...] = ()        # replace reasons that are fields GKE fills in itself
 
     @property
     def disruptive_node_pool(self) -> bool:
@@ -62,6 +65,10 @@ class Change:
             out["nodesRecreated"] = list(self.nodes_recreated)
         if self.renamed_from:
             out["renamedFrom"] = self.renamed_from
+        if self.name_clash:
+            out["nameClash"] = self.name_clash
+        if self.server_filled:
+            out["serverFilled"] = list(self.server_filled)
         return out
 
 
@@ -199,12 +206,18 @@ def diff_plans(old: Any, new: Any) -> PlanDiff:
         if not (c["properties"] or c["options"] or c["replace"] or c["renamed_from"]):
             continue
         resource = news[urn]
+        old_resource = olds[pairs[urn][0]]
+        dbr = bool(resource.get("options", {}).get("deleteBeforeReplace"))
+        name = fixed_name(resource)
+        clash = name if (c["replace"] and not dbr and name is not None and name == fixed_name(old_resource)) else None
+        filled = tuple(r for r in c["reasons"] if resource["type"] == NODE_POOL
+                       and any(covers(parse_path(f), parse_path(r)) for f in SERVER_FILLED_NODE_POOL_FIELDS))
         changed.append(Change(
             urn=urn, type=resource["type"], name=resource["name"], properties=tuple(c["properties"]),
             replace=c["replace"], replace_reasons=tuple(c["reasons"]), replaced_with=tuple(c["with"]),
             provider_replaced=c["provider"],
             options=tuple(c["options"]), nodes_recreated=tuple(c["recreated"]), renamed_from=c["renamed_from"],
-            delete_before_replace=bool(resource.get("options", {}).get("deleteBeforeReplace")),
+            delete_before_replace=dbr, name_clash=clash, server_filled=filled,
         ))
     return PlanDiff(old_stack=str(old_plan.get("stack", "")), new_stack=str(new_plan.get("stack", "")),
                     added=tuple(added), removed=tuple(removed), changed=tuple(changed),
@@ -326,7 +339,7 @@ def render_text(diff: PlanDiff) -> str:
             lines.append(f"        replaced with {urn.rpartition('::')[2]} (options.replaceWith)")
         if c.provider_replaced:
             lines.append(f"        its provider {c.provider_replaced.rpartition('::')[2]} is replaced")
-    loud = node_pool_warnings(diff) + rename_warnings(diff)
+    loud = node_pool_warnings(diff) + trap_warnings(diff) + rename_warnings(diff)
     if loud:
         lines.append("")
         lines += [f"!! {w}" for w in loud]
@@ -358,6 +371,22 @@ def node_pool_warnings(diff: PlanDiff) -> list[str]:
                        "every node: a job running on this TPU slice is killed")
     for r in diff.removed_node_pools:
         out.append(f"node pool {r['name']} will be DELETED")
+    return out
+
+
+def trap_warnings(diff: PlanDiff) -> list[str]:
+    """Replacements that fail or need not happen on the real `pulumi up`: a fixed name replaced create-before-delete
+    (the successor gets 409 already exists), a TPU pool replaced over a field GKE fills in itself."""
+    out = []
+    for c in diff.changed:
+        if c.name_clash:
+            out.append(f"{c.name} ({c.type.rpartition(':')[2]} named '{c.name_clash}') is replaced create-before-delete: "
+                       "the new one fails with 409 already exists while the old one holds the name; set "
+                       "deleteBeforeReplace on it, or give the successor another name")
+        if c.server_filled:
+            out.append(f"node pool {c.name} is replaced because of {', '.join(c.server_filled)}, which GKE fills in "
+                       "itself on TPU hosts: add it to the pool's ignoreChanges (every later update would replace "
+                       "the slice again)")
     return out
 
 

@@ -7,7 +7,7 @@ touched resource, then the resource graph with the touched resources marked. Pur
 
 from __future__ import annotations
 
-from .diff import PlanDiff, node_pool_warnings, rename_warnings, summary
+from .diff import PlanDiff, node_pool_warnings, rename_warnings, summary, trap_warnings
 from .graph import diff_graph, short_type, to_mermaid
 
 MAX_PATHS_PER_RESOURCE = 15
@@ -36,6 +36,9 @@ def render_markdown(diff: PlanDiff, title: str | None = None, graph: bool = True
     lines += _alert("CAUTION", ["**Node pools lose their nodes in this change.** A TPU slice that is replaced,",
                                 "deleted or rolled ends every job running on it (JobSets on it restart or fail)."],
                     node_pool_warnings(diff))
+    lines += _alert("CAUTION", ["**Replacements that fail or repeat on the real `pulumi up`.** A fixed name replaced",
+                                "create-before-delete gets 409; a field GKE fills in replaces the slice on every update."],
+                    trap_warnings(diff))
     lines += _alert("WARNING", ["**Renamed without an alias.** Resource names are public API: these are deleted and",
                                 "created again unless the new resource carries an alias to its old name."],
                     rename_warnings(diff))

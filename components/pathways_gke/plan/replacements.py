@@ -19,10 +19,15 @@ Pure data: no Pulumi import.
 from __future__ import annotations
 
 from types import MappingProxyType
-from typing import Mapping
+from typing import Any, Mapping
+
+from ..gke_rules import SERVER_FILLED_TPU_FIELDS, SERVER_FILLED_WORKLOAD_POLICY_FIELDS
 
 NODE_POOL = "gcp:container/nodePool:NodePool"
 CLUSTER = "gcp:container/cluster:Cluster"
+RESOURCE_POLICY = "gcp:compute/resourcePolicy:ResourcePolicy"
+FIREWALL = "gcp:compute/firewall:Firewall"
+SERVICE_ACCOUNT = "gcp:serviceaccount/account:Account"
 K8S_PROVIDER = "pulumi:providers:kubernetes"
 ANY_INPUT = ("*",)
 
@@ -72,7 +77,9 @@ REPLACE_PATHS: Mapping[str, tuple[str, ...]] = MappingProxyType({
     "gcp:serviceaccount/account:Account": ("accountId", "project"),
     "gcp:projects/iAMMember:IAMMember": ("project", "role", "member", "condition"),
     "gcp:serviceaccount/iAMMember:IAMMember": ("serviceAccountId", "role", "member", "condition"),
-    "gcp:compute/resourcePolicy:ResourcePolicy": ANY_INPUT,  # resource policies are immutable
+    RESOURCE_POLICY: ANY_INPUT,  # resource policies are immutable
+    # google_compute_firewall: name, network, direction, project are ForceNew
+    FIREWALL: ("name", "project", "network", "direction"),
     # Only a new clusterIdentifier replaces the provider (pulumi-kubernetes provider.py); without one
     # a new kubeconfig/context/cluster does too (PULUMI_NOTES.md §7: provider replacement cascades).
     K8S_PROVIDER: ("clusterIdentifier",),
@@ -95,3 +102,58 @@ def replace_patterns(resource_type: str, new_inputs: Mapping) -> tuple[str, ...]
     if resource_type == K8S_PROVIDER and not new_inputs.get("clusterIdentifier"):
         patterns = patterns + K8S_PROVIDER_WITHOUT_IDENTIFIER
     return patterns
+
+
+# --- fixed physical names -------------------------------------------------------------------------------
+# Resources whose cloud/cluster name is an input: Pulumi replaces create-before-delete by default, so a
+# successor with the same name fails with 409 / AlreadyExists unless the resource is deleteBeforeReplace.
+# Changing one of the identity inputs gives the successor another name (or scope), so it can coexist.
+IDENTITY_INPUTS: Mapping[str, tuple[str, ...]] = MappingProxyType({
+    NODE_POOL: ("name", "namePrefix", "project", "location", "cluster"),
+    CLUSTER: ("name", "project", "location"),
+    RESOURCE_POLICY: ("name", "project", "region"),
+    FIREWALL: ("name", "project"),
+    SERVICE_ACCOUNT: ("accountId", "project"),
+})
+NAME_INPUT: Mapping[str, str] = MappingProxyType({
+    NODE_POOL: "name", CLUSTER: "name", RESOURCE_POLICY: "name", FIREWALL: "name", SERVICE_ACCOUNT: "accountId",
+})
+
+# Force-new node-pool fields GKE fills in on TPU slices (the rulebook's list; the pools ignore them).
+SERVER_FILLED_NODE_POOL_FIELDS = (*SERVER_FILLED_TPU_FIELDS, *SERVER_FILLED_WORKLOAD_POLICY_FIELDS)
+
+
+def is_k8s_object(resource: Mapping[str, Any]) -> bool:
+    return resource["type"].startswith("kubernetes:") and "apiVersion" in (resource.get("inputs") or {})
+
+
+def fixed_name(resource: Mapping[str, Any]) -> str | None:
+    """The fixed physical name of a resource, or None (computed, auto-named, or a type without one)."""
+    inputs = resource.get("inputs") or {}
+    if is_k8s_object(resource):
+        name = (inputs.get("metadata") or {}).get("name")
+    else:
+        key = NAME_INPUT.get(resource["type"])
+        name = inputs.get(key) if key else None
+    return name if isinstance(name, str) and name and not name.startswith("<") else None
+
+
+def identity_patterns(resource: Mapping[str, Any]) -> tuple[str, ...]:
+    return _K8S_IDENTITY if is_k8s_object(resource) else IDENTITY_INPUTS.get(resource["type"], ())
+
+
+def replaceable_keeping_name(resource: Mapping[str, Any]) -> bool:
+    """Can a change replace this resource while its name stays the same?"""
+    options = resource.get("options") or {}
+    if options.get("replaceOnChanges") or options.get("replaceWith"):
+        return True
+    identity = set(identity_patterns(resource))
+    return any(p not in identity for p in replace_patterns(resource["type"], resource.get("inputs") or {}))
+
+
+def name_clash_on_replace(resource: Mapping[str, Any]) -> bool:
+    """A fixed-name resource that a change can replace and that is not deleted first: the successor gets 409."""
+    options = resource.get("options") or {}
+    return (resource.get("custom", True) and fixed_name(resource) is not None
+            and replaceable_keeping_name(resource) and not options.get("deleteBeforeReplace"))
+

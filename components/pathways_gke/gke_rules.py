@@ -1,0 +1,250 @@
+"""The rulebook: what GKE, Compute Engine and the Pulumi engine enforce, as data plus checks.
+
+Each rule is a `Rule` (what it forbids, the error it prevents, its primary source) and a pure check over
+plain values that returns a message (what is wrong and how to fix it) or None. The config layer calls the
+checks with config paths (config/checks.py, config/cluster.py); docs/gke-rules.md is generated from
+`RULES` (python -m pathways_gke.docgen --write). No Pulumi import: tests, the offline plan and the diff all
+read the same facts.
+
+Version floors assume what a pinned `cluster.version` says. With no pinned version the release channel
+decides, and every channel has served versions above these floors since 2026: an unpinned cluster is
+assumed to meet them (GKE refuses the node pool otherwise).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Mapping, Optional
+
+from .catalog import ACCELERATOR_NETWORK_PROFILE_MIN_GKE, FLEX_START_TPU_MIN_GKE, GENERATIONS
+from .naming import MANAGED_GCE_LABELS, MANAGED_NODE_LABELS
+
+
+# --- versions ---------------------------------------------------------------------------------------------
+
+_VERSION = re.compile(r"^([0-9]+)\.([0-9]+)(?:\.([0-9]+)(?:-gke\.([0-9]+))?)?$")
+
+
+def parse_gke_version(version: str) -> tuple[int, ...]:
+    """`1.34.1-gke.1829001` -> (1, 34, 1, 1829001); a prefix such as `1.34` -> (1, 34)."""
+    match = _VERSION.match(version.strip())
+    if not match:
+        raise ValueError(f"'{version}' is not a GKE version")
+    return tuple(int(part) for part in match.groups() if part is not None)
+
+
+def below_floor(version: str, floor: str) -> bool:
+    """True when every version `version` can mean is older than `floor`.
+
+    A prefix (`1.34`, `1.34.0`) lets GKE pick a patch of it; it is below the floor only when no patch
+    can reach it (`1.33` < 1.34.0-gke.2201000, but `1.34` may resolve to 1.34.0-gke.2201000 or later).
+    """
+    pinned, need = parse_gke_version(version), parse_gke_version(floor)
+    return pinned < need[:len(pinned)]
+
+
+# --- disks by machine family ------------------------------------------------------------------------------
+
+HYPERDISK_ONLY_FAMILIES = ("n4", "n4a", "n4d", "c4", "c4a", "c4d", "h4d", "m4", "x4")
+PD_DISK_TYPES = ("pd-standard", "pd-balanced", "pd-ssd")
+
+
+def machine_family(machine_type: str) -> str:
+    return machine_type.split("-", 1)[0]
+
+
+def hyperdisk_only(machine_type: str) -> bool:
+    return machine_family(machine_type) in HYPERDISK_ONLY_FAMILIES
+
+
+def default_disk_type(machine_type: str) -> str:
+    """hyperdisk-balanced where a family supports no Persistent Disk, else pd-balanced."""
+    return "hyperdisk-balanced" if hyperdisk_only(machine_type) else "pd-balanced"
+
+
+def disk_type_problem(machine_type: str, disk_type: Optional[str]) -> Optional[str]:
+    if disk_type in PD_DISK_TYPES and hyperdisk_only(machine_type):
+        return (f"is a Persistent Disk type; {machine_family(machine_type).upper()} machines ({machine_type}) boot "
+                "from Hyperdisk only and GKE refuses the node pool; use hyperdisk-balanced (or leave diskType "
+                "unset: it defaults to hyperdisk-balanced for this family)")
+    return None
+
+
+# --- release channel and auto-upgrade ---------------------------------------------------------------------
+
+def auto_upgrade_problem(release_channel: Optional[str], auto_upgrade: bool) -> Optional[str]:
+    if auto_upgrade or release_channel in (None, "UNSPECIFIED"):
+        return None
+    return (f"cannot be false while the cluster is on release channel {release_channel}: GKE answers "
+            f"'400 Auto_upgrade cannot be false when release_channel {release_channel} is set'. Keep it true and "
+            "hold upgrades with cluster.maintenance (exclusions: [{name, startTime}] — scope "
+            "NO_MINOR_OR_NODE_UPGRADES until end of support — and a window), or set cluster.releaseChannel: "
+            "UNSPECIFIED")
+
+
+# --- version floors ---------------------------------------------------------------------------------------
+
+def version_floors(generation: str, capacity: str, network_profile: bool) -> list[tuple[str, str]]:
+    """(floor, what needs it) for one TPU pool group."""
+    out = []
+    gen = GENERATIONS[generation]
+    if gen.min_gke_version:
+        out.append((gen.min_gke_version, f"{gen.name} node pools"))
+    if network_profile:
+        out.append((ACCELERATOR_NETWORK_PROFILE_MIN_GKE, "the accelerator network profile"))
+    if capacity in ("flex-start", "queued"):
+        out.append((FLEX_START_TPU_MIN_GKE, f"{capacity} TPU pools (flex-start)"))
+    return out
+
+
+def version_floor_problems(version: Optional[str], floors: list[tuple[str, str]]) -> list[str]:
+    if version is None:
+        return []  # the channel's current versions are assumed to meet the floors (module docstring)
+    return [f"'{version}' is below GKE {floor}, the first version that supports {what}; pin cluster.version to "
+            f"{floor} or later, or leave it unset to take the release channel's current version"
+            for floor, what in floors if below_floor(version, floor)]
+
+
+# --- labels -----------------------------------------------------------------------------------------------
+
+RESERVED_NODE_LABEL_DOMAINS = ("kubernetes.io", "k8s.io", "cloud.google.com")
+
+
+def node_label_problem(key: str) -> Optional[str]:
+    """A node label key GKE refuses or overwrites, or one pathways-gke sets itself."""
+    if key in MANAGED_NODE_LABELS:
+        return (f"node label '{key}' is set by pathways-gke (the workloads and Kueue select on it) and cannot be "
+                "overridden; choose another key")
+    prefix, slash, _ = key.rpartition("/")
+    if slash:
+        for domain in RESERVED_NODE_LABEL_DOMAINS:
+            if prefix == domain or prefix.endswith("." + domain):
+                return (f"node label '{key}' uses the prefix '{prefix}/', which GKE and Kubernetes manage (GKE "
+                        f"refuses or overwrites it); not allowed: {', '.join(d + '/' for d in RESERVED_NODE_LABEL_DOMAINS)} "
+                        "and their subdomains; use your own prefix, e.g. example.com/team")
+    return None
+
+
+GCE_LABEL_LIMIT = 64
+GCE_LABEL_KEY = re.compile(r"^[a-z][a-z0-9_-]{0,62}$")
+GCE_LABEL_VALUE = re.compile(r"^[a-z0-9_-]{0,63}$")
+
+
+def gce_label_problems(labels: Mapping[str, object], reserved: int = len(MANAGED_GCE_LABELS)) -> list[str]:
+    """Compute Engine label rules; `reserved` labels are added by pathways-gke on every resource."""
+    out = []
+    if len(labels) + reserved > GCE_LABEL_LIMIT:
+        out.append(f"has {len(labels)} labels; GCE allows {GCE_LABEL_LIMIT} per resource and pathways-gke adds "
+                   f"up to {reserved} ({', '.join(MANAGED_GCE_LABELS)}): at most {GCE_LABEL_LIMIT - reserved}")
+    for key, value in labels.items():
+        if key in MANAGED_GCE_LABELS:
+            out.append(f"label key '{key}' is set by pathways-gke; choose another key")
+        elif not GCE_LABEL_KEY.match(str(key)):
+            out.append(f"label key '{key}' must be lower-case letters, digits, '_' or '-', start with a letter, "
+                       "at most 63 characters")
+        if not GCE_LABEL_VALUE.match(str(value)):
+            out.append(f"label '{key}' value '{value}' must be lower-case letters, digits, '_' or '-', at most 63 "
+                       "characters")
+    return out
+
+
+# --- fields GKE fills in, timeouts ------------------------------------------------------------------------
+
+# Force-new node-pool inputs that GKE populates on TPU slice pools and reports back: a config that does not
+# declare them would plan a replacement of every slice on the next update. One source for the pools'
+# ignoreChanges and for the diff's warning.
+SERVER_FILLED_TPU_FIELDS: Mapping[str, str] = {
+    "nodeConfig.advancedMachineFeatures": "GKE sets threads_per_core on ct5*/ct6e/tpu7x hosts "
+                                          "(cloud-foundation-fabric#3972, terraform-google-kubernetes-engine#2304)",
+    "nodeConfig.guestAccelerators": "ignored on TPU pools by vllm-project/ci-infra workers.tf (unverified)",
+}
+# tpu7x pools with a workload policy: GKE stores no placement type and derives the topology from the policy.
+SERVER_FILLED_WORKLOAD_POLICY_FIELDS: Mapping[str, str] = {
+    "placementPolicy.type": "stored empty for a workload-policy pool (vllm-project/ci-infra PR #547)",
+    "placementPolicy.tpuTopology": "derived from the workload policy's acceleratorTopology (GKE Ironwood page)",
+}
+
+PROVIDER_DEFAULT_TIMEOUT_MINUTES: Mapping[str, int] = {
+    "gcp:container/nodePool:NodePool": 120,
+    "gcp:container/cluster:Cluster": 90,
+}
+
+
+def duration_minutes(text: str) -> float:
+    """A Pulumi custom-timeout string (`90m`, `2h`, `1h30m`, `45s`) in minutes."""
+    total, found = 0.0, False
+    for amount, unit in re.findall(r"([0-9.]+)(h|m|s)", text):
+        total += float(amount) * {"h": 60, "m": 1, "s": 1 / 60}[unit]
+        found = True
+    if not found:
+        raise ValueError(f"'{text}' is not a duration")
+    return total
+
+
+# --- the rulebook --------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Rule:
+    id: str
+    rule: str  # what we refuse (or do) and where
+    prevents: str  # GKE's error / the effect it prevents
+    source: str  # primary source
+
+
+RULES: tuple[Rule, ...] = (
+    Rule("auto-upgrade-channel",
+         "`tpuPools[i].autoUpgrade: false` only with `cluster.releaseChannel: UNSPECIFIED`; keep slices from being "
+         "upgraded with `cluster.maintenance` (exclusion scope NO_MINOR_OR_NODE_UPGRADES until end of support, "
+         "and a window)",
+         "400 Auto_upgrade cannot be false when release_channel REGULAR is set",
+         "https://cloud.google.com/kubernetes-engine/docs/concepts/release-channels ; "
+         "terraform-google-kubernetes-engine PR #682"),
+    Rule("tpu7x-version", "tpu7x pools need a pinned `cluster.version` of at least "
+         f"{GENERATIONS['tpu7x'].min_gke_version}",
+         "node-pool create fails", "https://cloud.google.com/kubernetes-engine/docs/concepts/tpus (TPU Ironwood)"),
+    Rule("network-profile-version", "the accelerator network profile (`networkProfile`, v6e's default) needs a "
+         f"pinned `cluster.version` of at least {ACCELERATOR_NETWORK_PROFILE_MIN_GKE} and Dataplane V2",
+         "node-pool create fails",
+         "GoogleCloudPlatform/cluster-toolkit modules/compute/gke-node-pool/main.tf (preconditions)"),
+    Rule("flex-start-version", "flex-start and queued TPU pools need a pinned `cluster.version` of at least "
+         f"{FLEX_START_TPU_MIN_GKE}, and a generation that supports flex-start (not v4)",
+         "node-pool create fails",
+         "https://cloud.google.com/kubernetes-engine/docs/how-to/tpu-flex-start"),
+    Rule("hyperdisk-only", "Hyperdisk-only machine families (" + ", ".join(HYPERDISK_ONLY_FAMILIES) + ") boot from "
+         "`hyperdisk-balanced` (the default for them) and refuse `pd-*` disk types",
+         "node-pool create fails: the machine type does not support the disk type",
+         "https://cloud.google.com/compute/docs/disks/hyperdisks#machine-type-support"),
+    Rule("node-label-prefix", "node labels may not use the prefixes GKE and Kubernetes manage (`kubernetes.io/`, "
+         "`k8s.io/`, `cloud.google.com/`, including subdomains such as `node.kubernetes.io/`) nor a label "
+         "pathways-gke manages (" + ", ".join(f"`{k}`" for k in MANAGED_NODE_LABELS) + ")",
+         "400 on create; a user label replacing one the workers select on leaves the pods Pending",
+         "https://cloud.google.com/kubernetes-engine/docs/how-to/update-existing-nodepools#labels"),
+    Rule("gce-labels", "GCE resource labels: at most 64 per resource (ours included), keys start with a "
+         "lower-case letter, keys and values at most 63 of `[a-z0-9_-]`; keys pathways-gke sets ("
+         + ", ".join(f"`{k}`" for k in MANAGED_GCE_LABELS) + ") are refused",
+         "400 invalid label", "https://cloud.google.com/compute/docs/labeling-resources#requirements"),
+    Rule("create-only", "with `cluster.create: false` the fields that only shape a created cluster are refused, "
+         "and the read cluster's Workload Identity pool, Dataplane V2 (network profile) and GCS FUSE CSI "
+         "addon are checked at preview", "a silently ignored setting; pods that cannot start",
+         "https://cloud.google.com/kubernetes-engine/docs/how-to/workload-identity"),
+    Rule("tpu7x-placement", "tpu7x multi-host pools send the workload policy only (`placementPolicy.policyName`, "
+         "type empty), never a COMPACT group placement; GKE's stored type and topology are ignored",
+         "MIG error: placement policy with tpu7x is not supported, use workload policy",
+         "https://cloud.google.com/kubernetes-engine/docs/concepts/tpus ; AI-Hypercomputer/xpk PR #676"),
+    Rule("queued-recipe", "queued-provisioning pools: auto-repair off, autoscaling from 0, location policy ANY, "
+         "NO_RESERVATION, flex-start; the ProvisioningRequest manages only the TPU pod set",
+         "auto-repair re-creates a node outside its ProvisioningRequest; GKE accepts one PodSet",
+         "https://cloud.google.com/kubernetes-engine/docs/how-to/provisioningrequest"),
+    Rule("server-filled", "TPU slice pools ignore the force-new fields GKE fills in itself ("
+         + ", ".join(f"`{f}`" for f in SERVER_FILLED_TPU_FIELDS) + "; tpu7x workload-policy pools also "
+         + ", ".join(f"`{f}`" for f in SERVER_FILLED_WORKLOAD_POLICY_FIELDS) + "); the diff flags a replacement "
+         "they would cause",
+         "a later update plans a replacement of every slice", "vllm-project/ci-infra terraform/gcp_old/"
+         "tpu-inference/k8s/workers.tf; cloud-foundation-fabric#3972"),
+    Rule("delete-first", "resources with a fixed physical name that can be replaced are deleted before their "
+         "successor is created", "409 already exists", "pulumi/pulumi docs: deleteBeforeReplace"),
+    Rule("timeouts", "custom timeouts never below the provider defaults (node pools 2 h, clusters 90 min)",
+         "Pulumi gives up while GKE carries on", "terraform-provider-google resource_container_node_pool.go, "
+         "resource_container_cluster.go"),
+)
