@@ -21,6 +21,9 @@ from tests.support.args_cases import python_args, wire_inputs
 SECTIONS = [
     (A.Cluster, cluster.ClusterConfig),
     (A.NodeServiceAccount, cluster.NodeServiceAccount),
+    (A.Maintenance, cluster.Maintenance),
+    (A.MaintenanceWindow, cluster.MaintenanceWindow),
+    (A.MaintenanceExclusion, cluster.MaintenanceExclusion),
     (A.CpuPool, cluster.CpuPoolConfig),
     (A.TpuPool, tpu.TpuPoolConfig),
     (A.Reservation, tpu.Reservation),
@@ -41,6 +44,7 @@ ENUMS = [
     (A.DiskType, cluster.CpuPoolConfig, "disk_type"),
     (A.DiskType, tpu.TpuPoolConfig, "disk_type"),
     (A.Capacity, tpu.TpuPoolConfig, "capacity"),
+    (A.MaintenanceScope, cluster.MaintenanceExclusion, "scope"),
     (A.HostMaintenanceInterval, tpu.TpuPoolConfig, "host_maintenance_interval"),
     (A.Runtime, workloads.WorkloadConfig, "runtime"),
     (A.WorkloadMode, workloads.WorkloadConfig, "mode"),

@@ -171,7 +171,7 @@ def test_there_are_at_least_thirty_distinct_bad_inputs():
 
 
 def test_node_labels_follow_kubernetes_rules_not_gce_ones():
-    labels = {"app.kubernetes.io/part-of": "ML", "Team": "Research.v2", "empty": ""}
+    labels = {"example.com/part-of": "ML", "Team": "Research.v2", "empty": ""}
     stack = parse_stack(apply(lambda c: (c[P + "cpuPool"].update(labels=labels),
                                          c[P + "tpuPools"][0].update(labels=labels))))
     assert stack.cpu_pool.labels == stack.tpu_pools[0].labels == labels

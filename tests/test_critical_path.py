@@ -22,6 +22,7 @@ from tests.support.variants import every_optional_child_config
 from tests.support.plans import GROUP_T, ROOT_T, edited, mini_plan, named, resource
 
 CONFIGMAP_T = "kubernetes:core/v1:ConfigMap"
+SA_T = "gcp:serviceaccount/account:Account"
 
 
 def seconds(key: str) -> float:
@@ -65,13 +66,14 @@ def real_plans(stack_plans, variant_plan):
 
 @pytest.mark.parametrize("stack", STACKS)
 def test_every_stack_deploys_through_the_cluster_then_one_slice_pool_then_the_workload_jobset(stack, stack_plans):
+    """The node SA comes first: the cluster's transient default pool runs as it."""
     plan = stack_plans(stack).to_json()
     schedule = critical_path(plan)
-    assert [step.type for step in schedule.chain] == [CLUSTER_T, NODE_POOL_T, JOBSET_T]
-    cluster, pool, jobset = schedule.chain
+    assert [step.type for step in schedule.chain] == [SA_T, CLUSTER_T, NODE_POOL_T, JOBSET_T]
+    account, cluster, pool, jobset = schedule.chain
     assert pool.urn in tpu_pools(plan) and pool.row == f"{NODE_POOL_T}#tpu-multi-host"
     assert pool.urn in by_urn(plan)[jobset.urn]["dependsOn"], "the pool on the path is one the JobSet runs on"
-    assert cluster.start == 0
+    assert account.start == 0 and cluster.start == account.finish
     for before, after in zip(schedule.chain, schedule.chain[1:]):
         assert after.start == before.finish
     assert schedule.total == sum(step.duration for step in schedule.chain) == schedule.chain[-1].finish
@@ -79,13 +81,14 @@ def test_every_stack_deploys_through_the_cluster_then_one_slice_pool_then_the_wo
 
 
 @pytest.mark.parametrize("stack, chain", [
-    ("dev", ["pw-dev-cluster", "pw-dev-main-0", "pw-dev-train-jobset"]),
-    ("prod", ["pw-prod-cluster", "pw-prod-train-0", "pw-prod-llm-pretrain-jobset"]),  # equal slices: the first
+    ("dev", ["pw-dev-node-sa", "pw-dev-cluster", "pw-dev-main-0", "pw-dev-train-jobset"]),
+    # equal slices: the first
+    ("prod", ["pw-prod-node-sa", "pw-prod-cluster", "pw-prod-train-0", "pw-prod-llm-pretrain-jobset"]),
 ])
 def test_dev_and_prod_critical_paths_and_totals(stack, chain, stack_plans):
     schedule = critical_path(stack_plans(stack).to_json())
     assert [step.name for step in schedule.chain] == chain
-    assert schedule.total == (seconds(f"{CLUSTER_T}#regional") + seconds(f"{NODE_POOL_T}#tpu-multi-host")
+    assert schedule.total == (seconds(SA_T) + seconds(f"{CLUSTER_T}#regional") + seconds(f"{NODE_POOL_T}#tpu-multi-host")
                               + seconds(JOBSET_T))
 
 
@@ -213,7 +216,7 @@ def test_children_wait_for_their_parents_urn_so_a_components_dependencies_hold_b
 
 def test_an_adopted_cluster_is_read_not_created(stack_plans):
     cfg = stack_config("dev")
-    cfg["pathways-gke:cluster"] = {**cfg["pathways-gke:cluster"], "create": False}
+    cfg["pathways-gke:cluster"] = {"name": "pw-dev", "location": "us-east5", "create": False}
     plan = plan_config(cfg, stack="dev").to_json()
     schedule = critical_path(plan)
     cluster = next(s for s in schedule.steps.values() if s.type == CLUSTER_T)
@@ -305,8 +308,8 @@ def test_a_bare_type_overrides_all_its_variants_and_fast_slices_put_the_controll
     schedule = critical_path(plan, load_durations(path))
     assert {s.duration for s in schedule.steps.values() if s.type == NODE_POOL_T} == {60}
     types = [s.type for s in schedule.chain]
-    assert types[:3] == [CLUSTER_T, NODE_POOL_T, CONFIG_FILE_T] and types[-1] == JOBSET_T
-    assert schedule.chain[1].row == f"{NODE_POOL_T}#cpu", "then the CPU pool, where the controllers run, decides"
+    assert types[:4] == [SA_T, CLUSTER_T, NODE_POOL_T, CONFIG_FILE_T] and types[-1] == JOBSET_T
+    assert schedule.chain[2].row == f"{NODE_POOL_T}#cpu", "then the CPU pool, where the controllers run, decides"
 
 
 @pytest.mark.parametrize("data, fragment", [

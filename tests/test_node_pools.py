@@ -9,6 +9,7 @@ from pathways_gke.config import parse_stack
 from pathways_gke.errors import ConfigError
 from pathways_gke.gke.cluster_spec import cluster_args
 from pathways_gke.gke.nodepools import cpu_pool_spec, tpu_pool_specs
+from pathways_gke.gke_rules import SERVER_FILLED_TPU_FIELDS
 from pathways_gke.plan import plan_config
 from tests.conftest import ROOT
 
@@ -33,7 +34,7 @@ def test_dev_slice_pool_as_the_plan_sends_it(stack_plans):
     pool = stack_plans("dev").named("pw-dev-main-0").inputs
     assert pool["nodeConfig"]["machineType"] == "ct6e-standard-4t"
     assert pool["nodeCount"] == 2  # v6e 2x4 on 4-chip hosts
-    assert pool["placementPolicy"] == {"type": "COMPACT", "tpuTopology": "2x4"}
+    assert pool["placementPolicy"] == {"type": "COMPACT", "tpuTopology": "2x4"}  # v6e: the classic placement
     assert pool["nodeLocations"] == ["us-east5-b"]
     assert pool["location"] == "us-east5"
     assert pool["nodeConfig"]["spot"] is True
@@ -63,7 +64,8 @@ def test_prod_pools_consume_the_reservation_one_pool_per_slice(stack_plans):
         }
         assert "spot" not in inputs["nodeConfig"]
         assert pool.options["deleteBeforeReplace"] is True
-        assert pool.options["ignoreChanges"] == []  # static slices: the size is ours, drift must show
+        # static slices: the size is ours, drift must show; only the fields GKE fills in are ignored
+        assert pool.options["ignoreChanges"] == sorted(SERVER_FILLED_TPU_FIELDS)
 
 
 def test_single_host_slice_has_no_placement_policy():
@@ -78,10 +80,13 @@ def test_eight_chip_host_is_a_single_host_2x4():
     assert spec.args["node_count"] == 1 and "placement_policy" not in spec.args
 
 
-def test_tpu7x_multi_host_uses_the_workload_policy():
+def test_tpu7x_multi_host_uses_the_workload_policy_alone():
+    """GKE Ironwood page / xpk PR #676: a COMPACT group placement with a workload policy fails the MIG ("placement
+    policy is not supported. Use workload policy instead"); the required type is sent empty (vllm ci-infra #547)."""
     (spec,) = specs({"type": "tpu7x", "topology": "2x2x2", "capacity": "on-demand"})
-    assert spec.args["placement_policy"] == {"type": "COMPACT", "policy_name": "POLICY", "tpu_topology": "2x2x2"}
-    assert "placementPolicy.type" in spec.ignore_changes
+    assert spec.args["placement_policy"] == {"type": "", "policy_name": "POLICY"}
+    # GKE stores no type and the topology it derives from the policy: neither may plan a replacement
+    assert {"placementPolicy.type", "placementPolicy.tpuTopology"} <= set(spec.ignore_changes)
     assert "network_config" not in spec.args  # the profile is opt-in on tpu7x
 
 
@@ -115,11 +120,20 @@ def test_flex_start_pool_scales_the_whole_slice_from_zero():
     assert set(spec.ignore_changes) >= {"nodeCount"}
 
 
-def test_queued_pool_enables_queued_provisioning():
+def test_queued_pool_is_built_as_gkes_recipe():
+    """GKE provisioningrequest doc / XPK / CTK: --no-enable-autorepair, autoscaling from 0, --location-policy=ANY,
+    --reservation-affinity=none, and --flex-start with --enable-queued-provisioning (auto-repair would re-create a
+    node outside its ProvisioningRequest)."""
     (spec,) = specs({"capacity": "queued"}, kueue={"enabled": True})
-    assert spec.args["queued_provisioning"] == {"enabled": True}
-    assert spec.args["node_config"]["labels"]["cloud.google.com/gke-queued"] == "true"
-    assert spec.args["autoscaling"]["min_node_count"] == 0
+    args = spec.args
+    assert args["queued_provisioning"] == {"enabled": True}
+    assert args["node_config"]["labels"]["cloud.google.com/gke-queued"] == "true"
+    assert args["management"]["auto_repair"] is False
+    assert args["autoscaling"] == {"min_node_count": 0, "max_node_count": 2, "location_policy": "ANY"}
+    assert args["initial_node_count"] == 0 and "node_count" not in args
+    assert args["node_config"]["reservation_affinity"] == {"consume_reservation_type": "NO_RESERVATION"}
+    assert args["node_config"]["flex_start"] is True
+    assert "upgrade_settings" not in args
 
 
 def test_shared_reservation_block_path():
@@ -152,7 +166,7 @@ def test_cluster_is_secure_by_default():
 
 def test_adopting_an_existing_cluster_reads_it_and_creates_only_pools():
     cfg = copy.deepcopy(DEV)
-    cfg["pathways-gke:cluster"] = {**cfg["pathways-gke:cluster"], "create": False}
+    cfg["pathways-gke:cluster"] = {"name": "pw-dev", "location": "us-east5", "create": False}
     plan = plan_config(cfg, stack="adopt")
     (existing,) = plan.of_type("gcp:container/cluster:Cluster")
     assert existing.read and existing.options["id"] == "projects/acme-ml-dev/locations/us-east5/clusters/pw-dev"

@@ -68,6 +68,17 @@ class Capacity(str, Enum):
     """Queued provisioning through Kueue's ProvisioningRequest admission check (needs kueue.enabled)."""
 
 
+class MaintenanceScope(str, Enum):
+    """What a maintenance exclusion holds back."""
+
+    NO_UPGRADES = "NO_UPGRADES"
+    """No upgrades at all (at most 30 days; needs endTime)."""
+    NO_MINOR_UPGRADES = "NO_MINOR_UPGRADES"
+    """No minor upgrades of the control plane or nodes; patches still apply."""
+    NO_MINOR_OR_NODE_UPGRADES = "NO_MINOR_OR_NODE_UPGRADES"
+    """No minor upgrades and no node upgrades: keeps TPU slices from being upgraded under a release channel."""
+
+
 class HostMaintenanceInterval(str, Enum):
     """When GKE may run host maintenance on TPU VMs."""
 
@@ -115,6 +126,40 @@ class NodeServiceAccount(TypedDict):
     """Use this existing service account instead (name@project.iam.gserviceaccount.com)."""
 
 
+class MaintenanceWindow(TypedDict):
+    """A recurring maintenance window: GKE upgrades and repairs only inside it."""
+
+    start_time: str
+    """First window's start, RFC 3339 (e.g. 2026-12-05T02:00:00Z)."""
+    end_time: str
+    """First window's end, RFC 3339."""
+    recurrence: NotRequired[str]
+    """RFC 5545 RRULE. Default: "FREQ=WEEKLY;BYDAY=SA,SU"."""
+
+
+class MaintenanceExclusion(TypedDict):
+    """A period in which GKE does not upgrade what `scope` names."""
+
+    name: str
+    """Exclusion name (lower-case letters, digits and '-')."""
+    start_time: str
+    """Start, RFC 3339."""
+    end_time: NotRequired[str]
+    """End, RFC 3339; unset: until the cluster version's end of support."""
+    scope: NotRequired[MaintenanceScope]
+    """What is held back. Default: "NO_MINOR_OR_NODE_UPGRADES"."""
+
+
+class Maintenance(TypedDict):
+    """When GKE may upgrade the cluster and its nodes: the way to keep TPU slices from being upgraded while the
+    cluster stays on a release channel (node autoUpgrade cannot be turned off there)."""
+
+    window: NotRequired[MaintenanceWindow]
+    """A recurring maintenance window."""
+    exclusions: NotRequired[list[MaintenanceExclusion]]
+    """Maintenance exclusions."""
+
+
 class Cluster(TypedDict):
     """The GKE cluster (created, or an existing one adopted)."""
 
@@ -145,6 +190,8 @@ class Cluster(TypedDict):
     """GCE labels on the cluster (lower-case keys and values)."""
     node_service_account: NotRequired[NodeServiceAccount]
     """The service account the nodes run as. Default: a dedicated one is created."""
+    maintenance: NotRequired[Maintenance]
+    """Maintenance window and exclusions (created clusters only)."""
 
 
 class CpuPool(TypedDict):
@@ -152,6 +199,9 @@ class CpuPool(TypedDict):
 
     name: NotRequired[str]
     """GKE node-pool name. Default: "cpu-np"."""
+    create: NotRequired[bool]
+    """Create the pool (true), or use the existing pool `name` of an adopted cluster (false; e.g. XPK's cpu-np).
+    Default: true."""
     machine_type: NotRequired[str]
     """A CPU machine type. Default: "n2-standard-64"."""
     min_nodes: NotRequired[int]
@@ -163,7 +213,8 @@ class CpuPool(TypedDict):
     disk_size_gb: NotRequired[int]
     """Boot disk size in GB (10-65536). Default: 200."""
     disk_type: NotRequired[DiskType]
-    """Boot disk type. Default: "pd-balanced"."""
+    """Boot disk type; default: hyperdisk-balanced for Hyperdisk-only families (n4, c4, c4a, c4d, ...), else
+    pd-balanced. Those families refuse pd-* types."""
     spot: NotRequired[bool]
     """Run the CPU nodes on spot VMs. Default: false."""
     labels: NotRequired[dict[str, str]]

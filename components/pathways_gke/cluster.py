@@ -145,8 +145,9 @@ class PathwaysCluster(pulumi.ComponentResource):
                 f"{name}-cluster",
                 f"projects/{stack.project}/locations/{stack.cluster.location}/clusters/{stack.cluster.name}",
                 opts=pulumi.ResourceOptions(parent=self))
-            # its prerequisites are checked from what was read; the node pools wait for the check
-            cluster_ref = self._adoption_check(stack)
+            # its prerequisites are checked from what was read (a component output, so the engine awaits it)
+            self.adoption_check = self._adoption_check(stack)
+            cluster_ref = stack.cluster.name
             endpoint, ca = self.cluster.endpoint, self.cluster.master_auth.cluster_ca_certificate
 
         firewall = webhook_firewall_args(stack)
@@ -215,6 +216,7 @@ class PathwaysCluster(pulumi.ComponentResource):
             "nodeServiceAccountEmail": self.node_service_account_email,
             "queueName": self.queue_name,
             "jaxBackendTargets": self.jax_backend_targets,
+            **({"adoptedClusterChecked": self.adoption_check} if not stack.cluster.create else {}),
         })
 
     def _workloads(self, name: str, stack: StackConfig,
@@ -272,7 +274,7 @@ class PathwaysCluster(pulumi.ComponentResource):
         return self.node_service_account.email
 
     def _adoption_check(self, stack: StackConfig) -> pulumi.Output[str]:
-        """The adopted cluster's name, once its read state has passed `adopted_cluster_problems`.
+        """The adopted cluster's name once its read state has passed `adopted_cluster_problems`.
 
         Failing here stops `pulumi preview` (RunError: a plain message, no traceback) before anything is created.
         """

@@ -1,8 +1,9 @@
-"""Generate the argument and output tables of docs/components.md from the schema and the config models.
+"""Generate the argument and output tables of docs/components.md from the schema and the config models, and
+the table of GKE rules in docs/gke-rules.md from the rulebook (gke_rules.RULES).
 
     python -m pathways_gke.docgen            # print the generated reference
-    python -m pathways_gke.docgen --write    # refresh it between the markers in docs/components.md
-    python -m pathways_gke.docgen --check    # exit 1 when the doc is out of date
+    python -m pathways_gke.docgen --write    # refresh both between their markers
+    python -m pathways_gke.docgen --check    # exit 1 when a doc is out of date
 
 Types and descriptions come from the inferred component schema (what other languages see); defaults and
 numeric bounds from the pydantic models (what validation enforces). Nothing is typed in twice.
@@ -17,6 +18,7 @@ from typing import Any, Optional, Sequence
 DOC = Path("docs") / "components.md"
 BEGIN = "<!-- BEGIN GENERATED REFERENCE (python -m pathways_gke.docgen --write) -->"
 END = "<!-- END GENERATED REFERENCE -->"
+RULES_DOC = Path("docs") / "gke-rules.md"
 
 
 def _models() -> dict[str, Any]:
@@ -25,6 +27,8 @@ def _models() -> dict[str, Any]:
 
     return {
         "Cluster": cluster.ClusterConfig, "NodeServiceAccount": cluster.NodeServiceAccount,
+        "Maintenance": cluster.Maintenance, "MaintenanceWindow": cluster.MaintenanceWindow,
+        "MaintenanceExclusion": cluster.MaintenanceExclusion,
         "CpuPool": cluster.CpuPoolConfig, "TpuPool": tpu.TpuPoolConfig, "Reservation": tpu.Reservation,
         "JobSet": addons.JobSetConfig, "Kueue": addons.KueueConfig, "Workload": workloads.WorkloadConfig,
         "PathwaysSettings": workloads.PathwaysSettings, "JaxSettings": workloads.JaxSettings,
@@ -125,6 +129,15 @@ def render(schema: Optional[dict[str, Any]] = None) -> str:
     return "\n".join(out).rstrip() + "\n"
 
 
+def render_rules() -> str:
+    """The rulebook as a Markdown table: rule, what it prevents, source."""
+    from .gke_rules import RULES
+
+    lines = ["| Rule | What we check or do | Prevents | Source |", "|---|---|---|---|"]
+    lines += [f"| `{r.id}` | {_cell(r.rule)} | {_cell(r.prevents)} | {_cell(r.source)} |" for r in RULES]
+    return "\n".join(lines) + "\n"
+
+
 def splice(document: str, generated: str) -> str:
     if BEGIN not in document or END not in document:
         raise ValueError(f"{DOC} has no generated-reference markers")
@@ -139,20 +152,23 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     mode.add_argument("--write", action="store_true")
     mode.add_argument("--check", action="store_true")
     parser.add_argument("--path", type=Path, default=DOC)
+    parser.add_argument("--rules-path", type=Path, default=RULES_DOC)
     args = parser.parse_args(argv)
-    generated = render()
     if not (args.write or args.check):
-        print(generated, end="")
+        print(render(), end="")
+        print(render_rules(), end="")
         return 0
-    document = args.path.read_text()
-    updated = splice(document, generated)
-    if args.check:
-        if updated != document:
-            print(f"{args.path} is out of date: run python -m pathways_gke.docgen --write", file=sys.stderr)
-            return 1
-        return 0
-    args.path.write_text(updated)
-    return 0
+    stale = 0
+    for path, generated in ((args.path, render()), (args.rules_path, render_rules())):
+        document = path.read_text()
+        updated = splice(document, generated)
+        if args.check:
+            if updated != document:
+                print(f"{path} is out of date: run python -m pathways_gke.docgen --write", file=sys.stderr)
+                stale = 1
+        else:
+            path.write_text(updated)
+    return stale
 
 
 if __name__ == "__main__":

@@ -244,6 +244,12 @@ RULES: tuple[Rule, ...] = (
          "tpu-inference/k8s/workers.tf; cloud-foundation-fabric#3972"),
     Rule("delete-first", "resources with a fixed physical name that can be replaced are deleted before their "
          "successor is created", "409 already exists", "pulumi/pulumi docs: deleteBeforeReplace"),
+    Rule("node-sa", "the node service account's id is `<cluster>-nodes-<hash of cluster and location>` (6-30 "
+         "characters); the node pools wait for its role grants; the cluster's transient default pool runs as it "
+         "(its nodeConfig drift ignored)", "409 for the same cluster name in a second region; image pulls and log "
+         "writes failing before the grants propagate; cluster creation failing where the Compute Engine default "
+         "account is disabled", "https://cloud.google.com/iam/docs/service-accounts-create ; Cluster Toolkit "
+         "modules/scheduler/gke-cluster/main.tf"),
     Rule("timeouts", "custom timeouts never below the provider defaults (node pools 2 h, clusters 90 min)",
          "Pulumi gives up while GKE carries on", "terraform-provider-google resource_container_node_pool.go, "
          "resource_container_cluster.go"),
