@@ -280,17 +280,21 @@ class PathwaysCluster(pulumi.ComponentResource):
         """
         c = self.cluster
 
-        def check(values: list) -> str:
-            keys = ("workloadIdentityConfig", "datapathProvider", "addonsConfig", "releaseChannel", "masterVersion")
-            props = {k: _plain(v) for k, v in zip(keys, values) if v is not None}
-            problems = adopted_cluster_problems(props, stack)
-            if problems:
-                raise pulumi.RunError("the adopted cluster is missing what this stack needs:\n"
-                                      + "\n".join(f"  - {p}" for p in problems))
-            return stack.cluster.name
+        def check(key: str):
+            def run(value: Any) -> str:
+                problems = adopted_cluster_problems({key: _plain(value)}, stack)
+                if problems:
+                    raise pulumi.RunError("the adopted cluster is missing what this stack needs:\n"
+                                          + "\n".join(f"  - {p}" for p in problems))
+                return key
+            return run
 
-        return pulumi.Output.all(c.workload_identity_config, c.datapath_provider, c.addons_config,
-                                 c.release_channel, c.master_version).apply(check)
+        # one apply per property: each runs as soon as its value is read (an unknown one is skipped)
+        checks = [output.apply(check(key)) for key, output in (
+            ("workloadIdentityConfig", c.workload_identity_config), ("datapathProvider", c.datapath_provider),
+            ("addonsConfig", c.addons_config), ("releaseChannel", c.release_channel),
+            ("masterVersion", c.master_version))]
+        return pulumi.Output.all(*checks).apply(lambda _: stack.cluster.name)
 
     def _install_provider(self, name: str, stack: StackConfig,
                           opts: Optional[pulumi.ResourceOptions]) -> Optional[k8s.Provider]:

@@ -57,7 +57,7 @@ def adopted_cluster_problems(props: Mapping[str, Any], stack: StackConfig) -> li
         if channel is not None:
             problem = auto_upgrade_problem(channel, pool.auto_upgrade)
             if problem:
-                out.append(f"tpuPools {pool.name}: autoUpgrade false {problem.split(':', 1)[0]} ({name})")
+                out.append(f"{name}: TPU pool group {pool.name} has autoUpgrade false, which {problem}")
         version = _get(props, "masterVersion")
         if isinstance(version, str) and version and pool.topology is not None:
             floors = version_floors(pool.type, pool.capacity, pool.network_profile_on)
