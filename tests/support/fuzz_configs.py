@@ -44,6 +44,8 @@ from pathways_gke.config.stack import KNOWN_KEYS, _StackFileLoader
 from pathways_gke.config.tpu import Capacity, TpuPoolConfig
 from pathways_gke.config.workloads import MAX_WORKLOAD_NAME, RESERVED_CONTAINER_NAMES, Mode, Runtime, \
     WorkloadConfig
+from pathways_gke.gke_rules import hyperdisk_only
+from pathways_gke.naming import MANAGED_GCE_LABELS
 from pathways_gke.workloads.jax_jobset import managed_env
 
 P = "pathways-gke:"
@@ -157,7 +159,7 @@ def dns_name(draw, max_len: int, min_len: int = 1) -> str:
 @functools.cache
 def gce_labels() -> st.SearchStrategy[dict[str, str]]:
     """Cluster labels (GCE: lower-case)."""
-    key = st.from_regex(r"[a-z][a-z0-9_-]{0,12}", fullmatch=True)
+    key = st.from_regex(r"[a-z][a-z0-9_-]{0,12}", fullmatch=True).filter(lambda k: k not in MANAGED_GCE_LABELS)
     value = st.from_regex(r"[a-z0-9_-]{0,12}", fullmatch=True)
     return st.dictionaries(key, value, max_size=3)
 
@@ -165,7 +167,7 @@ def gce_labels() -> st.SearchStrategy[dict[str, str]]:
 @functools.cache
 def node_labels() -> st.SearchStrategy[dict[str, str]]:
     """Node-pool labels (Kubernetes: [prefix/]name, mixed case, '.', '_' and '-')."""
-    key = st.one_of(choice(["team", "Team", "app.kubernetes.io/part-of", "acme.com/cost-center", "tier_1"]),
+    key = st.one_of(choice(["team", "Team", "example.com/part-of", "acme.com/cost-center", "tier_1"]),
                     st.from_regex(r"[A-Za-z0-9]([-A-Za-z0-9_.]{0,10}[A-Za-z0-9])?", fullmatch=True))
     value = st.one_of(st.just(""), st.from_regex(r"[A-Za-z0-9]([-A-Za-z0-9_.]{0,10}[A-Za-z0-9])?", fullmatch=True))
     return st.dictionaries(key, value, max_size=3)
@@ -214,27 +216,32 @@ def cluster_section(draw, name: str, region: str) -> tuple[dict[str, Any], str]:
     zonal = draw(st.integers(0, 3)) == 0
     location = draw(choice(region_zones(region))) if zonal else region
     cluster: dict[str, Any] = {"name": name, "location": location}
-    if draw(st.booleans()):
+    adopt = draw(st.integers(0, 6)) == 0
+    # fields that only shape a created cluster are refused with create: false (gke_rules "create-only")
+    if not adopt and draw(st.booleans()):
         cluster["releaseChannel"] = draw(choice(RELEASE_CHANNELS))
-    if draw(st.integers(0, 6)) == 0:
+    if adopt:
         cluster["create"] = False
-    if draw(st.integers(0, 4)) == 0:
-        cluster["version"] = draw(choice(["1.33", "1.34", "1.34.1-gke.1829001", "1.35.0"]))
+    if not adopt and draw(st.integers(0, 4)) == 0:
+        # at or above every floor of the rulebook (tpu7x, network profile, flex-start)
+        cluster["version"] = draw(choice(["1.34", "1.34.1-gke.1829001", "1.35.0"]))
     if draw(st.integers(0, 4)) == 0:
         cluster["privateNodes"] = True
         if draw(st.booleans()):
             cluster["masterIpv4CidrBlock"] = f"172.16.{draw(st.integers(0, 255))}.{16 * draw(st.integers(0, 15))}/28"
-    for key in ("deletionProtection", "protect"):
+    for key in ("protect",) if adopt else ("deletionProtection", "protect"):
         if draw(st.booleans()):
             cluster[key] = draw(st.booleans())
-    if draw(st.booleans()):
+    if not adopt and draw(st.booleans()):
         cluster["labels"] = draw(gce_labels())
     account = draw(choice([None, {"create": False}, {"create": True},
                            {"email": "gke-nodes@acme-ml-dev.iam.gserviceaccount.com"}]))
     if account is not None:
         cluster["nodeServiceAccount"] = account
     if draw(st.integers(0, 5)) == 0:
-        cluster["network"], cluster["subnetwork"] = "vpc-ml", "pw-subnet"
+        cluster["network"] = "vpc-ml"
+        if not adopt:
+            cluster["subnetwork"] = "pw-subnet"
     return cluster, location
 
 
@@ -265,7 +272,9 @@ def tpu_pool(draw, name: str, slices: int, region: str, kueue: bool) -> tuple[di
     if slices > 1 or draw(st.booleans()):
         pool["slices"] = slices
     pool["zone"] = draw(choice(region_zones(region)))
-    capacities = [c for c in CAPACITIES if (c != "flex-start" or gen.flex_start) and (c != "queued" or kueue)]
+    # queued pools are flex-start pools too (GKE's recipe): only generations with flex-start
+    capacities = [c for c in CAPACITIES if (c not in ("flex-start", "queued") or gen.flex_start)
+                  and (c != "queued" or kueue)]
     capacity = draw(choice(capacities))
     if capacity != "on-demand" or draw(st.booleans()):
         pool["capacity"] = capacity
@@ -507,6 +516,11 @@ def valid_configs(draw) -> ValidDraw:
     if draw(st.integers(0, 2)) == 0:
         config[P + "namespace"] = draw(namespace(kueue))
 
+    # autoUpgrade: false only without a release channel (gke_rules "auto-upgrade-channel")
+    if cluster.get("create", True) and cluster.get("releaseChannel", "REGULAR") != "UNSPECIFIED":
+        for pool in pools:
+            if pool.get("autoUpgrade") is False:
+                pool["autoUpgrade"] = True
     for f in facts:
         features.update({f"generation:{f.generation}", f"capacity:{f.capacity}", f"form:{f.form}",
                          f"multi-host:{f.shape.multi_host}"})
@@ -553,7 +567,10 @@ def cpu_pool_section(draw, region: str, location: str, pools: list[PoolFacts], w
     if draw(st.integers(0, 3)) == 0:
         cpu["diskSizeGb"] = draw(st.integers(10, 1000))
     if draw(st.integers(0, 3)) == 0:
-        cpu["diskType"] = draw(choice(DISK_TYPES))
+        machine_type = cpu.get("machineType", default)
+        # Hyperdisk-only families refuse pd-* (gke_rules "hyperdisk-only")
+        cpu["diskType"] = draw(choice([d for d in DISK_TYPES if not (hyperdisk_only(machine_type)
+                                                                     and d.startswith("pd-"))]))
     if draw(st.integers(0, 4)) == 0:
         cpu["spot"] = True
     if draw(st.integers(0, 4)) == 0:
