@@ -85,7 +85,10 @@ class MaintenanceWindow(Model):
     end_time: str
     recurrence: str = "FREQ=WEEKLY;BYDAY=SA,SU"
 
-    _times = field_validator("start_time", "end_time", mode="before")(classmethod(lambda cls, v: _timestamp(v)))
+    @field_validator("start_time", "end_time", mode="before")
+    @classmethod
+    def _as_text(cls, value: Any) -> Any:
+        return _timestamp(value)
 
     @field_validator("start_time", "end_time")
     @classmethod
@@ -111,7 +114,10 @@ class MaintenanceExclusion(Model):
     end_time: Optional[str] = None
     scope: MaintenanceScope = "NO_MINOR_OR_NODE_UPGRADES"
 
-    _times = field_validator("start_time", "end_time", mode="before")(classmethod(lambda cls, v: _timestamp(v)))
+    @field_validator("start_time", "end_time", mode="before")
+    @classmethod
+    def _as_text(cls, value: Any) -> Any:
+        return _timestamp(value)
 
     @field_validator("name")
     @classmethod
