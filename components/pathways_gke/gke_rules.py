@@ -153,7 +153,10 @@ def gce_label_problems(labels: Mapping[str, object], reserved: int = len(MANAGED
 
 # Force-new node-pool inputs that GKE populates on TPU slice pools and reports back: a config that does not
 # declare them would plan a replacement of every slice on the next update. One source for the pools'
-# ignoreChanges and for the diff's warning.
+# ignoreChanges and for the diff's warning. Audited against the provider's force-new list and not ignored:
+# shieldedInstanceConfig, metadata, oauthScopes, serviceAccount, spot, flexStart, reservationAffinity,
+# hostMaintenancePolicy, maxPodsPerNode, queuedProvisioning, networkConfig (we always send them, and GKE stores
+# what we send); kubeletConfig and upgradeSettings (ignored by vllm) update in place, they never replace.
 SERVER_FILLED_TPU_FIELDS: Mapping[str, str] = {
     "nodeConfig.advancedMachineFeatures": "GKE sets threads_per_core on ct5*/ct6e/tpu7x hosts "
                                           "(cloud-foundation-fabric#3972, terraform-google-kubernetes-engine#2304)",

@@ -31,7 +31,7 @@ def cluster_and_pool_problems(stack: StackConfig) -> list[Problem]:
     if cpu.zone is not None and region_of(cpu.zone) != region:
         out.append(Problem("cpuPool.zone", f"is not in the cluster's region {region} "
                            f"(cluster.location {stack.cluster.location})", cpu.zone))
-    if cpu.zone is None and not stack.cluster.zonal and not stack.tpu_pools:
+    if cpu.create and cpu.zone is None and not stack.cluster.zonal and not stack.tpu_pools:
         out.append(Problem("cpuPool.zone", f"is required when the cluster is regional ({stack.cluster.location}) "
                            "and there is no TPU pool to take the zone from"))
     if stack.cluster.master_ipv4_cidr_block and not stack.cluster.private_nodes:
