@@ -55,6 +55,25 @@ def both(*mutations):
     return mutate
 
 
+def test_the_rules_table_in_the_docs_is_generated_from_the_rulebook():
+    from pathways_gke import docgen
+
+    document = (ROOT / docgen.RULES_DOC).read_text()
+    assert docgen.splice(document, docgen.render_rules()) == document, "run: python -m pathways_gke.docgen --write"
+    for rule in R.RULES:
+        assert f"`{rule.id}`" in document and rule.source
+
+
+def test_docgen_check_fails_on_a_stale_rules_table(tmp_path, capsys):
+    from pathways_gke import docgen
+
+    rules = tmp_path / "rules.md"
+    rules.write_text((ROOT / docgen.RULES_DOC).read_text().replace("409 already exists", "conflict"))
+    components = ROOT / docgen.DOC
+    assert docgen.main(["--check", "--path", str(components), "--rules-path", str(rules)]) == 1
+    assert "rules.md is out of date" in capsys.readouterr().err
+
+
 # --- versions ------------------------------------------------------------------------------------------------
 
 
@@ -125,29 +144,37 @@ def test_each_rule_exits_2_naming_the_path_and_the_fix_with_nothing_registered(
 
 
 MORE_RULES = [
+    # CTK gke-node-pool preconditions: the accelerator network profile needs 1.34.1-gke.1829001
     ("network-profile-below-floor", set_section("cluster", version="1.34.0-gke.3000000"), "cluster.version",
      ["1.34.1-gke.1829001", "accelerator network profile", "networkProfile: false"]),
+    # GKE flex-start doc: TPUs need 1.33.0-gke.1712000
     ("flex-start-below-floor", both(set_pool(capacity="flex-start", networkProfile=False),
                                     set_section("cluster", version="1.33.0-gke.1000")),
      "cluster.version", ["1.33.0-gke.1712000", "flex-start"]),
+    # GKE flex-start doc: not on v3/v4; queued pools are flex-start pools (provisioningrequest doc)
     ("queued-on-v4", both(set_pool(type="v4", topology="2x2x2", capacity="queued"), set_section("kueue", enabled=True)),
      "tpuPools[0].capacity", ["not available for v4"]),
+    # Compute Engine Hyperdisk machine-type support table
     ("c4a-pd-ssd", set_section("cpuPool", machineType="c4a-standard-32", diskType="pd-ssd"), "cpuPool.diskType",
      ["Hyperdisk only"]),
+    # GKE node-labels doc / Kubernetes NodeRestriction: kubernetes.io and its subdomains are reserved
     ("kubernetes-io-subdomain", set_section("cpuPool", labels={"node.kubernetes.io/instance-type": "x"}),
      "cpuPool.labels", ["node.kubernetes.io/"]),
     ("k8s-io", set_pool(labels={"k8s.io/foo": "x"}), "tpuPools[0].labels", ["k8s.io/"]),
+    # Compute Engine labels doc: <= 64 labels, [a-z0-9_-] keys and values (400 invalid label)
     ("gce-label-managed-key", set_section("cluster", labels={"managed-by": "me"}), "cluster.labels",
      ["'managed-by' is set by pathways-gke"]),
     ("gce-label-count", set_section("cluster", labels={f"k{i}": "v" for i in range(62)}), "cluster.labels",
      ["62 labels", "at most 61"]),
     ("gce-label-value", set_section("cluster", labels={"team": "ML"}), "cluster.labels", ["value 'ML'"]),
+    # GKE maintenance-exclusions doc: NO_UPGRADES lasts at most 30 days
     ("no-upgrades-without-end", set_section("cluster", maintenance={"exclusions": [
         {"name": "freeze", "startTime": "2026-12-01T00:00:00Z", "scope": "NO_UPGRADES"}]}),
      "cluster.maintenance.exclusions[0].endTime", ["NO_UPGRADES needs an endTime"]),
     ("maintenance-bad-time", set_section("cluster", maintenance={"window": {
         "startTime": "saturday", "endTime": "2026-12-05T10:00:00Z"}}), "cluster.maintenance.window.startTime",
      ["RFC 3339"]),
+    # create-only fields would be silently ignored on an adopted cluster
     ("adopted-with-version", set_section("cluster", create=False, version="1.34"), "cluster.version",
      ["cluster.create: false", "refused rather than ignored"]),
     ("adopted-with-channel", set_section("cluster", create=False), "cluster.releaseChannel",
