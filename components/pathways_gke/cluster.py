@@ -127,7 +127,7 @@ class PathwaysCluster(pulumi.ComponentResource):
         child = pulumi.ResourceOptions(parent=self)
 
         service_account = self._node_service_account(name, stack)
-        grants = list(getattr(self, "node_service_account_roles", []))
+        grants = list(self.node_service_account_roles)  # node pools wait for them
         if stack.cluster.create:
             self.cluster = gcp.container.Cluster(
                 f"{name}-cluster",
@@ -250,6 +250,7 @@ class PathwaysCluster(pulumi.ComponentResource):
         return out
 
     def _node_service_account(self, name: str, stack: StackConfig) -> Any:
+        self.node_service_account_roles: list = []
         sa = stack.cluster.node_service_account
         if sa.email:
             return sa.email
