@@ -206,6 +206,17 @@ def test_every_label_pathways_gke_manages_is_refused_from_one_list(key, section)
     assert any(key in str(p) for p in caught.value.problems)
 
 
+def test_our_label_prefix_is_reserved_and_every_key_we_define_uses_it():
+    from pathways_gke import naming
+
+    ours = [v for k, v in vars(naming).items() if k.endswith("_LABEL") and not k.endswith("_GCE_LABEL")
+            and isinstance(v, str)
+            and not v.startswith(("cloud.google.com/", "kubernetes.io/", "jobset.sigs.k8s.io/", "kueue.x-k8s.io/"))]
+    assert ours and all(v.startswith(naming.LABEL_PREFIX) for v in ours), ours
+    for key in ours + [naming.LABEL_PREFIX + "anything"]:
+        assert R.node_label_problem(key), key
+
+
 def test_every_node_label_the_plans_set_is_a_managed_or_gke_one(all_plans):
     """The list the validation refuses is the list the builders write (nothing we set can be overridden)."""
     for _, plan in all_plans:

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Mapping, Optional
 
 from .catalog import ACCELERATOR_NETWORK_PROFILE_MIN_GKE, FLEX_START_TPU_MIN_GKE, GENERATIONS
-from .naming import MANAGED_GCE_LABELS, MANAGED_NODE_LABELS
+from .naming import LABEL_PREFIX, MANAGED_GCE_LABELS, MANAGED_NODE_LABELS
 
 
 # --- versions ---------------------------------------------------------------------------------------------
@@ -116,6 +116,10 @@ def node_label_problem(key: str) -> Optional[str]:
     if key in MANAGED_NODE_LABELS:
         return (f"node label '{key}' is set by pathways-gke (the workloads and Kueue select on it) and cannot be "
                 "overridden; choose another key")
+    if key.startswith(LABEL_PREFIX):
+        return (f"node label '{key}' uses the prefix '{LABEL_PREFIX}', which is reserved for the labels pathways-gke "
+                f"sets ({', '.join(k for k in MANAGED_NODE_LABELS if k.startswith(LABEL_PREFIX))}, ...); choose "
+                "another key")
     prefix, slash, _ = key.rpartition("/")
     if slash:
         for domain in RESERVED_NODE_LABEL_DOMAINS:
@@ -220,7 +224,7 @@ RULES: tuple[Rule, ...] = (
          "https://cloud.google.com/compute/docs/disks/hyperdisks#machine-type-support"),
     Rule("node-label-prefix", "node labels may not use the prefixes GKE and Kubernetes manage (`kubernetes.io/`, "
          "`k8s.io/`, `cloud.google.com/`, including subdomains such as `node.kubernetes.io/`) nor a label "
-         "pathways-gke manages (" + ", ".join(f"`{k}`" for k in MANAGED_NODE_LABELS) + ")",
+         "pathways-gke manages (" + ", ".join(f"`{k}`" for k in MANAGED_NODE_LABELS) + f"; any `{LABEL_PREFIX}` key)",
          "400 on create; a user label replacing one the workers select on leaves the pods Pending",
          "https://cloud.google.com/kubernetes-engine/docs/how-to/update-existing-nodepools#labels"),
     Rule("gce-labels", "GCE resource labels: at most 64 per resource (ours included), keys start with a "

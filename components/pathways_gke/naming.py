@@ -19,8 +19,9 @@ QUEUED_LABEL = "cloud.google.com/gke-queued"
 DRA_NETWORK_LABEL = "cloud.google.com/gke-networking-dra-driver"
 
 # Node labels pathways-gke sets on node pools: a user label with one of these keys is refused (the workloads,
-# Kueue's flavors and GKE's queued provisioning select on them).
+# Kueue's flavors and GKE's queued provisioning select on them), and so is any key under our own prefix.
 MANAGED_NODE_LABELS = (ROLE_LABEL, TPU_GROUP_LABEL, QUEUED_LABEL, DRA_NETWORK_LABEL)
+LABEL_PREFIX = "pathways-gke/"  # every Kubernetes label key pathways-gke defines starts with it
 # GCE resource labels pathways-gke sets on the cluster / node pools.
 MANAGED_BY_GCE_LABEL = "managed-by"
 ROLE_GCE_LABEL = "pathways-gke-role"
