@@ -553,3 +553,14 @@ def test_every_managed_gce_label_key_is_refused_and_the_list_is_what_the_plans_s
                 sent |= set(labels)
     user = set(stack_config("prod")[P + "cluster"].get("labels", {}))
     assert sent - user == set(MANAGED_GCE_LABELS)
+
+
+def test_the_diff_and_the_pools_read_one_list_of_server_filled_fields(variant_json):
+    from pathways_gke.plan import replacements
+
+    assert replacements.SERVER_FILLED_NODE_POOL_FIELDS == (*R.SERVER_FILLED_TPU_FIELDS,
+                                                           *R.SERVER_FILLED_WORKLOAD_POLICY_FIELDS)
+    tpu7x = [r for r in variant_json["resources"] if r["type"] == NODE_POOL
+             and r["inputs"]["nodeConfig"]["machineType"].startswith("tpu7x")]
+    assert tpu7x and all(set(replacements.SERVER_FILLED_NODE_POOL_FIELDS) <= set(r["options"]["ignoreChanges"])
+                         for r in tpu7x)
