@@ -23,11 +23,12 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Optional
 
+from ..capacity import tpu_tolerations
 from ..catalog import CpuMachine
 from ..config.stack import StackConfig
 from ..config.tpu import TpuPoolConfig
 from ..naming import (
-    KUEUE_CLUSTER_QUEUE, KUEUE_CPU_FLAVOR, KUEUE_PROVISIONING, NODE_POOL_LABEL, QUEUED_TAINT_KEY,
+    KUEUE_CLUSTER_QUEUE, KUEUE_CPU_FLAVOR, KUEUE_PROVISIONING, NODE_POOL_LABEL,
     TPU_ACCELERATOR_LABEL, TPU_GROUP_LABEL, TPU_RESOURCE, TPU_TOPOLOGY_LABEL, kueue_tpu_flavor,
 )
 from ..workloads.target import LOCAL_QUEUE_NAME
@@ -120,9 +121,6 @@ def cpu_flavor(stack: StackConfig) -> dict[str, Any]:
 
 def tpu_flavor(pool: TpuPoolConfig) -> dict[str, Any]:
     shape = pool.shape
-    tolerations = [{"key": TPU_RESOURCE, "operator": "Exists", "effect": "NoSchedule"}]
-    if pool.capacity == "queued":
-        tolerations.append({"key": QUEUED_TAINT_KEY, "operator": "Exists", "effect": "NoSchedule"})
     return {
         "apiVersion": API_VERSION, "kind": "ResourceFlavor", "metadata": _meta(kueue_tpu_flavor(pool.name)),
         "spec": {
@@ -131,7 +129,7 @@ def tpu_flavor(pool: TpuPoolConfig) -> dict[str, Any]:
                 TPU_ACCELERATOR_LABEL: shape.accelerator_label,
                 TPU_TOPOLOGY_LABEL: shape.topology,
             }.items())),
-            "tolerations": tolerations,
+            "tolerations": tpu_tolerations(pool.capacity),
         },
     }
 

@@ -11,6 +11,7 @@ from typing import Any, Mapping, Optional
 
 from pydantic import ValidationError
 
+from ..capacity import CAPACITIES
 from ..catalog import CatalogError, resolve
 from ..config.base import problems_from
 from ..config.checks import jax_problems
@@ -19,7 +20,6 @@ from ..config.workloads import WorkloadConfig
 from ..errors import ConfigError, Problem, allowed
 from .target import WorkloadTarget, target_for
 
-CAPACITIES = ("on-demand", "spot", "reservation", "flex-start", "queued")
 
 # WorkloadConfig fields a jax workload takes (mode/pathways belong to runtime: pathways)
 WORKLOAD_FIELDS = ("name", "image", "command", "tpu_pool", "jax", "env", "secret_env", "max_restarts",
