@@ -4,7 +4,7 @@ with the same catalog and messages as the stack config, and turned into a Worklo
 from __future__ import annotations
 
 import re
-from typing import Any, Literal, Mapping, Optional
+from typing import Any, Mapping, Optional
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
