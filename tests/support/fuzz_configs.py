@@ -360,7 +360,7 @@ def pathways_workload(draw, name: str, pool: PoolFacts, secrets: list[str], mode
         pw["version"] = draw(choice(PATHWAYS_VERSIONS))
     if draw(st.booleans()):
         pw["elasticSlices"] = draw(st.integers(0, pool.slices))
-    if draw(st.integers(0, 3)) == 0:
+    if pw.get("elasticSlices") and draw(st.integers(0, 3)) == 0:  # only read with elastic slices
         pw["maxSliceRestarts"] = draw(st.integers(1, 10))
     if draw(st.integers(0, 3)) == 0:
         pw["metrics"] = draw(st.booleans())

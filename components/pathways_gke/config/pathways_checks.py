@@ -78,6 +78,10 @@ def pathways_workload_problems(workload: WorkloadConfig, target: "WorkloadTarget
     if target.shape is not None and pw.elastic_slices > target.slices:
         out.append(Problem(at("pathways.elasticSlices"), f"is larger than the pool's {target.slices} slice(s)",
                            pw.elastic_slices))
+    if "max_slice_restarts" in pw.model_fields_set and pw.elastic_slices == 0:
+        out.append(Problem(at("pathways.maxSliceRestarts"), "applies only with pathways.elasticSlices > 0 (how often "
+                           "one slice may restart before the JobSet fails); without elastic slices any worker "
+                           "failure restarts the whole JobSet", pw.max_slice_restarts))
 
     # headless: no user container, so its options would be silently ignored
     if workload.mode == "headless":

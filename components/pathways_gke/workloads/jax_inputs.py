@@ -16,7 +16,7 @@ from ..catalog import CatalogError, resolve
 from ..config.base import problems_from
 from ..config.checks import jax_problems
 from ..config.stack import StackConfig
-from ..config.workloads import WorkloadConfig
+from ..config.workloads import WorkloadConfig, runtime_field_problems
 from ..errors import ConfigError, Problem, allowed
 from .target import WorkloadTarget, target_for
 
@@ -64,6 +64,7 @@ def validate_jax_inputs(workload: Mapping[str, Any], target: Mapping[str, Any],
         if not target.get(key):
             problems.append(Problem(f"target.{key}", "is required"))
     if config is not None:
+        problems.extend(runtime_field_problems(config, "workload"))
         if shape is not None and config.tpu_pool is None:
             config = config.model_copy(update={"tpu_pool": target.get("tpu_group")})
         if shape is None and config.tpu_pool is not None:

@@ -200,7 +200,11 @@ def _pod_spec(workload: WorkloadConfig, target: WorkloadTarget, layout: JaxLayou
         spec["nodeSelector"] = {NODE_POOL_LABEL: target.cpu_pool}
     if workload.privileged:
         container["securityContext"] = {"privileged": True}
+    if workload.image_pull_policy:  # unset: Kubernetes' IfNotPresent for a pinned tag
+        container["imagePullPolicy"] = workload.image_pull_policy
     spec["containers"] = [container]
+    if workload.image_pull_secrets:
+        spec["imagePullSecrets"] = [{"name": n} for n in workload.image_pull_secrets]
     if workload.priority_class:
         spec["priorityClassName"] = workload.priority_class
     if workload.service_account:
