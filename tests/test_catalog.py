@@ -114,3 +114,33 @@ def test_bad_shorthand_says_what_is_allowed(bad, message):
 def test_machine_type_must_fit_the_topology():
     with pytest.raises(CatalogError, match="cannot host topology 4x4; allowed for 4x4: ct6e-standard-4t"):
         resolve("v6e", "4x4", "ct6e-standard-8t")
+
+
+def test_machine_memory_is_gib_and_one_allocatable_serves_the_head_check_and_the_kueue_quota():
+    """GCE's machine tables say "GB" and mean GiB: n2-standard-64 has 256 GiB, so after GKE's reservations
+    its allocatable is about 244 GiB (~262 GB) -- not the ~227 GiB that reading "GB" as 10^9 bytes gives."""
+    import pathlib
+
+    from pathways_gke.catalog import cpu_machine, gke_allocatable
+
+    node = gke_allocatable(cpu_machine("n2-standard-64"))
+    assert 244 * 2**30 < node.memory_bytes < 245 * 2**30
+    package = pathlib.Path(__file__).resolve().parents[1] / "components" / "pathways_gke"
+    definers = [p.relative_to(package).as_posix() for p in package.rglob("*.py")
+                if "def gke_allocatable" in p.read_text() or "def _tiered" in p.read_text()]
+    assert definers == ["catalog.py"]
+
+
+def test_a_head_that_fits_the_allocatable_gib_is_accepted_on_n2_standard_64():
+    """The Pathways servers request 132 GB; a user container asking 120 GB more still fits 256 GiB nodes."""
+    from pathways_gke.config.stack import parse_stack
+
+    parse_stack({
+        "gcp:project": "acme-ml-dev", "cluster": {"name": "pw", "location": "us-east5"},
+        "cpuPool": {"zone": "us-east5-a", "machineType": "n2-standard-64"},
+        "tpuPools": [{"name": "main", "type": "v6e", "topology": "2x4", "zone": "us-east5-b"}],
+        "workloads": [{"name": "train", "tpuPool": "main", "image": "us-docker.pkg.dev/acme/t:1",
+                       "command": "python3 t.py", "pathways": {"version": "2026-11-01", "gcsScratch": "gs://acme-pw/tmp"},
+                       "resources": {"requests": {"cpu": "24", "memory": "120G"},
+                                     "limits": {"memory": "120G"}}}],
+    })

@@ -129,7 +129,7 @@ class TestTpuMultislice:
 
     def test_spot_capacity_is_tolerated(self):
         jobset = render({"tpuPool": "main"}, [{**V5P_2x2x2_X2, "capacity": "spot"}])
-        assert {"key": "cloud.google.com/gke-spot", "operator": "Equal", "value": "true",
+        assert {"key": "cloud.google.com/gke-spot", "operator": "Exists",
                 "effect": "NoSchedule"} in pod_spec(jobset)["tolerations"]
 
     def test_tpu7x_multi_host_selects_the_workload_policy(self):

@@ -13,10 +13,10 @@ from pathways_gke.addons.install import (
     pin_to_node_pool,
 )
 from pathways_gke.addons.kueue import (
-    COVERED_RESOURCES, HOST_RESOURCES_NOT_LIMITED, gke_allocatable, kueue_objects, tpu_chips,
+    COVERED_RESOURCES, HOST_RESOURCES_NOT_LIMITED, kueue_objects, tpu_chips,
 )
 from pathways_gke.addons.priority import PRIORITY_LADDER
-from pathways_gke.catalog import CpuMachine
+from pathways_gke.catalog import CpuMachine, gke_allocatable
 from pathways_gke.naming import JOBSET_CRD, NODE_POOL_LABEL, TPU_GROUP_LABEL
 from pathways_gke.addons.install import PATCH_FORCE_ANNOTATION, with_force_apply
 from pathways_gke.services import install_transforms, keep_on_node_pool, protect_crds

@@ -12,7 +12,9 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
+from fractions import Fraction
 from functools import reduce
+from typing import Optional
 
 # --- topology lists (OP v0.1.4, sorted by chip count) --------------------------------
 
@@ -283,9 +285,11 @@ _CPU_FAMILIES = ("e2", "n1", "n2", "n2d", "n4", "c2", "c2d", "c3", "c3d", "c4", 
 
 @dataclass(frozen=True)
 class CpuMachine:
+    """vCPUs and memory of one machine type. GCE's machine-type tables say "GB" and mean GiB."""
+
     name: str
     vcpus: int
-    memory_gb: float
+    memory_gib: float
 
 
 def cpu_machine(name: str) -> CpuMachine | None:
@@ -302,6 +306,69 @@ def cpu_machine(name: str) -> CpuMachine | None:
     if family == "n1" and kind == "highcpu":
         per_vcpu = 0.9
     return CpuMachine(name, vcpus, vcpus * per_vcpu)
+
+
+# vCPUs and memory of TPU hosts, for a head placed on one (GCE TPU machine-type tables:
+# https://cloud.google.com/tpu/docs/v6e, /v5p, /v5e, /v4, /tpu7x).
+TPU_HOSTS: dict[str, CpuMachine] = {m.name: m for m in (
+    CpuMachine("ct4p-hightpu-4t", 240, 407),
+    CpuMachine("ct5lp-hightpu-1t", 24, 48),
+    CpuMachine("ct5lp-hightpu-4t", 112, 192),
+    CpuMachine("ct5lp-hightpu-8t", 224, 384),
+    CpuMachine("ct5p-hightpu-4t", 208, 448),
+    CpuMachine("ct6e-standard-1t", 44, 176),
+    CpuMachine("ct6e-standard-4t", 180, 720),
+    CpuMachine("ct6e-standard-8t", 180, 1440),
+    CpuMachine("tpu7x-standard-4t", 224, 960),
+)}
+
+
+# --- GKE Standard node allocatable ("Plan GKE Standard node sizes":
+# https://cloud.google.com/kubernetes-engine/docs/concepts/plan-node-sizes) -------------------------------
+# (size of the band, fraction reserved) applied in order; the last band is open-ended.
+CPU_RESERVATION_BANDS: tuple[tuple[Optional[int], Fraction], ...] = (
+    (1, Fraction(6, 100)), (1, Fraction(1, 100)), (2, Fraction(5, 1000)), (None, Fraction(25, 10000)),
+)
+MEMORY_RESERVATION_BANDS_GIB: tuple[tuple[Optional[int], Fraction], ...] = (
+    (4, Fraction(25, 100)), (4, Fraction(20, 100)), (8, Fraction(10, 100)), (112, Fraction(6, 100)),
+    (None, Fraction(2, 100)),
+)
+SMALL_NODE_MEMORY_RESERVATION_MIB = 255  # machines with less than 1 GiB
+EVICTION_THRESHOLD_MIB = 100
+
+
+def _reserved(amount: Fraction, bands: tuple[tuple[Optional[int], Fraction], ...]) -> Fraction:
+    total, left = Fraction(0), amount
+    for size, rate in bands:
+        part = left if size is None else min(left, Fraction(size))
+        total += part * rate
+        left -= part
+        if left <= 0:
+            break
+    return total
+
+
+@dataclass(frozen=True)
+class Allocatable:
+    millicores: int
+    memory_mib: int
+
+    @property
+    def memory_bytes(self) -> int:
+        return self.memory_mib * 2**20
+
+
+def gke_allocatable(machine: CpuMachine) -> Allocatable:
+    """Allocatable CPU (m) and memory (MiB) of one GKE Standard node of this machine type, rounded down."""
+    cores = Fraction(machine.vcpus)
+    cpu_m = (cores - _reserved(cores, CPU_RESERVATION_BANDS)) * 1000
+    gib = Fraction(machine.memory_gib).limit_denominator(1000)
+    if gib < 1:
+        reserved_mib = Fraction(SMALL_NODE_MEMORY_RESERVATION_MIB)
+    else:
+        reserved_mib = _reserved(gib, MEMORY_RESERVATION_BANDS_GIB) * 1024
+    mem_mib = gib * 1024 - reserved_mib - EVICTION_THRESHOLD_MIB
+    return Allocatable(math.floor(cpu_m), math.floor(mem_mib))
 
 
 def is_tpu_machine_type(name: str) -> bool:

@@ -15,7 +15,7 @@ TPU_TOPOLOGY_LABEL = "cloud.google.com/gke-tpu-topology"  # set by GKE on TPU no
 TPU_GROUP_LABEL = "pathways-gke/tpu-group"  # ours: which pool group a TPU node belongs to
 ROLE_LABEL = "pathways-gke/role"  # ours: "head" on the CPU pool, "tpu" on slices
 PLACEMENT_POLICY_LABEL = "cloud.google.com/placement-policy-name"  # tpu7x workload policy
-QUEUED_LABEL = "cloud.google.com/gke-queued"
+QUEUED_LABEL = "cloud.google.com/gke-queued"  # GKE labels and taints queued-provisioning nodes with it
 DRA_NETWORK_LABEL = "cloud.google.com/gke-networking-dra-driver"
 
 # Node labels pathways-gke sets on node pools: a user label with one of these keys is refused (the workloads,
@@ -78,14 +78,10 @@ def node_service_account_id(cluster: str, location: str) -> str:
 # JobSet / Kubernetes names and labels a Pathways JobSet carries. The JobSet controller derives Job, pod and
 # host names from these (PATHWAYS_JOBSET.md §6); pathways-gke never renames them.
 
-WORKLOAD_LABEL = "pathways-gke/workload"  # ours: on the JobSet and on every head/worker pod
 PATHWAYS_HEAD_JOB = "pathways-head"
 PATHWAYS_WORKER_JOB = "worker"
 JOBSET_API_VERSION = "jobset.x-k8s.io/v1alpha2"
-EXCLUSIVE_TOPOLOGY_ANNOTATION = "alpha.jobset.sigs.k8s.io/exclusive-topology"
 HOSTNAME_LABEL = "kubernetes.io/hostname"
-JOBSET_NAME_LABEL = "jobset.sigs.k8s.io/jobset-name"
-REPLICATED_JOB_NAME_LABEL = "jobset.sigs.k8s.io/replicatedjob-name"
 GCS_FUSE_ANNOTATION = "gke-gcsfuse/volumes"
 SPOT_LABEL = "cloud.google.com/gke-spot"
 FLEX_START_LABEL = "cloud.google.com/gke-flex-start"
@@ -110,11 +106,6 @@ def worker_pod_hostname(jobset: str, slice_index: int, vm_index: int) -> str:
     return f"{worker_job(jobset, slice_index)}-{vm_index}"
 
 
-def workload_secret_name(workload: str) -> str:
-    """Kubernetes Secret holding a workload's `secretEnv` values."""
-    return f"{workload}-env"
-
-
 # Cluster services (JobSet, Kueue): names of the cluster objects we create (docs/jobset-and-kueue.md)
 JOBSET_NAMESPACE = "jobset-system"  # fixed by the JobSet release manifest
 KUEUE_NAMESPACE = "kueue-system"  # fixed by the Kueue release manifest
@@ -123,7 +114,6 @@ SERVICES_CONFIGMAP = "pathways-gke-services"  # readiness marker: created after 
 KUEUE_CLUSTER_QUEUE = "pathways-cluster-queue"
 KUEUE_CPU_FLAVOR = "pathways-cpu"
 KUEUE_PROVISIONING = "pathways-queued-provisioning"  # ProvisioningRequestConfig and AdmissionCheck
-QUEUED_TAINT_KEY = "cloud.google.com/gke-queued"  # GKE taints queued-provisioning nodes with it
 
 
 def kueue_tpu_flavor(group: str) -> str:

@@ -39,7 +39,8 @@ from pathways_gke.catalog import GENERATIONS, TPU_TYPES, SliceShape, chips_of, c
 from pathways_gke.config.checks import RESERVED_NAMESPACES
 from pathways_gke.config.cluster import ClusterConfig, CpuPoolConfig, ReleaseChannel
 from pathways_gke.config.pathways import DEFAULT_USER_REQUESTS, MANAGED_FLAGS, ImagePullPolicy, parse_quantity
-from pathways_gke.config.pathways_checks import GB, MANAGED_ENV, SERVER_REQUESTS, TPU_HOSTS
+from pathways_gke.catalog import TPU_HOSTS
+from pathways_gke.config.pathways_checks import GB, MANAGED_ENV, SERVER_REQUESTS
 from pathways_gke.config.stack import KNOWN_KEYS, _StackFileLoader
 from pathways_gke.config.tpu import Capacity, TpuPoolConfig
 from pathways_gke.config.workloads import MAX_WORKLOAD_NAME, RESERVED_CONTAINER_NAMES, Mode, Runtime, \
@@ -327,9 +328,9 @@ def head_need(resources: Optional[dict[str, Any]]) -> tuple[float, float]:
     return cpu, memory
 
 
-def holds_head(vcpus: float, memory_gb: float, need: tuple[float, float]) -> bool:
+def holds_head(vcpus: float, memory_gib: float, need: tuple[float, float]) -> bool:
     """A conservative fit (GKE reserves a few % of a node): 10 % + 1 CPU and 15 % + 2 GB of headroom."""
-    return vcpus >= need[0] * 1.1 + 1 and memory_gb >= need[1] * 1.15 + 2
+    return vcpus >= need[0] * 1.1 + 1 and memory_gib * 2**30 / 1e9 >= need[1] * 1.15 + 2
 
 
 @st.composite
@@ -348,7 +349,7 @@ def pathways_workload(draw, name: str, pool: PoolFacts, secrets: list[str], mode
     """A Pathways workload on `pool` in `mode`; colocated falls back to default where the head cannot go."""
     res = draw(resources())
     host = TPU_HOSTS.get(pool.shape.machine_type)
-    if mode == "colocated" and not (pool.slices == 1 and (host is None or holds_head(*host, head_need(res)))):
+    if mode == "colocated" and not (pool.slices == 1 and (host is None or holds_head(host.vcpus, host.memory_gib, head_need(res)))):
         mode = "default"
     w: dict[str, Any] = {"name": name}
     if draw(st.booleans()):
@@ -368,7 +369,7 @@ def pathways_workload(draw, name: str, pool: PoolFacts, secrets: list[str], mode
         pw["version"] = draw(choice(PATHWAYS_VERSIONS))
     if draw(st.booleans()):
         pw["elasticSlices"] = draw(st.integers(0, pool.slices))
-    if draw(st.integers(0, 3)) == 0:
+    if pw.get("elasticSlices") and draw(st.integers(0, 3)) == 0:  # only read with elastic slices
         pw["maxSliceRestarts"] = draw(st.integers(1, 10))
     if draw(st.integers(0, 3)) == 0:
         pw["metrics"] = draw(st.booleans())
@@ -549,7 +550,7 @@ def cpu_pool_section(draw, region: str, location: str, pools: list[PoolFacts], w
     def fits(machine_type: str) -> bool:
         machine = cpu_machine(machine_type)
         assert machine is not None, machine_type  # a known shape (Kueue derives its CPU quota from it)
-        return all(holds_head(machine.vcpus, machine.memory_gb, need) for need in heads)
+        return all(holds_head(machine.vcpus, machine.memory_gib, need) for need in heads)
 
     cpu: dict[str, Any] = {}
     default = CpuPoolConfig().machine_type

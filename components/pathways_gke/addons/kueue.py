@@ -18,16 +18,14 @@ Design (docs/jobset-and-kueue.md "Kueue"):
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass
-from fractions import Fraction
 from typing import Any, Optional
 
-from ..catalog import CpuMachine
+from ..capacity import tpu_tolerations
+from ..catalog import gke_allocatable
 from ..config.stack import StackConfig
 from ..config.tpu import TpuPoolConfig
 from ..naming import (
-    KUEUE_CLUSTER_QUEUE, KUEUE_CPU_FLAVOR, KUEUE_PROVISIONING, NODE_POOL_LABEL, QUEUED_TAINT_KEY,
+    KUEUE_CLUSTER_QUEUE, KUEUE_CPU_FLAVOR, KUEUE_PROVISIONING, NODE_POOL_LABEL,
     TPU_ACCELERATOR_LABEL, TPU_GROUP_LABEL, TPU_RESOURCE, TPU_TOPOLOGY_LABEL, kueue_tpu_flavor,
 )
 from ..workloads.target import LOCAL_QUEUE_NAME
@@ -42,49 +40,6 @@ QUEUED_PROVISIONING_CLASS = "queued-provisioning.gke.io"
 PROVISIONING_CONTROLLER = "kueue.x-k8s.io/provisioning-request"
 PROVISIONING_NODE_SELECTOR = {"key": "autoscaling.gke.io/provisioning-request",
                               "valueFromProvisioningClassDetail": "ResizeRequestName"}
-
-# --- GKE Standard node reservations ("Plan GKE Standard node sizes"): capacity -> allocatable ---------
-# (size of the band, fraction reserved) applied in order; the last band is open-ended.
-CPU_RESERVATION_BANDS: tuple[tuple[Optional[int], Fraction], ...] = (
-    (1, Fraction(6, 100)), (1, Fraction(1, 100)), (2, Fraction(5, 1000)), (None, Fraction(25, 10000)),
-)
-MEMORY_RESERVATION_BANDS_GIB: tuple[tuple[Optional[int], Fraction], ...] = (
-    (4, Fraction(25, 100)), (4, Fraction(20, 100)), (8, Fraction(10, 100)), (112, Fraction(6, 100)),
-    (None, Fraction(2, 100)),
-)
-SMALL_NODE_MEMORY_RESERVATION_MIB = 255  # machines with less than 1 GiB
-EVICTION_THRESHOLD_MIB = 100
-
-
-def _reserved(amount: Fraction, bands: tuple[tuple[Optional[int], Fraction], ...]) -> Fraction:
-    total, left = Fraction(0), amount
-    for size, rate in bands:
-        part = left if size is None else min(left, Fraction(size))
-        total += part * rate
-        left -= part
-        if left <= 0:
-            break
-    return total
-
-
-@dataclass(frozen=True)
-class Allocatable:
-    millicores: int
-    memory_mib: int
-
-
-def gke_allocatable(machine: CpuMachine) -> Allocatable:
-    """Allocatable CPU (m) and memory (MiB) of one GKE Standard node of this machine type, rounded down."""
-    cores = Fraction(machine.vcpus)
-    cpu_m = (cores - _reserved(cores, CPU_RESERVATION_BANDS)) * 1000
-    gib = Fraction(machine.memory_gb).limit_denominator(1000)  # GCE "GB" of predefined types are GiB
-    if gib < 1:
-        reserved_mib = Fraction(SMALL_NODE_MEMORY_RESERVATION_MIB)
-    else:
-        reserved_mib = _reserved(gib, MEMORY_RESERVATION_BANDS_GIB) * 1024
-    mem_mib = gib * 1024 - reserved_mib - EVICTION_THRESHOLD_MIB
-    return Allocatable(math.floor(cpu_m), math.floor(mem_mib))
-
 
 def cpu_quantity(millicores: int) -> str:
     return str(millicores // 1000) if millicores % 1000 == 0 else f"{millicores}m"
@@ -120,9 +75,6 @@ def cpu_flavor(stack: StackConfig) -> dict[str, Any]:
 
 def tpu_flavor(pool: TpuPoolConfig) -> dict[str, Any]:
     shape = pool.shape
-    tolerations = [{"key": TPU_RESOURCE, "operator": "Exists", "effect": "NoSchedule"}]
-    if pool.capacity == "queued":
-        tolerations.append({"key": QUEUED_TAINT_KEY, "operator": "Exists", "effect": "NoSchedule"})
     return {
         "apiVersion": API_VERSION, "kind": "ResourceFlavor", "metadata": _meta(kueue_tpu_flavor(pool.name)),
         "spec": {
@@ -131,7 +83,7 @@ def tpu_flavor(pool: TpuPoolConfig) -> dict[str, Any]:
                 TPU_ACCELERATOR_LABEL: shape.accelerator_label,
                 TPU_TOPOLOGY_LABEL: shape.topology,
             }.items())),
-            "tolerations": tolerations,
+            "tolerations": tpu_tolerations(pool.capacity),
         },
     }
 

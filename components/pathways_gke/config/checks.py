@@ -11,7 +11,7 @@ from ..gke_rules import auto_upgrade_problem, version_floor_problems, version_fl
 from .cluster import CREATE_ONLY_CLUSTER_FIELDS, GKE_NAME, region_of
 from .stack import StackConfig
 from .tpu import TpuPoolConfig, pool_problems
-from .workloads import JaxSettings, WorkloadConfig
+from .workloads import JaxSettings, WorkloadConfig, runtime_field_problems
 
 RESERVED_NAMESPACES = ("kube-system", "kube-public", "kube-node-lease", "jobset-system", "kueue-system",
                        "gke-managed-system", "gmp-system")
@@ -155,6 +155,7 @@ def workload_problems(stack: StackConfig) -> list[Problem]:
             out.append(Problem(f"workloads[{index}].name", "is used by more than one workload", name))
     for i, workload in enumerate(stack.workloads):
         path = f"workloads[{i}]"
+        out.extend(runtime_field_problems(workload, path))
         if workload.tpu_pool is not None and workload.tpu_pool not in pools:
             out.append(Problem(f"{path}.tpuPool", f"names no TPU pool group; {allowed(pools) if pools else 'this stack has no tpuPools'}",
                                workload.tpu_pool))

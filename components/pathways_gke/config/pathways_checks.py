@@ -6,12 +6,11 @@ use, so both report the same problems with the same paths.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from decimal import Decimal
 from typing import TYPE_CHECKING, Optional
 
 from .. import naming
-from ..catalog import cpu_machine
+from ..catalog import TPU_HOSTS, Allocatable, cpu_machine, gke_allocatable
 from ..errors import Problem
 from .pathways import parse_quantity
 from .workloads import WorkloadConfig
@@ -20,23 +19,9 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..workloads.target import WorkloadTarget
 
 GB = Decimal(10**9)
-GIB = Decimal(2**30)
 
 # Head-pod servers (limits only => requests = limits); see workloads/pathways_jobset.py.
 SERVER_REQUESTS = {"cpu": Decimal(8 + 16), "memory": Decimal(32 + 100) * GB}
-
-# vCPUs and memory (GB) of TPU hosts, for colocated mode (GCE machine-type documentation).
-TPU_HOSTS: dict[str, tuple[int, int]] = {
-    "ct4p-hightpu-4t": (240, 407),
-    "ct5lp-hightpu-1t": (24, 48),
-    "ct5lp-hightpu-4t": (112, 192),
-    "ct5lp-hightpu-8t": (224, 384),
-    "ct5p-hightpu-4t": (208, 448),
-    "ct6e-standard-1t": (44, 176),
-    "ct6e-standard-4t": (180, 720),
-    "ct6e-standard-8t": (180, 1440),
-    "tpu7x-standard-4t": (224, 960),
-}
 
 # Env names pathways-gke sets per container; custom env must not repeat them.
 MANAGED_ENV = {
@@ -49,35 +34,6 @@ MANAGED_ENV = {
 }
 
 MAX_DNS_LABEL = 63
-
-
-@dataclass(frozen=True)
-class Allocatable:
-    cpu: Decimal
-    memory: Decimal  # bytes
-
-
-def gke_allocatable(vcpus: int, memory_gb: float) -> Allocatable:
-    """Approximate node allocatable after GKE's documented kubelet/system reservations and eviction threshold."""
-    cpu_tiers = ((1, Decimal("0.06")), (1, Decimal("0.01")), (2, Decimal("0.005")), (10**6, Decimal("0.0025")))
-    mem_tiers = ((4, Decimal("0.25")), (4, Decimal("0.20")), (8, Decimal("0.10")), (112, Decimal("0.06")),
-                 (10**9, Decimal("0.02")))
-    cpu = Decimal(vcpus)
-    cpu_reserved = _tiered(cpu, cpu_tiers)
-    mem_gib = Decimal(str(memory_gb)) * GB / GIB
-    mem_reserved = _tiered(mem_gib, mem_tiers) + Decimal("0.1")  # + 100 MiB eviction threshold (rounded)
-    return Allocatable(cpu - cpu_reserved, (mem_gib - mem_reserved) * GIB)
-
-
-def _tiered(amount: Decimal, tiers: tuple[tuple[int, Decimal], ...]) -> Decimal:
-    reserved, left = Decimal(0), amount
-    for size, rate in tiers:
-        step = min(left, Decimal(size))
-        reserved += step * rate
-        left -= step
-        if left <= 0:
-            break
-    return reserved
 
 
 def head_requests(workload: WorkloadConfig) -> dict[str, Decimal]:
@@ -94,10 +50,11 @@ def head_requests(workload: WorkloadConfig) -> dict[str, Decimal]:
 
 def _fits(need: dict[str, Decimal], alloc: Allocatable) -> Optional[str]:
     short = []
-    if need["cpu"] > alloc.cpu:
-        short.append(f"{need['cpu']:.1f} CPU > {alloc.cpu:.1f} allocatable")
-    if need["memory"] > alloc.memory:
-        short.append(f"{need['memory'] / GB:.0f} GB > {alloc.memory / GB:.0f} GB allocatable")
+    cpu = Decimal(alloc.millicores) / 1000
+    if need["cpu"] > cpu:
+        short.append(f"{need['cpu']:.1f} CPU > {cpu:.1f} allocatable")
+    if need["memory"] > alloc.memory_bytes:
+        short.append(f"{need['memory'] / GB:.0f} GB > {alloc.memory_bytes / GB:.0f} GB allocatable")
     return "; ".join(short) or None
 
 
@@ -121,6 +78,10 @@ def pathways_workload_problems(workload: WorkloadConfig, target: "WorkloadTarget
     if target.shape is not None and pw.elastic_slices > target.slices:
         out.append(Problem(at("pathways.elasticSlices"), f"is larger than the pool's {target.slices} slice(s)",
                            pw.elastic_slices))
+    if "max_slice_restarts" in pw.model_fields_set and pw.elastic_slices == 0:
+        out.append(Problem(at("pathways.maxSliceRestarts"), "applies only with pathways.elasticSlices > 0 (how often "
+                           "one slice may restart before the JobSet fails); without elastic slices any worker "
+                           "failure restarts the whole JobSet", pw.max_slice_restarts))
 
     # headless: no user container, so its options would be silently ignored
     if workload.mode == "headless":
@@ -171,7 +132,7 @@ def pathways_workload_problems(workload: WorkloadConfig, target: "WorkloadTarget
                                workload.mode))
         host = TPU_HOSTS.get(shape.machine_type)
         if host is not None:
-            short = _fits(head_requests(workload), gke_allocatable(*host))
+            short = _fits(head_requests(workload), gke_allocatable(host))
             if short:
                 out.append(Problem(at("mode"), f"'colocated' puts the head on a {shape.machine_type} TPU host, which "
                                    f"cannot hold it ({short}); use mode 'default' (head on the CPU pool) or lower "
@@ -179,7 +140,7 @@ def pathways_workload_problems(workload: WorkloadConfig, target: "WorkloadTarget
     elif cpu_machine_type is not None:
         machine = cpu_machine(cpu_machine_type)
         if machine is not None:
-            short = _fits(head_requests(workload), gke_allocatable(machine.vcpus, machine.memory_gb))
+            short = _fits(head_requests(workload), gke_allocatable(machine))
             if short:
                 out.append(Problem(at("resources"), f"makes the head pod too large for a cpuPool node "
                                    f"({machine.name}: {short}); the Pathways servers alone request 24 CPU / 132 GB. "

@@ -7,12 +7,12 @@ from typing import Any, Literal, Optional, Union
 
 from pydantic import Field, ValidationInfo, field_validator, model_validator
 
+from ..capacity import PROVISIONED_ON_DEMAND, Capacity
 from ..catalog import GENERATIONS, CatalogError, SliceShape, chips_of, parse_shorthand, resolve
 from ..errors import Problem
 from .base import Model, fail
 from .cluster import GKE_NAME, ZONE, check_node_labels
 
-Capacity = Literal["on-demand", "spot", "reservation", "flex-start", "queued"]
 
 RESERVATION_NAME = re.compile(r"^[a-z](?:[-a-z0-9]{0,61}[a-z0-9])?$")
 DURATION = re.compile(r"^([0-9]+)(s|m|h|d)$")
@@ -174,7 +174,7 @@ class TpuPoolConfig(Model):
     @property
     def scaled(self) -> bool:
         """Autoscaled pools (0..VMs) — flex-start and queued always are."""
-        if self.capacity in ("flex-start", "queued"):
+        if self.capacity in PROVISIONED_ON_DEMAND:
             return True
         return bool(self.autoscaling)
 
@@ -216,7 +216,7 @@ def pool_problems(pool: TpuPoolConfig, path: str) -> list[Problem]:
         out.append(Problem(at("reservation"), f"cannot be used with capacity '{pool.capacity}'; only capacity "
                            "'reservation' consumes a reservation (spot, flex-start and queued need NO_RESERVATION)",
                            pool.reservation if isinstance(pool.reservation, str) else pool.reservation.name))
-    if pool.capacity in ("flex-start", "queued") and pool.autoscaling is False:
+    if pool.capacity in PROVISIONED_ON_DEMAND and pool.autoscaling is False:
         out.append(Problem(at("autoscaling"), f"is not allowed with capacity '{pool.capacity}': such pools have "
                            "no fixed size; GKE provisions the whole slice from 0 nodes", False))
     if pool.flex_start and not gen.flex_start:

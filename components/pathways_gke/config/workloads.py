@@ -8,6 +8,7 @@ from typing import Literal, Optional, Union
 
 from pydantic import Field, field_validator
 
+from ..errors import Problem
 from .base import Model, fail
 from .pathways import (ContainerResources, GcsFuseVolume, ImagePullPolicy, PathwaysSettings, check_env,
                        check_image, image_is_pinned, parse_quantity)
@@ -66,6 +67,20 @@ class JaxSettings(Model):
     @classmethod
     def _memory(cls, value: str) -> str:
         return check_quantity(value, "memory", "512Mi, 4Gi")
+
+
+# Keys that only one runtime reads, and what a workload of the other runtime uses instead. A key given to the
+# runtime that does not read it is refused (never silently ignored).
+RUNTIME_ONLY_FIELDS: dict[str, tuple[str, str]] = {
+    "pathways": ("pathways", "the Pathways server settings apply to runtime 'pathways' only"),
+    "container_name": ("pathways", "names the user container beside the Pathways head; a jax workload's "
+                       "container is always 'jax'"),
+    "resources": ("pathways", "sizes the user container in the Pathways head; size jax processes with "
+                  "jax.cpu and jax.memory (TPU processes get their VM's chips)"),
+    "gcs_fuse": ("pathways", "is mounted into Pathways pods only; jax TPU pods use hostNetwork, which the GCS FUSE "
+                 "CSI driver does not support (read buckets from the program instead)"),
+    "jax": ("jax", "the multi-controller JAX settings apply to runtime 'jax' only"),
+}
 
 
 class WorkloadConfig(Model):
@@ -159,3 +174,11 @@ class WorkloadConfig(Model):
         if self.command is None:
             return None
         return self.command if isinstance(self.command, str) else shlex.join(self.command)
+
+
+def runtime_field_problems(workload: WorkloadConfig, path: str) -> list[Problem]:
+    """A problem for every key given to a workload whose runtime does not read it."""
+    return [Problem(f"{path}.{WorkloadConfig.model_fields[field].alias or field}",
+                    f"is not read by runtime '{workload.runtime}': it {hint}")
+            for field, (runtime, hint) in RUNTIME_ONLY_FIELDS.items()
+            if runtime != workload.runtime and field in workload.model_fields_set]

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
+from ..capacity import NO_RESERVATION, PROVISIONED_ON_DEMAND
 from ..catalog import SliceShape
 from ..config.cluster import CpuPoolConfig
 from ..config.stack import StackConfig
@@ -118,7 +119,7 @@ def reservation_affinity(stack: StackConfig, pool: TpuPoolConfig) -> Optional[di
         if res.sub_block:
             path += f"/reservationSubBlocks/{res.sub_block}"
         return {"consume_reservation_type": "SPECIFIC_RESERVATION", "key": RESERVATION_KEY, "values": [path]}
-    if pool.capacity in ("spot", "flex-start", "queued"):
+    if pool.capacity in NO_RESERVATION:
         return {"consume_reservation_type": "NO_RESERVATION"}
     return None
 
@@ -202,7 +203,7 @@ def _tpu_pool_spec(
         ignore += ["nodeCount", "initialNodeCount"]
     else:
         args["node_count"] = shape.vms_per_slice
-    if pool.capacity not in ("flex-start", "queued"):
+    if pool.capacity not in PROVISIONED_ON_DEMAND:
         args["upgrade_settings"] = dict(SLICE_UPGRADE)
     if pool.capacity == "queued":
         args["queued_provisioning"] = {"enabled": True}

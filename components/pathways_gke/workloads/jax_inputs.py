@@ -11,15 +11,15 @@ from typing import Any, Mapping, Optional
 
 from pydantic import ValidationError
 
+from ..capacity import CAPACITIES
 from ..catalog import CatalogError, resolve
 from ..config.base import problems_from
 from ..config.checks import jax_problems
 from ..config.stack import StackConfig
-from ..config.workloads import WorkloadConfig
+from ..config.workloads import WorkloadConfig, runtime_field_problems
 from ..errors import ConfigError, Problem, allowed
 from .target import WorkloadTarget, target_for
 
-CAPACITIES = ("on-demand", "spot", "reservation", "flex-start", "queued")
 
 # WorkloadConfig fields a jax workload takes (mode/pathways belong to runtime: pathways)
 WORKLOAD_FIELDS = ("name", "image", "command", "tpu_pool", "jax", "env", "secret_env", "max_restarts",
@@ -64,6 +64,7 @@ def validate_jax_inputs(workload: Mapping[str, Any], target: Mapping[str, Any],
         if not target.get(key):
             problems.append(Problem(f"target.{key}", "is required"))
     if config is not None:
+        problems.extend(runtime_field_problems(config, "workload"))
         if shape is not None and config.tpu_pool is None:
             config = config.model_copy(update={"tpu_pool": target.get("tpu_group")})
         if shape is None and config.tpu_pool is not None:

@@ -29,6 +29,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Optional
 
+from ..capacity import capacity_node_selector, tpu_tolerations
 from ..config.workloads import WorkloadConfig
 from ..naming import (
     COMPLETION_INDEX_ANNOTATION,
@@ -64,13 +65,6 @@ PORTS: dict[str, tuple[tuple[str, int], ...]] = {
     "cpu": (("jax-coordinator", 1234),),
 }
 COORDINATOR_PORT = {"tpu": 8482, "cpu": 1234}
-
-# Taints some capacity modes put on TPU nodes (TPU_NODE_POOLS.md §3, §5), on top of google.com/tpu.
-TPU_TOLERATIONS = ({"key": TPU_RESOURCE, "operator": "Exists", "effect": "NoSchedule"},)
-CAPACITY_TOLERATIONS: dict[str, tuple[dict[str, str], ...]] = {
-    "spot": ({"key": "cloud.google.com/gke-spot", "operator": "Equal", "value": "true", "effect": "NoSchedule"},),
-    "queued": ({"key": "cloud.google.com/gke-queued", "operator": "Exists", "effect": "NoSchedule"},),
-}
 
 # Environment variables pathways-gke sets; a workload's env/secretEnv may not redefine them.
 MANAGED_ENV = (
@@ -191,11 +185,12 @@ def _pod_spec(workload: WorkloadConfig, target: WorkloadTarget, layout: JaxLayou
         }
         if target.placement_policy:
             selector[PLACEMENT_POLICY_LABEL] = target.placement_policy
+        selector.update(capacity_node_selector(target.capacity))
         spec.update({
             "hostNetwork": True,  # TPU runtime and DCN traffic on the VM's NICs; one process per VM
             "dnsPolicy": "ClusterFirstWithHostNet",  # keep cluster DNS (the coordinator's name) with hostNetwork
             "nodeSelector": dict(sorted(selector.items())),
-            "tolerations": [dict(t) for t in (*TPU_TOLERATIONS, *CAPACITY_TOLERATIONS.get(target.capacity, ()))],
+            "tolerations": tpu_tolerations(target.capacity),
         })
     else:
         container["resources"] = {
@@ -205,7 +200,11 @@ def _pod_spec(workload: WorkloadConfig, target: WorkloadTarget, layout: JaxLayou
         spec["nodeSelector"] = {NODE_POOL_LABEL: target.cpu_pool}
     if workload.privileged:
         container["securityContext"] = {"privileged": True}
+    if workload.image_pull_policy:  # unset: Kubernetes' IfNotPresent for a pinned tag
+        container["imagePullPolicy"] = workload.image_pull_policy
     spec["containers"] = [container]
+    if workload.image_pull_secrets:
+        spec["imagePullSecrets"] = [{"name": n} for n in workload.image_pull_secrets]
     if workload.priority_class:
         spec["priorityClassName"] = workload.priority_class
     if workload.service_account:

@@ -21,7 +21,7 @@ from pydantic import ValidationError
 from .. import naming
 from ..config.base import problems_from
 from ..config.pathways_checks import pathways_workload_problems
-from ..config.workloads import WorkloadConfig
+from ..config.workloads import WorkloadConfig, runtime_field_problems
 from ..errors import ConfigError, Problem
 from .pathways_jobset import build_pathways_jobset
 from .placement import placement_problems, target_from_placement
@@ -173,6 +173,8 @@ def validate_args(args: Mapping[str, Any]) -> tuple[WorkloadConfig, dict[str, An
     if workload is not None and placement is not None:
         if workload.runtime != "pathways":
             problems.append(Problem("workload.runtime", "must be 'pathways' for a PathwaysWorkload", workload.runtime))
+        else:
+            problems.extend(runtime_field_problems(workload, "workload"))
         if workload.image is None and workload.mode != "headless":
             problems.append(Problem("workload.image", "is required (the user container's image, pinned to a tag); "
                                     "only headless workloads have no user container"))

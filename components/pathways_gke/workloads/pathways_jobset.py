@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from .. import naming
+from ..capacity import capacity_node_selector, tpu_tolerations
 from ..catalog import SliceShape
 from ..config.workloads import WorkloadConfig
 from .target import WorkloadTarget
@@ -46,20 +47,6 @@ JOBSET_NAME_PATH = "metadata.annotations['jobset.sigs.k8s.io/jobset-name']"
 REPLICATED_JOB_NAME_PATH = "metadata.annotations['jobset.sigs.k8s.io/replicatedjob-name']"
 REPLICATED_JOB_REPLICAS_PATH = "metadata.labels['jobset.sigs.k8s.io/replicatedjob-replicas']"
 JOB_INDEX_PATH = "metadata.labels['jobset.sigs.k8s.io/job-index']"
-
-TPU_TOLERATION = {"key": naming.TPU_RESOURCE, "operator": "Exists", "effect": "NoSchedule"}
-
-# Extra tolerations per capacity mode of the TPU pool group (node pools of the group carry these taints or may).
-# (operator Exists: whatever value GKE gives the taint; the same form as the Kueue flavors' tolerations)
-CAPACITY_TOLERATIONS: dict[str, tuple[dict[str, str], ...]] = {
-    "on-demand": (),
-    "reservation": (),
-    "spot": ({"key": naming.SPOT_LABEL, "operator": "Exists", "effect": "NoSchedule"},),
-    "flex-start": ({"key": naming.FLEX_START_LABEL, "operator": "Exists", "effect": "NoSchedule"},),
-    "queued": ({"key": naming.QUEUED_LABEL, "operator": "Exists", "effect": "NoSchedule"},),
-}
-# Extra node selectors per capacity mode (queued provisioning nodes are only used by pods that ask for them).
-CAPACITY_NODE_SELECTORS: dict[str, dict[str, str]] = {"queued": {naming.QUEUED_LABEL: "true"}}
 
 # Injected into the user container, in this order (PATHWAYS_HEAD must precede JAX_BACKEND_TARGET).
 USER_ENV_NAMES = ("PATHWAYS_HEAD", "JAX_PLATFORMS", "XCLOUD_ENVIRONMENT", "JAX_BACKEND_TARGET")
@@ -303,12 +290,12 @@ def _tpu_node_selector(target: WorkloadTarget) -> dict[str, str]:
         selector[naming.TPU_GROUP_LABEL] = target.tpu_group
     if target.placement_policy:
         selector[naming.PLACEMENT_POLICY_LABEL] = target.placement_policy
-    selector.update(CAPACITY_NODE_SELECTORS.get(target.capacity, {}))
+    selector.update(capacity_node_selector(target.capacity))
     return dict(sorted(selector.items()))
 
 
 def _tpu_tolerations(target: WorkloadTarget) -> list[dict[str, str]]:
-    return [dict(TPU_TOLERATION), *(dict(t) for t in CAPACITY_TOLERATIONS.get(target.capacity, ()))]
+    return tpu_tolerations(target.capacity)
 
 
 def _pod_common(workload: WorkloadConfig) -> dict[str, Any]:

@@ -4,10 +4,11 @@ with the same catalog and messages as the stack config, and turned into a Worklo
 from __future__ import annotations
 
 import re
-from typing import Any, Literal, Mapping, Optional
+from typing import Any, Mapping, Optional
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from ..capacity import Capacity
 from ..catalog import CatalogError, SliceShape, parse_shorthand, resolve
 from ..config.base import fail, problems_from
 from ..errors import Problem
@@ -30,7 +31,7 @@ class PathwaysPlacement(BaseModel):
     cpu_pool: str = "cpu-np"
     cpu_machine_type: Optional[str] = None
     tpu_group: Optional[str] = None
-    capacity: Literal["on-demand", "spot", "reservation", "flex-start", "queued"] = "on-demand"
+    capacity: Capacity = "on-demand"
     placement_policy: Optional[str] = None
     queue_name: Optional[str] = None
 

@@ -1,0 +1,133 @@
+"""No workload key is silently dropped: every key a runtime accepts changes what it renders, or is refused.
+
+The walk covers every field of the workload model (nested Pathways and JAX settings included). A new field
+fails `test_the_walk_covers_every_workload_field` until it has a sample here, which forces the decision:
+honour it in the builder of each runtime that accepts it, or refuse it for the others.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from pydantic import BaseModel
+
+from pathways_gke.config.pathways import PathwaysEnv, PathwaysFlags, PathwaysImages, PathwaysSettings
+from pathways_gke.config.stack import parse_stack
+from pathways_gke.config.workloads import JaxSettings, WorkloadConfig
+from pathways_gke.errors import ConfigError
+from pathways_gke.workloads.jax_jobset import build_jax_jobset
+from pathways_gke.workloads.pathways_jobset import build_pathways_jobset
+from pathways_gke.workloads.target import target_for
+
+IMAGE = "us-docker.pkg.dev/acme/train:2026-11"
+OTHER_IMAGE = "us-docker.pkg.dev/acme/other:2026-12"
+POOL = {"type": "v5p", "topology": "2x2x2", "slices": 2, "zone": "us-east5-a"}
+
+# Models the walk descends into; any other field is one key (a mapping or list is changed as a whole).
+NESTED: dict[str, type[BaseModel]] = {
+    "pathways": PathwaysSettings, "pathways.images": PathwaysImages, "pathways.flags": PathwaysFlags,
+    "pathways.env": PathwaysEnv, "jax": JaxSettings,
+}
+
+# A valid value, different from the default, for every key (or (value, keys it makes meaningless));
+# None marks the runtime discriminator.
+SAMPLES: dict[str, Any] = {
+    "name": "train2",
+    "runtime": None,
+    "tpuPool": ("alt", ("jax",)),  # on a TPU pool the process layout comes from the pool
+    "mode": ("headless", ("image", "command")),  # headless: no user container
+    "image": OTHER_IMAGE,
+    "command": "python3 other.py",
+    "maxRestarts": 2,
+    "priorityClass": "high",
+    "env": {"FOO": "1"},
+    "secretEnv": {"TOKEN": "hf"},
+    "serviceAccount": "trainer",
+    "terminationGracePeriodSeconds": 61,
+    "privileged": True,
+    "containerName": "main",
+    "resources": {"requests": {"cpu": "4", "memory": "16Gi"}},
+    "imagePullPolicy": "Always",
+    "gcsFuse": [{"name": "data", "bucket": "acme-data", "mountPath": "/data"}],
+    "imagePullSecrets": ["regcred"],
+    "pathways.version": "jax-0.9.3",
+    "pathways.gcsScratch": "gs://acme-pw/other",
+    "pathways.elasticSlices": 1,
+    "pathways.maxSliceRestarts": 3,
+    "pathways.metrics": True,
+    "pathways.images.server": OTHER_IMAGE,
+    "pathways.images.proxy": OTHER_IMAGE,
+    "pathways.images.worker": OTHER_IMAGE,
+    "pathways.images.colocatedPython": OTHER_IMAGE,
+    "pathways.flags.server": ["--temporary_flag=1"],
+    "pathways.flags.proxy": ["--temporary_flag=1"],
+    "pathways.flags.worker": ["--temporary_flag=1"],
+    "pathways.env.server": {"FOO": "1"},
+    "pathways.env.proxy": {"FOO": "1"},
+    "pathways.env.worker": {"FOO": "1"},
+    "jax.processes": 4,
+    "jax.slices": 2,
+    "jax.cpu": "2",
+    "jax.memory": "8Gi",
+}
+
+BASES = {
+    "pathways": {"name": "train", "runtime": "pathways", "tpuPool": "main", "image": IMAGE, "command": "python3 t.py",
+                 "pathways": {"version": "jax-0.9.2", "gcsScratch": "gs://acme-pw/tmp"}},
+    "jax-tpu": {"name": "train", "runtime": "jax", "tpuPool": "main", "image": IMAGE, "command": "python3 t.py"},
+    "jax-cpu": {"name": "train", "runtime": "jax", "image": IMAGE, "command": "python3 t.py",
+                "jax": {"processes": 2}},
+}
+
+
+def keys(model: type[BaseModel] = WorkloadConfig, prefix: str = "") -> list[str]:
+    out = []
+    for name, field in model.model_fields.items():
+        key = prefix + (field.alias or name)
+        out += keys(NESTED[key], key + ".") if key in NESTED else [key]
+    return out
+
+
+def with_key(workload: dict, key: str, sample: Any) -> dict:
+    value, drop = sample if isinstance(sample, tuple) else (sample, ())
+    out = {k: v for k, v in json.loads(json.dumps(workload)).items() if k not in drop}
+    *parents, leaf = key.split(".")
+    node = out
+    for part in parents:
+        node = node.setdefault(part, {})
+    node[leaf] = value
+    return out
+
+
+def render(workload: dict) -> dict:
+    st = parse_stack({
+        "gcp:project": "acme-ml-dev",
+        "cluster": {"name": "pw", "location": "us-east5"},
+        "cpuPool": {"zone": "us-east5-a"},
+        "tpuPools": [{"name": "main", **POOL}, {"name": "alt", **POOL}],
+        "secrets": {"hf": "not-a-real-token"},
+        "workloads": [workload],
+    })
+    w = st.workloads[0]
+    build = build_jax_jobset if w.runtime == "jax" else build_pathways_jobset
+    return build(w, target_for(st, w), secret_name="train-env")
+
+
+def test_the_walk_covers_every_workload_field():
+    assert sorted(SAMPLES) == sorted(keys())
+
+
+@pytest.mark.parametrize("base", sorted(BASES))
+@pytest.mark.parametrize("key", [k for k in sorted(SAMPLES) if SAMPLES[k] is not None])
+def test_every_key_changes_the_rendered_jobset_or_is_refused_at_its_path(base, key):
+    before = render(BASES[base])
+    try:
+        after = render(with_key(BASES[base], key, SAMPLES[key]))
+    except ConfigError as error:
+        paths = [p.path.removeprefix("workloads[0].") for p in error.problems]
+        # refused at the key, inside it, or at the block that holds it (a runtime's settings refused whole)
+        assert any(p == key or p.startswith(key + ".") or key.startswith(p + ".") for p in paths), paths
+        return
+    assert after != before, f"{base}: {key} was accepted and changed nothing"
