@@ -14,7 +14,8 @@ from .naming import FLEX_START_LABEL, QUEUED_LABEL, SPOT_LABEL, TPU_RESOURCE
 Capacity = Literal["on-demand", "spot", "reservation", "flex-start", "queued"]
 CAPACITIES: tuple[str, ...] = get_args(Capacity)
 
-# Modes whose slices GKE brings up from zero on demand (no fixed node count).
+# Modes whose slices GKE brings up from zero on demand, with flex-start VMs (GKE pairs queued provisioning with
+# flex-start): no fixed node count.
 PROVISIONED_ON_DEMAND: frozenset[str] = frozenset({"flex-start", "queued"})
 # Modes that must not consume a reservation (GKE: reservation affinity NO_RESERVATION).
 NO_RESERVATION: frozenset[str] = frozenset({"spot", "flex-start", "queued"})

@@ -17,6 +17,7 @@ import re
 from dataclasses import dataclass
 from typing import Mapping, Optional
 
+from .capacity import PROVISIONED_ON_DEMAND
 from .catalog import ACCELERATOR_NETWORK_PROFILE_MIN_GKE, FLEX_START_TPU_MIN_GKE, GENERATIONS
 from .naming import LABEL_PREFIX, MANAGED_GCE_LABELS, MANAGED_NODE_LABELS
 
@@ -93,7 +94,7 @@ def version_floors(generation: str, capacity: str, network_profile: bool) -> lis
         out.append((gen.min_gke_version, f"{gen.name} node pools"))
     if network_profile:
         out.append((ACCELERATOR_NETWORK_PROFILE_MIN_GKE, "the accelerator network profile"))
-    if capacity in ("flex-start", "queued"):
+    if capacity in PROVISIONED_ON_DEMAND:
         out.append((FLEX_START_TPU_MIN_GKE, f"{capacity} TPU pools (flex-start)"))
     return out
 

@@ -78,7 +78,7 @@ def pathways_workload_problems(workload: WorkloadConfig, target: "WorkloadTarget
     if target.shape is not None and pw.elastic_slices > target.slices:
         out.append(Problem(at("pathways.elasticSlices"), f"is larger than the pool's {target.slices} slice(s)",
                            pw.elastic_slices))
-    if "max_slice_restarts" in pw.model_fields_set and pw.elastic_slices == 0:
+    if pw.max_slice_restarts != type(pw).model_fields["max_slice_restarts"].default and pw.elastic_slices == 0:
         out.append(Problem(at("pathways.maxSliceRestarts"), "applies only with pathways.elasticSlices > 0 (how often "
                            "one slice may restart before the JobSet fails); without elastic slices any worker "
                            "failure restarts the whole JobSet", pw.max_slice_restarts))

@@ -188,7 +188,7 @@ class TpuPoolConfig(Model):
     @property
     def flex_start(self) -> bool:
         """flex-start capacity, and queued provisioning (GKE's current recipe pairs the two)."""
-        return self.capacity in ("flex-start", "queued")
+        return self.capacity in PROVISIONED_ON_DEMAND
 
     @property
     def reservation_spec(self) -> Optional[Reservation]:

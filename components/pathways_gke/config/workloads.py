@@ -69,16 +69,16 @@ class JaxSettings(Model):
         return check_quantity(value, "memory", "512Mi, 4Gi")
 
 
-# Keys that only one runtime reads, and what a workload of the other runtime uses instead. A key given to the
-# runtime that does not read it is refused (never silently ignored).
+# Keys that only one runtime reads, and why. A key the runtime does not read is refused when it differs from its
+# default (never silently ignored); a default value, as a model dump writes it, is harmless and accepted.
 RUNTIME_ONLY_FIELDS: dict[str, tuple[str, str]] = {
     "pathways": ("pathways", "the Pathways server settings apply to runtime 'pathways' only"),
-    "container_name": ("pathways", "names the user container beside the Pathways head; a jax workload's "
+    "container_name": ("pathways", "it names the user container beside the Pathways head; a jax workload's "
                        "container is always 'jax'"),
-    "resources": ("pathways", "sizes the user container in the Pathways head; size jax processes with "
-                  "jax.cpu and jax.memory (TPU processes get their VM's chips)"),
-    "gcs_fuse": ("pathways", "is mounted into Pathways pods only; jax TPU pods use hostNetwork, which the GCS FUSE "
-                 "CSI driver does not support (read buckets from the program instead)"),
+    "resources": ("pathways", "it sizes the user container in the Pathways head; size jax processes with "
+                  "jax.cpu and jax.memory (a TPU process gets its whole VM)"),
+    "gcs_fuse": ("pathways", "volumes are mounted into Pathways pods only; jax TPU pods use hostNetwork, which the "
+                 "GCS FUSE CSI driver does not support (read the bucket from the program instead)"),
     "jax": ("jax", "the multi-controller JAX settings apply to runtime 'jax' only"),
 }
 
@@ -177,8 +177,9 @@ class WorkloadConfig(Model):
 
 
 def runtime_field_problems(workload: WorkloadConfig, path: str) -> list[Problem]:
-    """A problem for every key given to a workload whose runtime does not read it."""
-    return [Problem(f"{path}.{WorkloadConfig.model_fields[field].alias or field}",
-                    f"is not read by runtime '{workload.runtime}': it {hint}")
+    """A problem for every key set (to other than its default) that the workload's runtime does not read."""
+    fields = WorkloadConfig.model_fields
+    return [Problem(f"{path}.{fields[field].alias or field}", f"is not read by runtime '{workload.runtime}': {hint}")
             for field, (runtime, hint) in RUNTIME_ONLY_FIELDS.items()
-            if runtime != workload.runtime and field in workload.model_fields_set]
+            if runtime != workload.runtime and getattr(workload, field) != fields[field].get_default(
+                call_default_factory=True)]
