@@ -71,6 +71,7 @@ HOSTNAME_LABEL = "kubernetes.io/hostname"
 JOBSET_NAME_LABEL = "jobset.sigs.k8s.io/jobset-name"
 REPLICATED_JOB_NAME_LABEL = "jobset.sigs.k8s.io/replicatedjob-name"
 GCS_FUSE_ANNOTATION = "gke-gcsfuse/volumes"
+HEAD_POD_LABEL = "pathways-gke/head"  # ours: "true" on head pods only (their per-node anti-affinity selects it)
 SPOT_LABEL = "cloud.google.com/gke-spot"
 FLEX_START_LABEL = "cloud.google.com/gke-flex-start"
 PROXY_PORT = 29000

@@ -13,6 +13,7 @@ from typing import Any, Optional
 from .. import naming
 from ..catalog import SliceShape
 from ..config.workloads import WorkloadConfig
+from .head import guard_head
 from .target import WorkloadTarget
 from .wrapper import wrap_command
 
@@ -373,6 +374,12 @@ def _pod_metadata(workload: WorkloadConfig, *, workers: bool) -> dict[str, Any]:
     return meta
 
 
+def _head_pod_template(workload: WorkloadConfig, target: WorkloadTarget, *, secret_name: Optional[str]) -> dict:
+    metadata, spec = guard_head(_pod_metadata(workload, workers=False),
+                                head_pod_spec(workload, target, secret_name=secret_name))
+    return {"metadata": metadata, "spec": spec}
+
+
 def head_replicated_job(workload: WorkloadConfig, target: WorkloadTarget, *, secret_name: Optional[str]) -> dict:
     job_meta: dict[str, Any] = {}
     if workload.mode != "colocated":  # one head per CPU node (host ports 29000-29002)
@@ -387,10 +394,7 @@ def head_replicated_job(workload: WorkloadConfig, target: WorkloadTarget, *, sec
                 "completionMode": "Indexed",
                 "completions": 1,
                 "parallelism": 1,
-                "template": {
-                    "metadata": _pod_metadata(workload, workers=False),
-                    "spec": head_pod_spec(workload, target, secret_name=secret_name),
-                },
+                "template": _head_pod_template(workload, target, secret_name=secret_name),
             },
         },
     }
