@@ -10,6 +10,7 @@ import pulumi
 import pulumi_gcp as gcp
 import pulumi_kubernetes as k8s
 
+from .access import Access, egress, fixed_name
 from .args import PathwaysClusterArgs, TpuPoolFacts, stack_input
 from .config.stack import StackConfig, parse_stack
 from .config.tpu import TpuPoolConfig
@@ -105,6 +106,10 @@ class PathwaysCluster(pulumi.ComponentResource):
     """Kueue LocalQueue workloads are submitted to (when Kueue is enabled)."""
     jax_backend_targets: pulumi.Output[dict[str, str]]
     """In-cluster JAX_BACKEND_TARGET (grpc://<head>:29000) per Pathways workload."""
+    identities: pulumi.Output[dict[str, Any]]
+    """Per workload: the GCP identity each pod runs as, what it can write/read, and who grants it."""
+    actions_required: pulumi.Output[list[str]]
+    """Grants and network setup this stack cannot make itself (bucket in another project, user-managed SA, NAT)."""
 
     def __init__(self, name: str, args: PathwaysClusterArgs,
                  opts: Optional[pulumi.ResourceOptions] = None,
@@ -143,7 +148,9 @@ class PathwaysCluster(pulumi.ComponentResource):
 
         firewall = webhook_firewall_args(stack)
         self.webhook_firewall = gcp.compute.Firewall(
-            f"{name}-webhooks", opts=pulumi.ResourceOptions(parent=self), **firewall) if firewall else None
+            f"{name}-webhooks", opts=fixed_name(self), **firewall) if firewall else None
+        # private nodes reach registry.k8s.io (the controllers' images) only through Cloud NAT
+        self.egress = egress(self, name, stack)
         self.cpu_pool = node_pool(
             cpu_pool_spec(stack, component=name, cluster=cluster_ref, service_account=service_account), self)
         self.tpu_groups = {
@@ -161,7 +168,12 @@ class PathwaysCluster(pulumi.ComponentResource):
         # Depends on the CPU pool only (never a TPU pool); workloads depend_on self.services.ready.
         self.services = ClusterServices(
             f"{name}-services", stack, self.cpu_pool,
-            pulumi.ResourceOptions(parent=self, providers={"kubernetes": self.kubernetes_provider}))
+            pulumi.ResourceOptions(parent=self, providers={"kubernetes": self.kubernetes_provider},
+                                   depends_on=list(self.egress) or None))
+        # who each pod is to GCP, and the service accounts, buckets and grants that makes necessary
+        self.access = Access(self, name, stack, cluster=self.cluster if stack.cluster.create else None,
+                             node_service_account=getattr(self, "node_service_account", None),
+                             kubernetes=self.kubernetes_provider, namespace_ready=list(self.services.ready))
         # issue 4/5 hook: one workload component per stack.workloads entry
         self.workloads = self._workloads(name, stack, secrets)
 
@@ -180,6 +192,8 @@ class PathwaysCluster(pulumi.ComponentResource):
                            if self.services.queue_name else None)
         self.jax_backend_targets = pulumi.Output.from_input(
             {n: w.jax_backend_target for n, w in self.workloads.items() if isinstance(w, PathwaysWorkload)})
+        self.identities = pulumi.Output.from_input(self.access.report)
+        self.actions_required = pulumi.Output.from_input(self.access.actions)
         self.register_outputs({
             "clusterName": self.cluster_name,
             "location": self.location,
@@ -193,6 +207,8 @@ class PathwaysCluster(pulumi.ComponentResource):
             "nodeServiceAccountEmail": self.node_service_account_email,
             "queueName": self.queue_name,
             "jaxBackendTargets": self.jax_backend_targets,
+            "identities": self.identities,
+            "actionsRequired": self.actions_required,
         })
 
     def _workloads(self, name: str, stack: StackConfig,
@@ -203,7 +219,7 @@ class PathwaysCluster(pulumi.ComponentResource):
         destroy removes the JobSet before its nodes; a replaced pool replaces the JobSet that ran on it
         (its spec is immutable).
         """
-        ready = list(self.services.ready)
+        ready = [*self.services.ready, *self.access.before_workloads]
         if self.webhook_firewall is not None:  # a private control plane reaches the webhook only through it
             ready.append(self.webhook_firewall)
         values = {} if secrets is None else {

@@ -225,7 +225,7 @@ def _make_mocks():
         def call(self, args):
             # invokes (e.g. reading an adopted cluster) need the cloud: unknown offline
             result = {k: v for k, v in args.args.items()}
-            for key in ("endpoint", "masterAuths", "selfLink", "id"):
+            for key in ("endpoint", "masterAuths", "selfLink", "id", "number"):
                 result.setdefault(key, rpc.UNKNOWN)
             return result
 
