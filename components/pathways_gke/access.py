@@ -14,7 +14,7 @@ import pulumi_kubernetes as k8s
 from .config.access import gsa_project
 from .config.stack import StackConfig
 from .gke.cluster_spec import egress_notes, nat_args, router_args
-from .workloads.identity import (GCP_SA_ANNOTATION, NUMBER, WORKLOAD_IDENTITY_USER, bucket_args, grant_plan,
+from .workloads.identity import (GCP_SA_ANNOTATION, WORKLOAD_IDENTITY_USER, bucket_args, grant_plan,
                                  identities_report, ksa_bindings, manual_grants)
 
 
@@ -45,10 +45,7 @@ class Access:
         self.actions = [*manual_grants(stack), *egress_notes(stack)]
         for action in self.actions:
             pulumi.log.warn(action, resource=parent)
-        number: Any = stack.cluster.project_number
-        if number is None and any(NUMBER in g.identity.member for g in grant_plan(stack) if g.by_stack):
-            number = gcp.organizations.get_project_output(
-                project_id=stack.project, opts=pulumi.InvokeOutputOptions(parent=parent)).number
+        number = stack.cluster.project_number or ""  # required when a grant names a principal (identity_problems)
         self.service_accounts: list[pulumi.Resource] = []
         self.bindings: list[pulumi.Resource] = []
         for ksa in ksa_bindings(stack):
@@ -77,10 +74,7 @@ class Access:
         for grant in grant_plan(stack):
             if not grant.by_stack:
                 continue
-            member: Any = grant.identity.member
-            if NUMBER in member:
-                member = (pulumi.Output.from_input(number).apply(lambda n, m=member: m.replace(NUMBER, str(n)))
-                          if not isinstance(number, str) else member.replace(NUMBER, number))
+            member = grant.identity.with_number(number)
             deps = [d for d in (self.buckets.get(grant.bucket or ""),
                                 node_service_account if grant.identity.kind == "node" else None) if d is not None]
             opts = pulumi.ResourceOptions(parent=parent, depends_on=deps or None)

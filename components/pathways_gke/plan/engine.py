@@ -225,7 +225,7 @@ def _make_mocks():
         def call(self, args):
             # invokes (e.g. reading an adopted cluster) need the cloud: unknown offline
             result = {k: v for k, v in args.args.items()}
-            for key in ("endpoint", "masterAuths", "selfLink", "id", "number"):
+            for key in ("endpoint", "masterAuths", "selfLink", "id"):
                 result.setdefault(key, rpc.UNKNOWN)
             return result
 
@@ -378,8 +378,12 @@ def plan_config(config: Mapping[str, Any], *, stack: str, project: str = "pathwa
     """Plan a stack-file `config:` mapping. Raises ConfigError (before running anything) when invalid."""
     if validate:
         from ..config.stack import parse_stack
+        from ..errors import ConfigError
+        from ..workloads.identity import identity_problems
 
-        parse_stack(config)
+        problems = identity_problems(parse_stack(config))
+        if problems:
+            raise ConfigError(problems)
     flat, secret_keys = flatten_config(config)
     if program is None:
         from ..program import main as program

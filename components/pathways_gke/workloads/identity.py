@@ -26,6 +26,7 @@ from typing import Any, Iterator, Optional
 from .. import naming
 from ..config.stack import StackConfig
 from ..config.workloads import WorkloadConfig
+from ..errors import Problem
 from ..gke.cluster_spec import NODE_SERVICE_ACCOUNT_ROLES, node_service_account_email
 from .jax_jobset import build_jax_jobset
 from .pathways_jobset import build_pathways_jobset
@@ -344,3 +345,19 @@ def bucket_args(stack: StackConfig, name: str) -> dict[str, Any]:
             condition["matches_prefixes"] = prefixes
         args["lifecycle_rules"] = [{"action": {"type": "Delete"}, "condition": condition}]
     return args
+
+
+def identity_problems(stack: StackConfig) -> list[Problem]:
+    """A Workload Identity principal names the project *number*, which config alone does not give: ask for it
+    (or for a GCP service account to bind) rather than grant to a guess."""
+    if stack.cluster.project_number:
+        return []
+    out: list[Problem] = []
+    for grant in grant_plan(stack):
+        if grant.by_stack and NUMBER in grant.identity.member:
+            out.append(Problem("cluster.projectNumber", f"is required: {grant.identity.why} needs {grant.role} on "
+                               f"{grant.target} ({'; '.join(grant.why)}), and its principal names the project "
+                               "number; set cluster.projectNumber (gcloud projects describe PROJECT "
+                               "--format='value(projectNumber)') or bind a gcpServiceAccount to that service account"))
+            break
+    return out
