@@ -347,3 +347,12 @@ def test_created_buckets_live_in_the_stacks_project():
     with pytest.raises(ConfigError) as info:
         parse_stack(cfg)
     assert [p.path for p in info.value.problems] == ["buckets[0].project"]
+
+
+def test_the_docs_identity_example_is_the_real_plan(stack_plans):
+    docs = (ROOT / "docs" / "pathways-workloads.md").read_text()
+    section = docs[docs.index("## Identity: who the pods are to GCP"):docs.index("## Where the head runs")]
+    [line] = [ln for ln in render_tree(stack_plans("dev")).splitlines() if ln.startswith("  train: runs as")]
+    assert f"identities:\n{line}\n" in section
+    assert "`hostNetwork: true`" in section and "node's service account" in section
+    assert "roles/storage.objectUser" in section and "objectViewer` is read-only" in section
