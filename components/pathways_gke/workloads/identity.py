@@ -325,8 +325,8 @@ def bucket_args(stack: StackConfig, name: str) -> dict[str, Any]:
     """A bucket the stack creates (`buckets[].create`): uniform access (IAM only), hierarchical namespace (folder
     operations for checkpoints), public access prevented, and objects under the workloads' scratch paths deleted
     after `temporaryObjectDays`. The component keeps it on `pulumi destroy` (retainOnDelete): data outlives the
-    stack. GCS cannot change a bucket's name or location: such a change is a new bucket, so it is refused
-    (replacing it would need the old one emptied and deleted first)."""
+    stack. GCS cannot rename or move a bucket: a new `location` plans a replacement whose create fails (409)
+    while the old bucket is kept — move the data and delete the old bucket by hand first."""
     bucket = next(b for b in stack.buckets if b.name == name)
     args: dict[str, Any] = {
         "name": bucket.name,
