@@ -45,7 +45,7 @@ class Access:
         self.actions = [*manual_grants(stack), *egress_notes(stack)]
         for action in self.actions:
             pulumi.log.warn(action, resource=parent)
-        number = stack.cluster.project_number or ""  # required when a grant names a principal (identity_problems)
+        number = stack.cluster.project_number or ""  # grant_plan leaves principals to the user without it
         self.service_accounts: list[pulumi.Resource] = []
         self.bindings: list[pulumi.Resource] = []
         for ksa in ksa_bindings(stack):

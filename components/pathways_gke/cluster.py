@@ -20,8 +20,6 @@ from .gke.kubeconfig import kubeconfig
 from .gke.nodepools import NodePoolSpec, cpu_pool_spec, tpu_pool_specs, workload_policy_args
 from .naming import node_service_account_id, workload_policy_name
 from .services import ClusterServices
-from .errors import ConfigError
-from .workloads.identity import identity_problems
 from .workloads.jax import JaxWorkload, jax_args_from_stack
 from .workloads.pathways import PathwaysWorkload, pathways_args_from_stack
 
@@ -124,9 +122,6 @@ class PathwaysCluster(pulumi.ComponentResource):
         else:
             stack = parse_stack(stack_input(args))
             secrets = args.get("secrets", secrets)
-        problems = identity_problems(stack)
-        if problems:
-            raise ConfigError(problems)
         super().__init__(TOKEN, name, None, opts)
         self.stack = stack
         self.secrets = secrets

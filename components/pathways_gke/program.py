@@ -5,15 +5,11 @@ import pulumi
 from .cluster import PathwaysCluster
 from .config.stack import PROJECT, from_pulumi_config
 from .errors import ConfigError
-from .workloads.identity import identity_problems
 
 
 def main() -> PathwaysCluster:
     try:
         stack = from_pulumi_config()
-        problems = identity_problems(stack)
-        if problems:
-            raise ConfigError(problems)
     except ConfigError as exc:
         # RunError ends the program cleanly (no traceback) before anything is registered
         raise pulumi.RunError(str(exc)) from None

@@ -26,7 +26,6 @@ from typing import Any, Iterator, Optional
 from .. import naming
 from ..config.stack import StackConfig
 from ..config.workloads import WorkloadConfig
-from ..errors import Problem
 from ..gke.cluster_spec import NODE_SERVICE_ACCOUNT_ROLES, node_service_account_email
 from .jax_jobset import build_jax_jobset
 from .pathways_jobset import build_pathways_jobset
@@ -235,6 +234,10 @@ def grant_plan(stack: StackConfig) -> list[Grant]:
             reason = f"the bucket is in project {project}, not {stack.project}"
         elif not entry.identity.managed:
             reason = "the node service account is not managed by this stack"
+        elif NUMBER in entry.identity.member and not stack.cluster.project_number:
+            reason = ("its principal names the project number: set cluster.projectNumber (gcloud projects describe "
+                      f"{stack.project} --format='value(projectNumber)') or bind a gcpServiceAccount, and the stack "
+                      "grants it")
         # a second IAMMember for a binding the node SA already has would remove it when either is deleted
         covered = (entry.bucket is None and entry.identity.kind == "node" and entry.identity.managed
                    and entry.role in NODE_SERVICE_ACCOUNT_ROLES)
@@ -346,18 +349,3 @@ def bucket_args(stack: StackConfig, name: str) -> dict[str, Any]:
         args["lifecycle_rules"] = [{"action": {"type": "Delete"}, "condition": condition}]
     return args
 
-
-def identity_problems(stack: StackConfig) -> list[Problem]:
-    """A Workload Identity principal names the project *number*, which config alone does not give: ask for it
-    (or for a GCP service account to bind) rather than grant to a guess."""
-    if stack.cluster.project_number:
-        return []
-    out: list[Problem] = []
-    for grant in grant_plan(stack):
-        if grant.by_stack and NUMBER in grant.identity.member:
-            out.append(Problem("cluster.projectNumber", f"is required: {grant.identity.why} needs {grant.role} on "
-                               f"{grant.target} ({'; '.join(grant.why)}), and its principal names the project "
-                               "number; set cluster.projectNumber (gcloud projects describe PROJECT "
-                               "--format='value(projectNumber)') or bind a gcpServiceAccount to that service account"))
-            break
-    return out
