@@ -117,7 +117,8 @@ class NodeServiceAccount(TypedDict):
     """The GCP service account the nodes run as."""
 
     create: NotRequired[bool]
-    """Create a dedicated service account `<cluster>-nodes` with minimal roles. Default: true."""
+    """Create a dedicated service account `<cluster>-nodes` (logging, monitoring, image pulls, read-only storage;
+    the buckets its host-network pods write are granted per bucket). Default: true."""
     email: NotRequired[str]
     """Use this existing service account instead (name@project.iam.gserviceaccount.com)."""
 
