@@ -103,6 +103,9 @@ def test_a_non_host_network_pod_runs_as_its_kubernetes_service_account():
     assert cpu_pod["spec"].get("hostNetwork") is not True
     assert ("acme-data", "roles/storage.objectViewer", identity_of(plan, cpu_pod)) in bindings
     assert identity_of(plan, cpu_pod).endswith("/subject/ns/default/sa/trainer")
+    principal_grant = next(r for r in plan.resources
+                           if r.type == BUCKET_GRANT and r.inputs["member"].startswith("principal://"))
+    assert plan.named("jax-dev-cluster").urn in principal_grant.depends_on  # the workload pool exists first
 
 
 def test_service_account_trainer_is_planned_in_its_namespace():
@@ -316,6 +319,8 @@ def test_two_priority_classes_in_one_stack_both_heads_stay_alone():
     ({"gcpServiceAccount": "t@acme-ml-dev.iam.gserviceaccount.com"}, "workloads[0].gcpServiceAccount"),
     ({"serviceAccount": "trainer", "gcpServiceAccount": "trainer@acme"}, "workloads[0].gcpServiceAccount"),
     ({"buckets": [{"bucket": "gs://x"}]}, "workloads[0].buckets[0].bucket"),
+    ({"buckets": [{"bucket": "acme-x", "access": "write"}]}, "workloads[0].buckets[0].access"),
+    ({"serviceAccountExists": True}, "workloads[0].serviceAccountExists"),
 ])
 def test_bad_identity_config_names_the_path(change, path):
     cfg = config("dev")
@@ -336,6 +341,42 @@ def test_one_kubernetes_service_account_has_one_binding():
         parse_stack(cfg)
     assert [p.path for p in info.value.problems] == ["workloads[1].serviceAccount"]
     assert "workloads[0]" in info.value.problems[0].message
+
+
+@pytest.mark.parametrize("cluster, path", [
+    ({"nat": {"enabled": False, "router": "corp-router"}}, "cluster.nat.router"),
+    ({"nat": {"router": "Corp Router"}}, "cluster.nat.router"),
+    ({"masterAuthorizedNetworks": [{"cidrBlock": "10.0.0.300/24"}]}, "cluster.masterAuthorizedNetworks[0].cidrBlock"),
+    ({"networkProject": "X"}, "cluster.networkProject"),
+    ({"projectNumber": "acme"}, "cluster.projectNumber"),
+])
+def test_bad_egress_config_names_the_path(cluster, path):
+    cfg = config("dev")
+    cfg["pathways-gke:cluster"].update(cluster)
+    with pytest.raises(ConfigError) as info:
+        parse_stack(cfg)
+    assert path in [p.path for p in info.value.problems]
+
+
+def test_the_identity_follows_the_pod_spec_not_the_runtime():
+    """The same Pathways pod read with and without hostNetwork: the node SA, then its KSA's principal."""
+    from pathways_gke.workloads.identity import pod_identity, render_jobset
+
+    cfg = config("dev")
+    cfg["pathways-gke:cluster"]["projectNumber"] = NUMBER
+    cfg["pathways-gke:workloads"][0]["serviceAccount"] = "trainer"
+    stack = parse_stack(cfg)
+    workload = stack.workloads[0]
+    head = render_jobset(stack, workload)["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]
+    as_rendered = pod_identity(stack, workload, "pathways-head", head)
+    assert as_rendered.host_network and as_rendered.identity.member == (
+        "serviceAccount:pw-dev-nodes@acme-ml-dev.iam.gserviceaccount.com")
+    without = {**head, "spec": {**head["spec"], "hostNetwork": False}}
+    moved = pod_identity(stack, workload, "pathways-head", without)
+    assert moved.identity.with_number(NUMBER).endswith(f"/projects/{NUMBER}/locations/global/workloadIdentityPools/"
+                                                        "acme-ml-dev.svc.id.goog/subject/ns/default/sa/trainer")
+    assert [(n.role, n.bucket) for n in moved.needs] == [("roles/storage.objectUser", "acme-ml-dev-pathways")]
+    assert moved.needs[0].identity == moved.identity
 
 
 def test_created_buckets_live_in_the_stacks_project():

@@ -75,8 +75,10 @@ class Access:
             if not grant.by_stack:
                 continue
             member = grant.identity.with_number(number)
+            # the grant names the node SA (which must exist) or a principal of the cluster's workload pool
             deps = [d for d in (self.buckets.get(grant.bucket or ""),
-                                node_service_account if grant.identity.kind == "node" else None) if d is not None]
+                                node_service_account if grant.identity.kind == "node" else None,
+                                cluster if grant.identity.kind == "workload-identity" else None) if d is not None]
             opts = pulumi.ResourceOptions(parent=parent, depends_on=deps or None)
             if grant.bucket:
                 self.grants.append(gcp.storage.BucketIAMMember(
