@@ -10,7 +10,7 @@ from pydantic import BaseModel
 
 from pathways_gke import args as A
 from pathways_gke.cluster import PathwaysCluster
-from pathways_gke.config import addons, cluster, pathways, stack, tpu, workloads
+from pathways_gke.config import access, addons, cluster, pathways, stack, tpu, workloads
 from pathways_gke.config.stack import parse_stack, read_stack_file
 from pathways_gke.errors import ConfigError
 from pathways_gke.plan.engine import plan_stack, run_program
@@ -37,6 +37,10 @@ SECTIONS = [
     (A.PathwaysEnv, pathways.PathwaysEnv),
     (A.ContainerResources, pathways.ContainerResources),
     (A.GcsFuseVolume, pathways.GcsFuseVolume),
+    (A.Nat, access.NatConfig),
+    (A.AuthorizedNetwork, access.AuthorizedNetwork),
+    (A.Bucket, access.BucketConfig),
+    (A.BucketAccess, access.BucketAccess),
 ]
 # TypedDict field -> Enum, and the pydantic field whose Literal it must equal
 ENUMS = [
@@ -48,6 +52,7 @@ ENUMS = [
     (A.HostMaintenanceInterval, tpu.TpuPoolConfig, "host_maintenance_interval"),
     (A.Runtime, workloads.WorkloadConfig, "runtime"),
     (A.WorkloadMode, workloads.WorkloadConfig, "mode"),
+    (A.BucketAccessMode, access.BucketAccess, "access"),
 ]
 
 

@@ -1,4 +1,5 @@
-"""No workload key is silently dropped: every key a runtime accepts changes what it renders, or is refused.
+"""No workload key is silently dropped: every key a runtime accepts changes what the stack makes of the workload
+(its JobSet, its Kubernetes service account, its grants), or is refused at its path.
 
 The walk covers every field of the workload model (nested Pathways and JAX settings included). A new field
 fails `test_the_walk_covers_every_workload_field` until it has a sample here, which forces the decision:
@@ -19,6 +20,7 @@ from pathways_gke.config.workloads import JaxSettings, WorkloadConfig
 from pathways_gke.errors import ConfigError
 from pathways_gke.workloads.jax_jobset import build_jax_jobset
 from pathways_gke.workloads.pathways_jobset import build_pathways_jobset
+from pathways_gke.workloads.identity import grant_plan, ksa_bindings
 from pathways_gke.workloads.target import target_for
 
 IMAGE = "us-docker.pkg.dev/acme/train:2026-11"
@@ -44,7 +46,7 @@ SAMPLES: dict[str, Any] = {
     "priorityClass": "high",
     "env": {"FOO": "1"},
     "secretEnv": {"TOKEN": "hf"},
-    "serviceAccount": "trainer",
+    "serviceAccount": "trainer2",
     "terminationGracePeriodSeconds": 61,
     "privileged": True,
     "containerName": "main",
@@ -52,6 +54,9 @@ SAMPLES: dict[str, Any] = {
     "imagePullPolicy": "Always",
     "gcsFuse": [{"name": "data", "bucket": "acme-data", "mountPath": "/data"}],
     "imagePullSecrets": ["regcred"],
+    "serviceAccountExists": True,
+    "gcpServiceAccount": "trainer@acme-ml-dev.iam.gserviceaccount.com",
+    "buckets": [{"bucket": "acme-data", "access": "read"}],
     "pathways.version": "jax-0.9.3",
     "pathways.gcsScratch": "gs://acme-pw/other",
     "pathways.elasticSlices": 1,
@@ -75,10 +80,11 @@ SAMPLES: dict[str, Any] = {
 
 BASES = {
     "pathways": {"name": "train", "runtime": "pathways", "tpuPool": "main", "image": IMAGE, "command": "python3 t.py",
-                 "pathways": {"version": "jax-0.9.2", "gcsScratch": "gs://acme-pw/tmp"}},
-    "jax-tpu": {"name": "train", "runtime": "jax", "tpuPool": "main", "image": IMAGE, "command": "python3 t.py"},
+                 "serviceAccount": "trainer", "pathways": {"version": "jax-0.9.2", "gcsScratch": "gs://acme-pw/tmp"}},
+    "jax-tpu": {"name": "train", "runtime": "jax", "tpuPool": "main", "image": IMAGE, "command": "python3 t.py",
+                "serviceAccount": "trainer"},
     "jax-cpu": {"name": "train", "runtime": "jax", "image": IMAGE, "command": "python3 t.py",
-                "jax": {"processes": 2}},
+                "serviceAccount": "trainer", "jax": {"processes": 2}},
 }
 
 
@@ -101,7 +107,8 @@ def with_key(workload: dict, key: str, sample: Any) -> dict:
     return out
 
 
-def render(workload: dict) -> dict:
+def render(workload: dict) -> tuple:
+    """What a workload makes: its JobSet, and the service accounts and grants the stack creates for it."""
     st = parse_stack({
         "gcp:project": "acme-ml-dev",
         "cluster": {"name": "pw", "location": "us-east5"},
@@ -112,7 +119,7 @@ def render(workload: dict) -> dict:
     })
     w = st.workloads[0]
     build = build_jax_jobset if w.runtime == "jax" else build_pathways_jobset
-    return build(w, target_for(st, w), secret_name="train-env")
+    return build(w, target_for(st, w), secret_name="train-env"), ksa_bindings(st), grant_plan(st)
 
 
 def test_the_walk_covers_every_workload_field():

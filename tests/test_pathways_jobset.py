@@ -67,12 +67,17 @@ def test_acceptance_head_job(acceptance):
     job = head["template"]["spec"]
     assert {k: job[k] for k in ("backoffLimit", "completionMode", "completions", "parallelism")} == {
         "backoffLimit": 0, "completionMode": "Indexed", "completions": 1, "parallelism": 1}
-    assert job["template"]["metadata"] == {"labels": {"pathways-gke/workload": "train"}}
+    assert job["template"]["metadata"] == {
+        "labels": {"pathways-gke/head": "true", "pathways-gke/workload": "train"},
+        "annotations": {"cluster-autoscaler.kubernetes.io/safe-to-evict": "false"}}
     spec = pod(head)
     assert spec["hostNetwork"] is True and spec["dnsPolicy"] == "ClusterFirstWithHostNet"
     assert spec["restartPolicy"] == "Never"
     assert spec["nodeSelector"] == {"cloud.google.com/gke-nodepool": "cpu-np"}
-    assert "tolerations" not in spec and "affinity" not in spec and "volumes" not in spec
+    assert "tolerations" not in spec and "volumes" not in spec
+    assert spec["affinity"] == {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [{
+        "labelSelector": {"matchLabels": {"pathways-gke/head": "true"}}, "namespaceSelector": {},
+        "topologyKey": "kubernetes.io/hostname"}]}}
     assert [c["name"] for c in spec["initContainers"]] == ["pathways-proxy", "pathways-rm"]
     assert all(c["restartPolicy"] == "Always" for c in spec["initContainers"])  # native sidecars
     assert [c["name"] for c in spec["containers"]] == ["jax-tpu"]
@@ -330,7 +335,8 @@ def test_command_as_a_list_is_joined_safely_and_no_command_keeps_the_entrypoint(
 def test_gcs_fuse_volumes_on_head_and_optionally_workers():
     w = workload(serviceAccount="trainer", gcsFuse=EVERYTHING["gcsFuse"])
     head, worker = jobs(build_pathways_jobset(w, target()))
-    assert head["template"]["spec"]["template"]["metadata"]["annotations"] == {"gke-gcsfuse/volumes": "true"}
+    assert head["template"]["spec"]["template"]["metadata"]["annotations"] == {
+        "cluster-autoscaler.kubernetes.io/safe-to-evict": "false", "gke-gcsfuse/volumes": "true"}
     assert [v["name"] for v in pod(head)["volumes"]] == ["ckpt", "data"]
     assert pod(head)["volumes"][1] == {"name": "data", "csi": {
         "driver": "gcsfuse.csi.storage.gke.io", "readOnly": True,

@@ -92,3 +92,16 @@ def test_the_validators_reject_broken_jobsets():
                for e in errors)
     js["metadata"]["name"] = "a" * 23
     assert any("coordinator endpoint" in e for e in jobset_rule_errors(js))
+
+
+def test_every_head_over_the_matrix_stays_put_and_alone():
+    """Every shape x mode: the head carries the head label, safe-to-evict "false" and the required per-node
+    anti-affinity on that label (no priority term); no worker carries the label."""
+    for case_id, js in rendered():
+        head, worker = (r["template"]["spec"]["template"] for r in js["spec"]["replicatedJobs"])
+        assert head["metadata"]["labels"]["pathways-gke/head"] == "true", case_id
+        assert head["metadata"]["annotations"]["cluster-autoscaler.kubernetes.io/safe-to-evict"] == "false", case_id
+        assert head["spec"]["affinity"] == {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+            {"labelSelector": {"matchLabels": {"pathways-gke/head": "true"}}, "namespaceSelector": {},
+             "topologyKey": "kubernetes.io/hostname"}]}}, case_id
+        assert "pathways-gke/head" not in worker["metadata"]["labels"], case_id

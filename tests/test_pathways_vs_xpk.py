@@ -35,6 +35,7 @@ DELIBERATE = [
     ("xpk-only", r"metadata\.labels\.xpk\.google\.com/workload", 2),
     ("value", r"metadata\.labels\.kueue\.x-k8s\.io/queue-name", 2),
     ("ours-only", HEAD + r"\.metadata", 2),
+    ("ours-only", HEAD + r"\.spec\.affinity", 27),
     ("ours-only", WORKER + r"\.metadata\.labels\.pathways-gke/workload", 2),
     ("xpk-only", WORKER + r"\.metadata\.labels\.xpk\.google\.com/workload", 2),
     ("ours-only", r"spec\.failurePolicy\.maxRestarts", 3),

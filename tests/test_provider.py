@@ -73,7 +73,7 @@ def test_cluster_outputs_are_typed(schema):
         "clusterName": "string", "location": "string", "project": "string", "endpoint": "string",
         "kubeconfig": "string", "cpuPoolName": "string", "tpuPoolNames": "object", "tpuPools": "array",
         "namespace": "string", "nodeServiceAccountEmail": "string", "queueName": "string",
-        "jaxBackendTargets": "object",
+        "jaxBackendTargets": "object", "identities": "object", "actionsRequired": "array",
     }
     assert props["tpuPools"]["items"]["$ref"] == "#/types/pathways-gke:index:TpuPoolFacts"
     assert set(resource["required"]) == set(props) - {"nodeServiceAccountEmail", "queueName"}

@@ -114,6 +114,13 @@ class ImagePullPolicy(str, Enum):
     NEVER = "Never"
 
 
+class BucketAccessMode(str, Enum):
+    """What a workload does with a declared bucket."""
+
+    READ = "read"
+    READ_WRITE = "readWrite"
+
+
 # --- sections ------------------------------------------------------------------------------------
 
 
@@ -121,7 +128,8 @@ class NodeServiceAccount(TypedDict):
     """The GCP service account the nodes run as."""
 
     create: NotRequired[bool]
-    """Create a dedicated service account `<cluster>-nodes` with minimal roles. Default: true."""
+    """Create a dedicated service account `<cluster>-nodes` (logging, monitoring, image pulls, read-only storage;
+    the buckets its host-network pods write are granted per bucket). Default: true."""
     email: NotRequired[str]
     """Use this existing service account instead (name@project.iam.gserviceaccount.com)."""
 
@@ -158,6 +166,23 @@ class Maintenance(TypedDict):
     """A recurring maintenance window."""
     exclusions: NotRequired[list[MaintenanceExclusion]]
     """Maintenance exclusions."""
+class Nat(TypedDict):
+    """Cloud NAT for private nodes (registry.k8s.io serves the JobSet/Kueue/LWS images)."""
+
+    enabled: NotRequired[bool]
+    """Create a Cloud Router + NAT for the cluster's region when privateNodes is true; false when the network
+    already has NAT there. Default: true."""
+    router: NotRequired[str]
+    """Put the NAT on this existing Cloud Router instead of creating `<cluster>-router`."""
+
+
+class AuthorizedNetwork(TypedDict):
+    """A CIDR block allowed to reach the control plane's endpoint."""
+
+    cidr_block: str
+    """CIDR block, e.g. 203.0.113.0/24."""
+    display_name: NotRequired[str]
+    """A label for it."""
 
 
 class Cluster(TypedDict):
@@ -192,6 +217,16 @@ class Cluster(TypedDict):
     """The service account the nodes run as. Default: a dedicated one is created."""
     maintenance: NotRequired[Maintenance]
     """Maintenance window and exclusions (created clusters only)."""
+    project_number: NotRequired[str]
+    """Number of the GCP project; needed when a grant names a Workload Identity principal (a pod without host
+    networking, or a GCS FUSE volume, whose Kubernetes service account has no gcpServiceAccount)."""
+    network_project: NotRequired[str]
+    """Shared VPC host project of `network` (default: the project named in a network self link, else the
+    cluster's). The webhook firewall, Cloud Router and NAT are created there."""
+    nat: NotRequired[Nat]
+    """Cloud NAT for private nodes. Default: a Router + NAT is created when privateNodes is true."""
+    master_authorized_networks: NotRequired[list[AuthorizedNetwork]]
+    """CIDR blocks allowed to reach the control plane (master authorized networks)."""
 
 
 class CpuPool(TypedDict):
@@ -358,6 +393,30 @@ class GcsFuseVolume(TypedDict):
     """Also mount into every pathways-worker container. Default: false."""
 
 
+class BucketAccess(TypedDict):
+    """A checkpoint/data bucket a workload's code reads or writes."""
+
+    bucket: str
+    """Bucket name (without gs://)."""
+    access: NotRequired[BucketAccessMode]
+    """read or readWrite. Default: "readWrite"."""
+
+
+class Bucket(TypedDict):
+    """A bucket the stack knows about."""
+
+    name: str
+    """Bucket name (without gs://)."""
+    create: NotRequired[bool]
+    """Create it (uniform access, hierarchical namespace, temporary files expire; kept on destroy). Default: false."""
+    location: NotRequired[str]
+    """Created buckets: location. Default: the cluster's region."""
+    project: NotRequired[str]
+    """The bucket's project when not the stack's: the plan lists the grants to make instead of making them."""
+    temporary_object_days: NotRequired[int]
+    """Created buckets: objects under the workloads' gcsScratch paths are deleted after this many days. Default: 7."""
+
+
 class PathwaysSettings(TypedDict):
     """Pathways server options."""
 
@@ -420,7 +479,16 @@ class Workload(TypedDict):
     secret_env: NotRequired[dict[str, str]]
     """Environment variables from secrets: ENV_VAR -> key of `secrets`."""
     service_account: NotRequired[str]
-    """Kubernetes service account of the pods (Workload Identity)."""
+    """Kubernetes service account of the pods; created in the namespace unless serviceAccountExists. Its
+    Workload Identity applies only to pods without host networking (not Pathways or TPU JAX pods, which act as
+    the node service account) and to GCS FUSE volumes."""
+    service_account_exists: NotRequired[bool]
+    """serviceAccount already exists in the namespace: it is not created. Default: false."""
+    gcp_service_account: NotRequired[str]
+    """GCP service account serviceAccount is bound to through Workload Identity (annotation + the
+    roles/iam.workloadIdentityUser grant). Governs only pods without host networking and GCS FUSE volumes."""
+    buckets: NotRequired[list[BucketAccess]]
+    """Checkpoint/data buckets the workload's code uses; the identity its pods run as is granted access."""
     termination_grace_period_seconds: NotRequired[int]
     """Pod termination grace period (0-86400 s)."""
     privileged: NotRequired[bool]
@@ -454,6 +522,8 @@ class PathwaysClusterArgs(TypedDict):
     """Kueue admission."""
     workloads: NotRequired[list[Workload]]
     """Workloads run on the cluster."""
+    buckets: NotRequired[list[Bucket]]
+    """Buckets the stack creates, or that live in another project."""
     namespace: NotRequired[str]
     """Kubernetes namespace of the workloads. Default: "default"."""
     secrets: NotRequired[pulumi.Input[Mapping[str, pulumi.Input[str]]]]

@@ -10,6 +10,7 @@ import pulumi
 import pulumi_gcp as gcp
 import pulumi_kubernetes as k8s
 
+from .access import Access, egress, fixed_name
 from .args import PathwaysClusterArgs, TpuPoolFacts, stack_input
 from .config.stack import StackConfig, parse_stack
 from .config.tpu import TpuPoolConfig
@@ -109,6 +110,10 @@ class PathwaysCluster(pulumi.ComponentResource):
     """Kueue LocalQueue workloads are submitted to (when Kueue is enabled)."""
     jax_backend_targets: pulumi.Output[dict[str, str]]
     """In-cluster JAX_BACKEND_TARGET (grpc://<head>:29000) per Pathways workload."""
+    identities: pulumi.Output[dict[str, Any]]
+    """Per workload: the GCP identity each pod runs as, what it can write/read, and who grants it."""
+    actions_required: pulumi.Output[list[str]]
+    """Grants and network setup this stack cannot make itself (bucket in another project, user-managed SA, NAT)."""
 
     def __init__(self, name: str, args: PathwaysClusterArgs,
                  opts: Optional[pulumi.ResourceOptions] = None,
@@ -152,10 +157,10 @@ class PathwaysCluster(pulumi.ComponentResource):
 
         firewall = webhook_firewall_args(stack)
         self.webhook_firewall = gcp.compute.Firewall(
-            f"{name}-webhooks",
             # a fixed name per project: a replacement (new network, direction) must delete the old rule first
-            opts=pulumi.ResourceOptions(parent=self, delete_before_replace=True),
-            **firewall) if firewall else None
+            f"{name}-webhooks", opts=fixed_name(self), **firewall) if firewall else None
+        # private nodes reach registry.k8s.io (the controllers' images) only through Cloud NAT
+        self.egress = egress(self, name, stack)
         if stack.cpu_pool.create:
             self.cpu_pool = node_pool(
                 cpu_pool_spec(stack, component=name, cluster=cluster_ref, service_account=service_account), self,
@@ -183,8 +188,13 @@ class PathwaysCluster(pulumi.ComponentResource):
         self.install_provider = self._install_provider(name, stack, opts)
         self.services = ClusterServices(
             f"{name}-services", stack, self.cpu_pool,
-            pulumi.ResourceOptions(parent=self, providers={"kubernetes": self.kubernetes_provider}),
+            pulumi.ResourceOptions(parent=self, providers={"kubernetes": self.kubernetes_provider},
+                                   depends_on=list(self.egress) or None),
             install_provider=self.install_provider)
+        # who each pod is to GCP, and the service accounts, buckets and grants that makes necessary
+        self.access = Access(self, name, stack, cluster=self.cluster if stack.cluster.create else None,
+                             node_service_account=getattr(self, "node_service_account", None),
+                             kubernetes=self.kubernetes_provider, namespace_ready=list(self.services.ready))
         # issue 4/5 hook: one workload component per stack.workloads entry
         self.workloads = self._workloads(name, stack, secrets)
 
@@ -203,6 +213,8 @@ class PathwaysCluster(pulumi.ComponentResource):
                            if self.services.queue_name else None)
         self.jax_backend_targets = pulumi.Output.from_input(
             {n: w.jax_backend_target for n, w in self.workloads.items() if isinstance(w, PathwaysWorkload)})
+        self.identities = pulumi.Output.from_input(self.access.report)
+        self.actions_required = pulumi.Output.from_input(self.access.actions)
         self.register_outputs({
             "clusterName": self.cluster_name,
             "location": self.location,
@@ -216,6 +228,8 @@ class PathwaysCluster(pulumi.ComponentResource):
             "nodeServiceAccountEmail": self.node_service_account_email,
             "queueName": self.queue_name,
             "jaxBackendTargets": self.jax_backend_targets,
+            "identities": self.identities,
+            "actionsRequired": self.actions_required,
             **({"adoptedClusterChecked": self.adoption_check} if not stack.cluster.create else {}),
         })
 
@@ -227,7 +241,7 @@ class PathwaysCluster(pulumi.ComponentResource):
         destroy removes the JobSet before its nodes; a replaced pool replaces the JobSet that ran on it
         (its spec is immutable).
         """
-        ready = list(self.services.ready)
+        ready = [*self.services.ready, *self.access.before_workloads]
         if self.webhook_firewall is not None:  # a private control plane reaches the webhook only through it
             ready.append(self.webhook_firewall)
         values = {} if secrets is None else {

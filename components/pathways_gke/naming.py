@@ -83,6 +83,7 @@ PATHWAYS_WORKER_JOB = "worker"
 JOBSET_API_VERSION = "jobset.x-k8s.io/v1alpha2"
 HOSTNAME_LABEL = "kubernetes.io/hostname"
 GCS_FUSE_ANNOTATION = "gke-gcsfuse/volumes"
+HEAD_POD_LABEL = "pathways-gke/head"  # ours: "true" on head pods only (their per-node anti-affinity selects it)
 SPOT_LABEL = "cloud.google.com/gke-spot"
 FLEX_START_LABEL = "cloud.google.com/gke-flex-start"
 PROXY_PORT = 29000

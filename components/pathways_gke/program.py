@@ -23,6 +23,9 @@ def main() -> PathwaysCluster:
     pulumi.export("namespace", stack.namespace)
     # for workload stacks that read this one through a StackReference (examples/workloads-only)
     pulumi.export("tpuPoolFacts", cluster.tpu_pools)
+    # "runs as …, can write …" per workload, and what the stack could not do itself
+    pulumi.export("identities", cluster.identities)
+    pulumi.export("actionsRequired", cluster.actions_required)
     if cluster.queue_name is not None:
         pulumi.export("queueName", cluster.queue_name)
     return cluster

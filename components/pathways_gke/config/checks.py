@@ -19,7 +19,42 @@ RESERVED_NAMESPACES = ("kube-system", "kube-public", "kube-node-lease", "jobset-
 
 def cross_section_problems(stack: StackConfig) -> list[Problem]:
     return [*cluster_and_pool_problems(stack), *addon_problems(stack), *workload_problems(stack),
-            *jax_workload_problems(stack)]
+            *jax_workload_problems(stack), *access_problems(stack)]
+
+
+def access_problems(stack: StackConfig) -> list[Problem]:
+    """Service accounts, buckets and NAT settings that cannot all be true at once."""
+    out: list[Problem] = []
+    bindings: dict[str, tuple[int, Optional[str], bool]] = {}
+    for i, w in enumerate(stack.workloads):
+        at = f"workloads[{i}]"
+        if w.service_account is None:
+            for field, given in (("gcpServiceAccount", w.gcp_service_account), ("serviceAccountExists",
+                                                                                 w.service_account_exists)):
+                if given:
+                    out.append(Problem(f"{at}.{field}", "needs serviceAccount: the Kubernetes service account it "
+                                       "is about", given))
+            continue
+        seen = bindings.setdefault(w.service_account, (i, w.gcp_service_account, w.service_account_exists))
+        if seen[1:] != (w.gcp_service_account, w.service_account_exists):
+            out.append(Problem(f"{at}.serviceAccount", f"is also used by workloads[{seen[0]}] with a different "
+                               "gcpServiceAccount/serviceAccountExists; one Kubernetes service account has one "
+                               "binding", w.service_account))
+        for name, count in Counter(b.bucket for b in w.buckets).items():
+            if count > 1:
+                out.append(Problem(f"{at}.buckets", "names a bucket more than once", name))
+    names = [b.name for b in stack.buckets]
+    for i, bucket in enumerate(stack.buckets):
+        if names.index(bucket.name) != i:
+            out.append(Problem(f"buckets[{i}].name", "is declared more than once", bucket.name))
+        if bucket.create and bucket.project not in (None, stack.project):
+            out.append(Problem(f"buckets[{i}].project", f"is not gcp:project ({stack.project}); the stack creates "
+                               "buckets in its own project — drop create or project", bucket.project))
+    nat = stack.cluster.nat
+    if nat.router and not nat.enabled:
+        out.append(Problem("cluster.nat.router", "puts a NAT on that router, but nat.enabled is false; drop one",
+                           nat.router))
+    return out
 
 
 def cluster_and_pool_problems(stack: StackConfig) -> list[Problem]:

@@ -11,6 +11,7 @@ from pydantic import Field, ValidationInfo, field_validator, model_validator
 
 from ..catalog import cpu_machine, is_tpu_machine_type
 from ..gke_rules import default_disk_type, disk_type_problem, gce_label_problems, node_label_problem
+from .access import AuthorizedNetwork, NatConfig, check_project
 from .base import Model, fail
 
 GKE_NAME = re.compile(r"^[a-z](?:[-a-z0-9]{0,38}[a-z0-9])?$")
@@ -176,6 +177,14 @@ class ClusterConfig(Model):
     labels: dict[str, str] = Field(default_factory=dict)
     node_service_account: NodeServiceAccount = Field(default_factory=NodeServiceAccount)
     maintenance: Optional[Maintenance] = None
+    project_number: Optional[str] = Field(
+        default=None, description="gcp:project's number, for Workload Identity principals in the plan (looked "
+        "up at `pulumi up` when unset)")
+    network_project: Optional[str] = Field(
+        default=None, description="Shared VPC host project of `network` (default: the project named in a "
+        "network self-link, else gcp:project); firewall, router and NAT go there")
+    nat: NatConfig = Field(default_factory=NatConfig)
+    master_authorized_networks: list[AuthorizedNetwork] = Field(default_factory=list)
 
     @field_validator("name")
     @classmethod
@@ -214,6 +223,31 @@ class ClusterConfig(Model):
     @classmethod
     def _labels(cls, value: dict[str, str]) -> dict[str, str]:
         return check_gce_labels(value)
+
+    @field_validator("project_number", mode="before")
+    @classmethod
+    def _project_number(cls, value: object) -> object:
+        if isinstance(value, int) and not isinstance(value, bool):
+            value = str(value)
+        if value is not None and not (isinstance(value, str) and re.fullmatch(r"[1-9][0-9]{5,18}", value)):
+            raise fail("project_number", "is not a GCP project number (digits, e.g. 123456789012)")
+        return value
+
+    @field_validator("network_project")
+    @classmethod
+    def _network_project(cls, value: Optional[str]) -> Optional[str]:
+        return check_project(value)
+
+    def host_project(self, project: str) -> str:
+        """Project that owns the network (Shared VPC host): networkProject, a self-link's project, or `project`."""
+        if self.network_project:
+            return self.network_project
+        match = re.search(r"projects/([^/]+)/global/networks/", self.network or "")
+        return match.group(1) if match else project
+
+    @property
+    def network_name(self) -> str:
+        return (self.network or "default").rsplit("/", 1)[-1]
 
     @property
     def region(self) -> str:

@@ -212,7 +212,8 @@ class PathwaysSettings(Model):
 
     @property
     def uses_default_images(self) -> bool:
-        return self.images.server is None or self.images.proxy is None or self.images.worker is None
+        """A default image is used: the server or the proxy is not given (the worker follows the server)."""
+        return self.images.server is None or self.images.proxy is None
 
 
 # --- pod-level options of a Pathways workload -------------------------------------------------------------

@@ -71,7 +71,7 @@ def pathways_workload_problems(workload: WorkloadConfig, target: "WorkloadTarget
         out.append(Problem(at("pathways.gcsScratch"), "is required for runtime 'pathways': a gs://bucket/path the "
                            "Pathways servers use as scratch space (--gcs_scratch_location)"))
     if pw.version is None and pw.uses_default_images:
-        missing = [c for c in ("server", "proxy", "worker") if getattr(pw.images, c) is None]
+        missing = [c for c in ("server", "proxy") if getattr(pw.images, c) is None]
         out.append(Problem(at("pathways.version"), "is required when the default Pathways images are used "
                            f"(no custom image for: {', '.join(missing)}); pin the tag matching your client JAX, "
                            "e.g. jax-0.9.2 — an implicit 'latest' is never used"))

@@ -16,6 +16,7 @@ import yaml
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from ..errors import ConfigError, Problem, allowed, did_you_mean
+from .access import BucketConfig
 from .addons import JobSetConfig, KueueConfig
 from .base import problems_from
 from .cluster import ClusterConfig, CpuPoolConfig
@@ -38,6 +39,7 @@ class StackConfig:
     workloads: tuple[WorkloadConfig, ...]
     namespace: str = "default"
     secret_names: tuple[str, ...] = field(default_factory=tuple)
+    buckets: tuple[BucketConfig, ...] = field(default_factory=tuple)
 
     def pool(self, name: str) -> Optional[TpuPoolConfig]:
         return next((p for p in self.tpu_pools if p.name == name), None)
@@ -51,10 +53,11 @@ _SECTIONS: dict[str, tuple[Any, Any]] = {
     "jobset": (JobSetConfig, {}),
     "kueue": (KueueConfig, {}),
     "workloads": (TypeAdapter(list[WorkloadConfig]), []),
+    "buckets": (TypeAdapter(list[BucketConfig]), []),
 }
 _ROOT_MODELS = {
     "cluster": ClusterConfig, "cpuPool": CpuPoolConfig, "tpuPools": TpuPoolConfig,
-    "jobset": JobSetConfig, "kueue": KueueConfig, "workloads": WorkloadConfig,
+    "jobset": JobSetConfig, "kueue": KueueConfig, "workloads": WorkloadConfig, "buckets": BucketConfig,
 }
 _PLAIN_KEYS = ("namespace", "secrets")
 KNOWN_KEYS = tuple(_SECTIONS) + _PLAIN_KEYS
@@ -145,7 +148,7 @@ def parse_stack(values: Mapping[str, Any]) -> StackConfig:
             project=gcp_project if isinstance(gcp_project, str) else "",
             cluster=parsed["cluster"], cpu_pool=parsed["cpuPool"], tpu_pools=parsed["tpuPools"],
             jobset=parsed["jobset"], kueue=parsed["kueue"], workloads=parsed["workloads"],
-            namespace=namespace, secret_names=tuple(sorted(str(k) for k in secrets)),
+            namespace=namespace, secret_names=tuple(sorted(str(k) for k in secrets)), buckets=parsed["buckets"],
         )
         problems.extend(cross_section_problems(stack))
         if not problems:

@@ -9,6 +9,7 @@ from typing import Literal, Optional, Union
 from pydantic import Field, field_validator
 
 from ..errors import Problem
+from .access import GSA_EMAIL, BucketAccess
 from .base import Model, fail
 from .pathways import (ContainerResources, GcsFuseVolume, ImagePullPolicy, PathwaysSettings, check_env,
                        check_image, image_is_pinned, parse_quantity)
@@ -97,6 +98,10 @@ class WorkloadConfig(Model):
     env: dict[str, str] = Field(default_factory=dict)
     secret_env: dict[str, str] = Field(default_factory=dict, description="ENV_VAR: key in pathways-gke:secrets")
     service_account: Optional[str] = None
+    service_account_exists: bool = Field(default=False, description="serviceAccount already exists: not created")
+    gcp_service_account: Optional[str] = Field(default=None, description="GCP service account the Kubernetes "
+                                               "serviceAccount is bound to through Workload Identity")
+    buckets: list[BucketAccess] = Field(default_factory=list, description="checkpoint/data buckets the code uses")
     termination_grace_period_seconds: Optional[int] = Field(default=None, ge=0, le=86400)
     privileged: bool = False
     # --- Pathways head/worker pod options (issue 4; see config/pathways.py) ---
@@ -126,6 +131,14 @@ class WorkloadConfig(Model):
         if not DNS_1123_SUBDOMAIN.match(value) or len(value) > 253:
             raise fail("service_account", "is not a Kubernetes service account name (lower-case letters, digits, "
                        "'-' and '.')")
+        return value
+
+    @field_validator("gcp_service_account")
+    @classmethod
+    def _gcp_service_account(cls, value: Optional[str]) -> Optional[str]:
+        if value is not None and not GSA_EMAIL.match(value):
+            raise fail("gcp_service_account", "is not a user-managed GCP service-account email "
+                       "(name@project.iam.gserviceaccount.com)")
         return value
 
     @field_validator("container_name")

@@ -8,8 +8,12 @@ from ..config.stack import StackConfig
 from ..gke_rules import PROVIDER_DEFAULT_TIMEOUT_MINUTES
 from ..naming import MANAGED_BY_GCE_LABEL
 from .nodepools import CLOUD_PLATFORM_SCOPE
+from ..naming import node_service_account_id
 
-# Minimal roles for GKE nodes (logging, monitoring, pulling images; CTK's node SA example).
+# Project-level roles of the node service account the stack creates: logging, monitoring (metricWriter also
+# serves `pathways.metrics` of hostNetwork pods), pulling images, and read-only objects. This is NOT all a node
+# needs: hostNetwork pods (Pathways, TPU JAX) act as this account, and they write their scratch location and
+# any read/write bucket — those are bucket-level roles/storage.objectUser grants (workloads/identity.py).
 NODE_SERVICE_ACCOUNT_ROLES = (
     "roles/artifactregistry.reader",
     "roles/logging.logWriter",
@@ -89,6 +93,10 @@ def cluster_args(stack: StackConfig, service_account: Any = None) -> dict[str, A
         args["private_cluster_config"] = {"enable_private_nodes": True}
         if cluster.master_ipv4_cidr_block:
             args["private_cluster_config"]["master_ipv4_cidr_block"] = cluster.master_ipv4_cidr_block
+    if cluster.master_authorized_networks:
+        args["master_authorized_networks_config"] = {"cidr_blocks": [
+            {"cidr_block": n.cidr_block, **({"display_name": n.display_name} if n.display_name else {})}
+            for n in cluster.master_authorized_networks]}
     return args
 
 
@@ -97,20 +105,84 @@ def cluster_args(stack: StackConfig, service_account: Any = None) -> dict[str, A
 WEBHOOK_PORTS = ("9443",)
 
 
+def node_service_account_email(stack: StackConfig) -> Optional[str]:
+    """The nodes' service account when known from config (created: its id is ours; or given by email)."""
+    sa = stack.cluster.node_service_account
+    if sa.email:
+        return sa.email
+    if sa.create:
+        return f"{node_service_account_id(stack.cluster.name, stack.cluster.location)}@{stack.project}.iam.gserviceaccount.com"
+    return None  # the Compute Engine default: its email needs the project number
+
+
 def webhook_firewall_args(stack: StackConfig) -> Optional[dict[str, Any]]:
-    """Ingress from a private control plane to the webhook port, or None when not needed/knowable."""
+    """Ingress from a private control plane to the webhook port, or None when not needed/knowable.
+
+    It lives where the network lives (a Shared VPC's host project) and targets this cluster's nodes by their
+    service account (every instance of the network when the nodes use the Compute Engine default account).
+    """
     cluster = stack.cluster
     if not (cluster.private_nodes and cluster.master_ipv4_cidr_block):
         return None
-    return {
+    args: dict[str, Any] = {
         "name": f"{cluster.name}-webhooks",
-        "project": stack.project,
+        "project": cluster.host_project(stack.project),
         "network": cluster.network or "default",
         "direction": "INGRESS",
         "source_ranges": [cluster.master_ipv4_cidr_block],
         "allows": [{"protocol": "tcp", "ports": list(WEBHOOK_PORTS)}],
         "description": f"GKE control plane of {cluster.name} -> JobSet/Kueue admission webhooks (pathways-gke)",
     }
+    email = node_service_account_email(stack)
+    if email:
+        args["target_service_accounts"] = [email]
+    return args
+
+
+def router_args(stack: StackConfig) -> Optional[dict[str, Any]]:
+    """A Cloud Router for the NAT of a private cluster's region, unless NAT is off or an existing router is named.
+
+    Private nodes have no external IP and registry.k8s.io (JobSet, Kueue, LWS images) is not a Private Google
+    Access endpoint (https://cloud.google.com/vpc/docs/private-google-access): without NAT the controllers never
+    start. Router and NAT live in the network's project (the Shared VPC host).
+    """
+    cluster = stack.cluster
+    if not cluster.private_nodes or not cluster.nat.enabled or cluster.nat.router:
+        return None
+    return {
+        "name": f"{cluster.name}-router",
+        "project": cluster.host_project(stack.project),
+        "region": cluster.region,
+        "network": cluster.network or "default",
+        "description": f"Cloud NAT for the private nodes of {cluster.name} (pathways-gke)",
+    }
+
+
+def nat_args(stack: StackConfig) -> Optional[dict[str, Any]]:
+    """The Cloud NAT (every subnetwork range of the region, automatic external IPs), or None."""
+    cluster = stack.cluster
+    if not cluster.private_nodes or not cluster.nat.enabled:
+        return None
+    return {
+        "name": f"{cluster.name}-nat",
+        "project": cluster.host_project(stack.project),
+        "region": cluster.region,
+        "router": cluster.nat.router or f"{cluster.name}-router",
+        "nat_ip_allocate_option": "AUTO_ONLY",
+        "source_subnetwork_ip_ranges_to_nat": "ALL_SUBNETWORKS_ALL_IP_RANGES",
+    }
+
+
+def egress_notes(stack: StackConfig) -> list[str]:
+    """What a private cluster without our NAT needs from the user (shown in the plan, warned at `pulumi up`)."""
+    cluster = stack.cluster
+    if not cluster.private_nodes or cluster.nat.enabled:
+        return []
+    manifests = [f"{a}.manifest" for a in ("jobset", "kueue") if a == "jobset" or stack.kueue.enabled]
+    return [f"cluster.nat.enabled is false: private nodes pull the JobSet/Kueue/LWS images from registry.k8s.io "
+            f"only through the network's own Cloud NAT in {cluster.region}. Without one, mirror the images to "
+            f"Artifact Registry (reachable through Private Google Access) and set {' / '.join(manifests)} to a "
+            "local manifests.yaml that names the mirrored images."]
 
 
 def cluster_identifier(stack: StackConfig) -> str:

@@ -64,6 +64,13 @@ DURATIONS: Mapping[str, Row] = {
     "gcp:projects/iAMMember:IAMMember": Row(10, "read-modify-write of the project IAM policy; the provider serialises "
                                                 "members of one project; propagation (~2 min, up to 7) is not awaited"),
     "gcp:compute/firewall:Firewall": Row(15, "one global Compute Engine operation"),
+    "gcp:storage/bucketIAMMember:BucketIAMMember": Row(5, "read-modify-write of the bucket's IAM policy "
+                                                          "(propagation, ~1-2 min, is not awaited)"),
+    "gcp:serviceaccount/iAMMember:IAMMember": Row(5, "read-modify-write of the service account's IAM policy"),
+    "gcp:storage/bucket:Bucket": Row(5, "one Cloud Storage API call"),
+    "gcp:compute/router:Router": Row(15, "one regional Compute Engine operation"),
+    "gcp:compute/routerNat:RouterNat": Row(20, "an update of the router (regional operation)"),
+    "kubernetes:core/v1:ServiceAccount": Row(2, "no await logic"),
     "gcp:compute/resourcePolicy:ResourcePolicy": Row(10, "one regional Compute Engine operation (the tpu7x "
                                                          "workload policy)"),
     "pulumi:providers:kubernetes": Row(1, "provider configuration only (kubeconfig from the cluster's outputs)"),

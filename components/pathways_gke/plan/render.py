@@ -21,7 +21,14 @@ KEY_INPUTS: dict[str, tuple[str, ...]] = {
                                         "queuedProvisioning.enabled"),
     "gcp:compute/resourcePolicy:ResourcePolicy": ("name", "region", "workloadPolicy"),
     "gcp:serviceaccount/account:Account": ("accountId",),
-    "gcp:projects/iAMMember:IAMMember": ("role",),
+    "gcp:projects/iAMMember:IAMMember": ("role", "member"),
+    "gcp:storage/bucketIAMMember:BucketIAMMember": ("bucket", "role", "member"),
+    "gcp:serviceaccount/iAMMember:IAMMember": ("serviceAccountId", "role", "member"),
+    "gcp:storage/bucket:Bucket": ("name", "location", "hierarchicalNamespace.enabled", "lifecycleRules"),
+    "gcp:compute/router:Router": ("name", "project", "region", "network"),
+    "gcp:compute/routerNat:RouterNat": ("name", "project", "region", "router", "natIpAllocateOption",
+                                        "sourceSubnetworkIpRangesToNat"),
+    "gcp:compute/firewall:Firewall": ("name", "project", "network", "sourceRanges", "targetServiceAccounts"),
     "pulumi:providers:kubernetes": ("clusterIdentifier",),
 }
 K8S_KEY_INPUTS = ("metadata.namespace", "metadata.name")
@@ -80,6 +87,13 @@ def render_tree(plan: Plan) -> str:
             walk(r.urn, detail)
 
     walk(None, "")
+    identities = plan.outputs.get("identities")
+    if isinstance(identities, dict) and identities:
+        lines.append("identities:")
+        lines += [f"  {w}: {v.get('summary')}" for w, v in identities.items() if isinstance(v, dict)]
+    if plan.outputs.get("actionsRequired"):
+        lines.append("actions required (the stack cannot do these):")
+        lines += [f"  - {a}" for a in plan.outputs["actionsRequired"]]
     if plan.outputs:
         lines.append("outputs:")
         lines += [f"  {k} = {short(v)}" for k, v in plan.outputs.items()]

@@ -49,6 +49,7 @@ from ..naming import (
     TPU_TOPOLOGY_LABEL,
     WORKLOAD_LABEL,
 )
+from .head import never_evict
 from .target import WorkloadTarget
 from .wrapper import wrap_command
 
@@ -236,7 +237,8 @@ def build_jax_jobset(workload: WorkloadConfig, target: WorkloadTarget, *,
         "podFailurePolicy": {"rules": [{"action": "FailJob",
                                         "onPodConditions": [{"type": "DisruptionTarget", "status": "True"}]}]},
         "template": {
-            "metadata": {"labels": {WORKLOAD_LABEL: workload.name}},
+            # every process, process 0 (the coordinator) included: evicting any one restarts them all
+            "metadata": never_evict({"labels": {WORKLOAD_LABEL: workload.name}}),
             "spec": _pod_spec(workload, target, layout, secret_name),
         },
     }

@@ -14,6 +14,7 @@ from .. import naming
 from ..capacity import capacity_node_selector, tpu_tolerations
 from ..catalog import SliceShape
 from ..config.workloads import WorkloadConfig
+from .head import guard_head
 from .target import WorkloadTarget
 from .wrapper import wrap_command
 
@@ -360,6 +361,12 @@ def _pod_metadata(workload: WorkloadConfig, *, workers: bool) -> dict[str, Any]:
     return meta
 
 
+def _head_pod_template(workload: WorkloadConfig, target: WorkloadTarget, *, secret_name: Optional[str]) -> dict:
+    metadata, spec = guard_head(_pod_metadata(workload, workers=False),
+                                head_pod_spec(workload, target, secret_name=secret_name))
+    return {"metadata": metadata, "spec": spec}
+
+
 def head_replicated_job(workload: WorkloadConfig, target: WorkloadTarget, *, secret_name: Optional[str]) -> dict:
     job_meta: dict[str, Any] = {}
     if workload.mode != "colocated":  # one head per CPU node (host ports 29000-29002)
@@ -374,10 +381,7 @@ def head_replicated_job(workload: WorkloadConfig, target: WorkloadTarget, *, sec
                 "completionMode": "Indexed",
                 "completions": 1,
                 "parallelism": 1,
-                "template": {
-                    "metadata": _pod_metadata(workload, workers=False),
-                    "spec": head_pod_spec(workload, target, secret_name=secret_name),
-                },
+                "template": _head_pod_template(workload, target, secret_name=secret_name),
             },
         },
     }

@@ -1,0 +1,93 @@
+"""Identity and egress resources of a PathwaysCluster: Kubernetes service accounts (+ Workload Identity
+bindings), the buckets the stack creates, bucket/project grants to the identity each pod really has, and
+Cloud Router + NAT for private nodes. A thin shell over workloads/identity.py and gke/cluster_spec.py.
+
+Every resource here is a child of the PathwaysCluster (names in docs/components.md).
+"""
+
+from typing import Any, Optional
+
+import pulumi
+import pulumi_gcp as gcp
+import pulumi_kubernetes as k8s
+
+from .config.access import gsa_project
+from .config.stack import StackConfig
+from .gke.cluster_spec import egress_notes, nat_args, router_args
+from .workloads.identity import (GCP_SA_ANNOTATION, WORKLOAD_IDENTITY_USER, bucket_args, grant_plan,
+                                 identities_report, ksa_bindings, manual_grants)
+
+
+def fixed_name(parent: pulumi.Resource, **extra: Any) -> pulumi.ResourceOptions:
+    """Options of a child whose cloud name is fixed: a replacement must delete the old one first (409 otherwise)."""
+    return pulumi.ResourceOptions(parent=parent, delete_before_replace=True, **extra)
+
+
+def egress(parent: pulumi.Resource, name: str, stack: StackConfig) -> list[pulumi.Resource]:
+    """Cloud Router + NAT for a private cluster's region (none when the network has its own NAT)."""
+    out: list[pulumi.Resource] = []
+    router = router_args(stack)
+    if router is not None:
+        out.append(gcp.compute.Router(f"{name}-router", opts=fixed_name(parent), **router))
+    nat = nat_args(stack)
+    if nat is not None:
+        out.append(gcp.compute.RouterNat(f"{name}-nat", opts=fixed_name(parent, depends_on=out[:1]), **nat))
+    return out
+
+
+class Access:
+    """The service accounts, buckets and grants of one cluster's workloads (resources are the cluster's children)."""
+
+    def __init__(self, parent: pulumi.Resource, name: str, stack: StackConfig, *, cluster: Optional[pulumi.Resource],
+                 node_service_account: Optional[pulumi.Resource], kubernetes: pulumi.ProviderResource,
+                 namespace_ready: list):
+        self.report = identities_report(stack)
+        self.actions = [*manual_grants(stack), *egress_notes(stack)]
+        for action in self.actions:
+            pulumi.log.warn(action, resource=parent)
+        number = stack.cluster.project_number or ""  # grant_plan leaves principals to the user without it
+        self.service_accounts: list[pulumi.Resource] = []
+        self.bindings: list[pulumi.Resource] = []
+        for ksa in ksa_bindings(stack):
+            if ksa["create"]:
+                metadata: dict[str, Any] = {"name": ksa["name"], "namespace": ksa["namespace"],
+                                            "labels": {"app.kubernetes.io/managed-by": "pathways-gke"}}
+                if ksa["gcpServiceAccount"]:
+                    metadata["annotations"] = {GCP_SA_ANNOTATION: ksa["gcpServiceAccount"]}
+                self.service_accounts.append(k8s.core.v1.ServiceAccount(
+                    f"{name}-ksa-{ksa['name']}", metadata=metadata,
+                    opts=pulumi.ResourceOptions(parent=parent, provider=kubernetes, depends_on=namespace_ready)))
+            gsa = ksa["gcpServiceAccount"]
+            if gsa:
+                self.bindings.append(gcp.serviceaccount.IAMMember(
+                    f"{name}-ksa-{ksa['name']}-wi",
+                    service_account_id=f"projects/{gsa_project(gsa)}/serviceAccounts/{gsa}",
+                    role=WORKLOAD_IDENTITY_USER, member=ksa["member"],
+                    # the workload pool <project>.svc.id.goog exists once the cluster has Workload Identity
+                    opts=pulumi.ResourceOptions(parent=parent, depends_on=[cluster] if cluster else None)))
+        self.buckets = {
+            b.name: gcp.storage.Bucket(f"{name}-bucket-{b.name}", **bucket_args(stack, b.name),
+                                       opts=pulumi.ResourceOptions(parent=parent, retain_on_delete=True))
+            for b in stack.buckets if b.create
+        }
+        self.grants: list[pulumi.Resource] = []
+        for grant in grant_plan(stack):
+            if not grant.by_stack:
+                continue
+            member = grant.identity.with_number(number)
+            # the grant names the node SA (which must exist) or a principal of the cluster's workload pool
+            deps = [d for d in (self.buckets.get(grant.bucket or ""),
+                                node_service_account if grant.identity.kind == "node" else None,
+                                cluster if grant.identity.kind == "workload-identity" else None) if d is not None]
+            opts = pulumi.ResourceOptions(parent=parent, depends_on=deps or None)
+            if grant.bucket:
+                self.grants.append(gcp.storage.BucketIAMMember(
+                    grant.resource_name(name), bucket=grant.bucket, role=grant.role, member=member, opts=opts))
+            else:
+                self.grants.append(gcp.projects.IAMMember(
+                    grant.resource_name(name), project=grant.project, role=grant.role, member=member, opts=opts))
+
+    @property
+    def before_workloads(self) -> list[pulumi.Resource]:
+        """What a workload's pods need in place: their service accounts, bindings and grants."""
+        return [*self.service_accounts, *self.bindings, *self.grants]
