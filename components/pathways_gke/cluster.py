@@ -16,6 +16,7 @@ from .config.tpu import TpuPoolConfig
 from .gke.cluster_spec import (CLUSTER_TIMEOUTS, NODE_SERVICE_ACCOUNT_ROLES, cluster_args, cluster_identifier,
                                webhook_firewall_args)
 from .gke.kubeconfig import kubeconfig
+from .gke.observability import alert_policy_specs, console_links
 from .gke.nodepools import NodePoolSpec, cpu_pool_spec, tpu_pool_specs, workload_policy_args
 from .naming import node_service_account_id, workload_policy_name
 from .services import ClusterServices
@@ -105,6 +106,8 @@ class PathwaysCluster(pulumi.ComponentResource):
     """Kueue LocalQueue workloads are submitted to (when Kueue is enabled)."""
     jax_backend_targets: pulumi.Output[dict[str, str]]
     """In-cluster JAX_BACKEND_TARGET (grpc://<head>:29000) per Pathways workload."""
+    console_links: Optional[pulumi.Output[dict[str, Any]]]
+    """Cloud Console links: cluster, TPU dashboards, and per workload its JobSet page and logs (observability.consoleLinks)."""
 
     def __init__(self, name: str, args: PathwaysClusterArgs,
                  opts: Optional[pulumi.ResourceOptions] = None,
@@ -164,6 +167,11 @@ class PathwaysCluster(pulumi.ComponentResource):
             pulumi.ResourceOptions(parent=self, providers={"kubernetes": self.kubernetes_provider}))
         # issue 4/5 hook: one workload component per stack.workloads entry
         self.workloads = self._workloads(name, stack, secrets)
+        # optional alert policies: GCP resources with server-assigned names (replaceable, deleted on destroy)
+        self.alert_policies = [
+            gcp.monitoring.AlertPolicy(f"{name}-{suffix}", opts=pulumi.ResourceOptions(parent=self), **policy)
+            for suffix, policy in alert_policy_specs(stack)
+        ]
 
         self.cluster_name = pulumi.Output.from_input(cluster_ref)
         self.location = pulumi.Output.from_input(stack.cluster.location)
@@ -180,6 +188,8 @@ class PathwaysCluster(pulumi.ComponentResource):
                            if self.services.queue_name else None)
         self.jax_backend_targets = pulumi.Output.from_input(
             {n: w.jax_backend_target for n, w in self.workloads.items() if isinstance(w, PathwaysWorkload)})
+        self.console_links = (pulumi.Output.from_input(console_links(stack))
+                              if stack.observability.console_links else None)
         self.register_outputs({
             "clusterName": self.cluster_name,
             "location": self.location,
@@ -193,6 +203,7 @@ class PathwaysCluster(pulumi.ComponentResource):
             "nodeServiceAccountEmail": self.node_service_account_email,
             "queueName": self.queue_name,
             "jaxBackendTargets": self.jax_backend_targets,
+            "consoleLinks": self.console_links,
         })
 
     def _workloads(self, name: str, stack: StackConfig,

@@ -38,6 +38,7 @@ def check_manifest(value: Optional[str]) -> Optional[str]:
 
 class JobSetConfig(Model):
     version: str = "v0.10.1"
+    size_for_cluster: bool = Field(default=True, description="controller resources from the stack's VM count")
     manifest: Optional[str] = Field(default=None, description="local release manifests.yaml instead of the URL")
 
     @field_validator("version")
@@ -54,6 +55,7 @@ class JobSetConfig(Model):
 class KueueConfig(Model):
     enabled: bool = False
     version: str = "v0.17.1"
+    size_for_cluster: bool = Field(default=True, description="controller resources from the stack's VM count")
     manifest: Optional[str] = Field(default=None, description="local release manifests.yaml instead of the URL")
 
     @field_validator("version")

@@ -18,7 +18,45 @@ RESERVED_NAMESPACES = ("kube-system", "kube-public", "kube-node-lease", "jobset-
 
 def cross_section_problems(stack: StackConfig) -> list[Problem]:
     return [*cluster_and_pool_problems(stack), *addon_problems(stack), *workload_problems(stack),
-            *jax_workload_problems(stack)]
+            *jax_workload_problems(stack), *at_scale_problems(stack)]
+
+
+JOBSET_METRICS_MIN_GKE = (1, 32, 1, 1357001)  # GKE's JobSet kube-state-metrics package (1.32.1-gke.1357001)
+
+
+def gke_version_key(version: str) -> tuple[int, ...]:
+    """'1.34.1-gke.1829001' -> (1, 34, 1, 1829001); '1.34' -> (1, 34)."""
+    head, _, gke = version.partition("-gke.")
+    return (*(int(p) for p in head.split(".")), *((int(gke),) if gke else ()))
+
+
+def at_scale_problems(stack: StackConfig) -> list[Problem]:
+    """DNS, image cache and observability rules GKE enforces (docs/at-scale.md)."""
+    out: list[Problem] = []
+    cluster, obs = stack.cluster, stack.observability
+    if not cluster.create and cluster.dns != "auto":
+        out.append(Problem("cluster.dns", "applies only to a cluster this stack creates (cluster.create: true); an "
+                           "adopted cluster keeps its DNS provider. Remove the key, or change it with gcloud "
+                           "container clusters update --cluster-dns", cluster.dns))
+    pools = [("cpuPool", stack.cpu_pool)] + [(f"tpuPools[{i}]", p) for i, p in enumerate(stack.tpu_pools)]
+    for path, pool in pools:
+        if pool.image_cache_disk and not pool.image_streaming:
+            out.append(Problem(f"{path}.imageCacheDisk", "needs image streaming: GKE uses a container-image-cache "
+                               f"secondary boot disk only on pools with GCFS enabled; set {path}.imageStreaming: "
+                               "true or drop the disk", pool.image_cache_disk))
+    if obs.managed_prometheus and cluster.version:
+        key = gke_version_key(cluster.version)
+        if key[:len(key)] < JOBSET_METRICS_MIN_GKE[:len(key)]:
+            out.append(Problem("cluster.version", "is older than 1.32.1-gke.1357001, the first GKE version with the "
+                               "JobSet metrics package that observability.managedPrometheus turns on; raise the "
+                               "version or set observability.managedPrometheus: false", cluster.version))
+    if obs.alerts and not obs.managed_prometheus:
+        out.append(Problem("observability.alerts", "reads the JobSet metrics (kube_jobset_*) that only "
+                           "observability.managedPrometheus collects; turn that on or the alerts off", True))
+    if obs.notification_channels and not obs.alerts:
+        out.append(Problem("observability.notificationChannels", "has no alert policy to notify; set "
+                           "observability.alerts: true or drop the channels"))
+    return out
 
 
 def cluster_and_pool_problems(stack: StackConfig) -> list[Problem]:

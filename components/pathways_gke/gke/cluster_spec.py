@@ -17,6 +17,55 @@ NODE_SERVICE_ACCOUNT_ROLES = (
 )
 CLUSTER_TIMEOUTS = {"create": "45m", "update": "45m", "delete": "45m"}
 
+# Metric packages the TPU and JobSet dashboards read. SYSTEM_COMPONENTS carries GKE's system metrics, which
+# include the TPU node/container metrics (duty cycle, TensorCore utilization, HBM); the kube state metrics
+# packages need system metrics and managed collection on; JOBSET needs GKE >= 1.32.1-gke.1357001
+# (https://cloud.google.com/kubernetes-engine/docs/how-to/kube-state-metrics).
+MONITORING_COMPONENTS = ("SYSTEM_COMPONENTS", "STORAGE", "POD", "DEPLOYMENT", "STATEFULSET", "DAEMONSET", "HPA",
+                         "JOBSET")
+LOGGING_COMPONENTS = ("SYSTEM_COMPONENTS", "WORKLOADS")  # the workload log links query container logs
+
+
+def has_multi_host_slices(stack: StackConfig) -> bool:
+    return any(pool.shape.multi_host for pool in stack.tpu_pools)
+
+
+def cluster_dns(stack: StackConfig) -> str:
+    """The DNS provider the cluster gets: `auto` resolves to Cloud DNS when a multi-host slice exists.
+
+    Every host of a multi-host slice (and the Pathways head) resolves its peers' JobSet hostnames at start
+    and after each restart; kube-dns did not keep up at that rate (XPK switches such clusters to CoreDNS,
+    AI-Hypercomputer/xpk#500, #530). Cloud DNS answers on each node (no in-cluster DNS server to saturate)
+    and serves headless Services, which the JobSet's hostnames are.
+    """
+    dns = stack.cluster.dns
+    if dns == "auto":
+        return "cloud-dns" if has_multi_host_slices(stack) else "gke-default"
+    return dns
+
+
+def dns_args(stack: StackConfig) -> dict[str, Any]:
+    """`dns_config` / `addons_config.dns_cache_config` for the chosen provider ({} = GKE's default)."""
+    dns = cluster_dns(stack)
+    if dns == "cloud-dns":
+        # cluster scope: records visible inside this cluster only; GKE cannot change the scope later
+        # (https://cloud.google.com/kubernetes-engine/docs/how-to/cloud-dns)
+        return {"dns_config": {"cluster_dns": "CLOUD_DNS", "cluster_dns_scope": "CLUSTER_SCOPE"}}
+    if dns == "nodelocal-dnscache":
+        return {"dns_cache_config": {"enabled": True}}
+    return {}
+
+
+def monitoring_args(stack: StackConfig) -> dict[str, Any]:
+    """Managed Prometheus, the metric packages of the TPU/JobSet dashboards, and workload logs."""
+    if not stack.observability.managed_prometheus:
+        return {}
+    return {
+        "monitoring_config": {"enable_components": list(MONITORING_COMPONENTS),
+                              "managed_prometheus": {"enabled": True}},
+        "logging_config": {"enable_components": list(LOGGING_COMPONENTS)},
+    }
+
 
 def cluster_args(stack: StackConfig) -> dict[str, Any]:
     cluster = stack.cluster
@@ -39,6 +88,11 @@ def cluster_args(stack: StackConfig) -> dict[str, Any]:
         "deletion_protection": cluster.deletion_protection,
         "resource_labels": dict(sorted({**cluster.labels, "managed-by": "pathways-gke"}.items())),
     }
+    dns = dns_args(stack)
+    if "dns_cache_config" in dns:
+        args["addons_config"]["dns_cache_config"] = dns.pop("dns_cache_config")
+    args.update(dns)
+    args.update(monitoring_args(stack))
     if cluster.version:
         args["min_master_version"] = cluster.version
     if cluster.network:
