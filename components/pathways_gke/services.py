@@ -151,7 +151,8 @@ class ClusterServices(pulumi.ComponentResource):
             "jobsetSource": spec.jobset.file,
             "kueueVersion": spec.kueue.version if spec.kueue else None,
             "queueName": spec.queue_name,
-            "controllerResources": {addon: r.as_resources() for addon, r in spec.resources.items()},
+            "controllerResources": {addon: {"nodes": r.nodes, **r.as_resources()}
+                                    for addon, r in spec.resources.items()},
         })
 
     def _install(self, name: str, addon: str, source: InstallSource, spec: ServicesSpec,

@@ -65,8 +65,9 @@ class ControllerResources:
                 "limits": {"cpu": self.cpu_limit, "memory": self.memory}}
 
     def describe(self) -> str:
-        """Compact JSON (what the readiness ConfigMap and the plan show)."""
-        return json.dumps({"nodes": self.nodes, **self.as_resources()}, sort_keys=True, separators=(",", ":"))
+        """Compact JSON of the resources (the readiness ConfigMap's record). The node count is left out so
+        that adding a slice changes the ConfigMap only when it changes the controller's resources."""
+        return json.dumps(self.as_resources(), sort_keys=True, separators=(",", ":"))
 
 
 def stack_node_count(stack: StackConfig) -> int:

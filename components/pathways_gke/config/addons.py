@@ -38,8 +38,8 @@ def check_manifest(value: Optional[str]) -> Optional[str]:
 
 class JobSetConfig(Model):
     version: str = "v0.10.1"
-    size_for_cluster: bool = Field(default=True, description="controller resources from the stack's VM count")
     manifest: Optional[str] = Field(default=None, description="local release manifests.yaml instead of the URL")
+    size_for_cluster: bool = Field(default=True, description="controller resources from the stack's VM count")
 
     @field_validator("version")
     @classmethod
@@ -55,8 +55,8 @@ class JobSetConfig(Model):
 class KueueConfig(Model):
     enabled: bool = False
     version: str = "v0.17.1"
-    size_for_cluster: bool = Field(default=True, description="controller resources from the stack's VM count")
     manifest: Optional[str] = Field(default=None, description="local release manifests.yaml instead of the URL")
+    size_for_cluster: bool = Field(default=True, description="controller resources from the stack's VM count")
 
     @field_validator("version")
     @classmethod
