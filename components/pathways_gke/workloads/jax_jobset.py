@@ -48,6 +48,7 @@ from ..naming import (
     TPU_TOPOLOGY_LABEL,
     WORKLOAD_LABEL,
 )
+from .pathways_jobset import image_pull_policy
 from .target import WorkloadTarget
 from .wrapper import wrap_command
 
@@ -175,6 +176,7 @@ def _pod_spec(workload: WorkloadConfig, target: WorkloadTarget, layout: JaxLayou
     container: dict[str, Any] = {
         "name": CONTAINER,
         "image": workload.image,
+        "imagePullPolicy": image_pull_policy(workload),
         "command": wrap_command(workload.command_text, setup=PROCESS_ID_SETUP),
         "env": _env(workload, layout, secret_name),
         "ports": [{"name": name, "containerPort": port, "protocol": "TCP"} for name, port in PORTS[layout.platform]],
