@@ -354,3 +354,12 @@ def test_the_text_report_leads_with_the_time_to_the_first_step(capsys):
     assert cli_main(["plan", "--stack", "prod", "--project-dir", str(ROOT), "--critical-path"]) == 0
     out = capsys.readouterr().out
     assert "Expected time to the first training step" in out and "with preloaded images" in out
+
+
+def test_the_image_table_in_the_docs_is_current():
+    from pathways_gke.plan.image_pulls import image_rows_markdown
+
+    text = (ROOT / "docs/critical-path.md").read_text()
+    begin = text.index("<!-- images:begin")
+    table = text[text.index("\n", begin) + 1:text.index("<!-- images:end -->")]
+    assert table == image_rows_markdown(), "copy plan.image_pulls.image_rows_markdown() into docs/critical-path.md"

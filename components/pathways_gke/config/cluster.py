@@ -36,7 +36,7 @@ def check_disk_image(value: Optional[str]) -> Optional[str]:
         return value
     if "/images/family/" in value:
         raise fail("disk_image", "names an image family, which moves to each new image; give one pinned image, "
-                   "projects/PROJECT/global/images/NAME (docs/cold-start.md shows how to build it)")
+                   "projects/PROJECT/global/images/NAME (docs/at-scale.md shows how to build it)")
     if not DISK_IMAGE.match(value):
         raise fail("disk_image", "is not a Compute Engine disk image; write projects/PROJECT/global/images/NAME "
                    "(or global/images/NAME in the stack's project)")

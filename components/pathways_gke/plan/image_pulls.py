@@ -7,7 +7,7 @@ How long a pull takes depends on the pool that runs the pod:
 
 - preloaded: the pool has a container-image-cache secondary boot disk (`secondaryBootDisks`), so the images
   are on the node already. The plan cannot see what the disk image holds; it assumes the images of the
-  workloads on that pool, which is what docs/cold-start.md says to bake in.
+  workloads on that pool, which is what docs/at-scale.md says to bake in.
 - streamed: the pool has image streaming (`gcfsConfig.enabled`) and the image is in Artifact Registry; the
   container starts once the data it reads first has arrived (a fixed time per image).
 - pulled: otherwise, the image's size over the node's pull rate.
