@@ -363,3 +363,30 @@ def test_the_image_table_in_the_docs_is_current():
     begin = text.index("<!-- images:begin")
     table = text[text.index("\n", begin) + 1:text.index("<!-- images:end -->")]
     assert table == image_rows_markdown(), "copy plan.image_pulls.image_rows_markdown() into docs/critical-path.md"
+
+
+# --- what a change does to a running stack ---------------------------------------------------------
+
+
+def test_adding_an_image_cache_replaces_that_groups_pools_and_leaves_the_cluster_alone():
+    from pathways_gke.plan.diff import diff_plans
+
+    base = plan_config(config_of("prod"), stack="prod")
+    config = config_of("prod")
+    config["pathways-gke:tpuPools"][0]["imageCacheDisk"] = CACHE_IMAGE
+    diff = diff_plans(base, plan_config(config, stack="prod"))
+    replaced = {c.name for c in diff.changed if c.replace and c.type == NODE_POOL}
+    assert replaced == {f"pw-prod-train-{i}" for i in range(4)}
+    assert not [c for c in diff.changed if c.type in (CLUSTER, "gcp:container/nodePool:NodePool")
+                and c.name == "pw-prod-cpu"]
+
+
+def test_switching_the_dns_provider_updates_the_cluster_in_place():
+    from pathways_gke.plan.diff import diff_plans
+
+    base = plan_config(config_of("prod"), stack="prod")
+    diff = diff_plans(base, plan_config(set_key(config_of("prod"), "cluster", dns="nodelocal-dnscache"),
+                                        stack="prod"))
+    [change] = [c for c in diff.changed if c.type == CLUSTER]
+    assert change.replace is False
+    assert {p.split(".")[0] for p in change.properties} == {"addonsConfig", "dnsConfig"}
