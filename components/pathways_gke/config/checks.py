@@ -45,8 +45,8 @@ def at_scale_problems(stack: StackConfig) -> list[Problem]:
                                f"secondary boot disk only on pools with GCFS enabled; set {path}.imageStreaming: "
                                "true or drop the disk", pool.image_cache_disk))
     if obs.managed_prometheus and cluster.version:
-        key = gke_version_key(cluster.version)
-        if key[:len(key)] < JOBSET_METRICS_MIN_GKE[:len(key)]:
+        key = gke_version_key(cluster.version)  # a minor-only version ("1.32") is compared on what it gives
+        if key < JOBSET_METRICS_MIN_GKE[:len(key)]:
             out.append(Problem("cluster.version", "is older than 1.32.1-gke.1357001, the first GKE version with the "
                                "JobSet metrics package that observability.managedPrometheus turns on; raise the "
                                "version or set observability.managedPrometheus: false", cluster.version))
