@@ -181,15 +181,16 @@ def machine() -> str:
 def table(rows: dict) -> str:
     lines = ["| slices | resources | CLI wall | CLI peak RSS | imports | first plan | plan | plan, unrecorded | "
              "floor typed | plan / typed | floor payload | plan / payload | floor bare | "
-             "plan, at-scale off (resources) | at-scale cost |",
-             "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+             "plan, at-scale off (resources) | at-scale cost | at-scale cost, CPU |",
+             "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for n, r in sorted(rows.items()):
         o, typed, payload = r["ours"], r["typed"]["warm"], r["payload"]["warm"]
         lines.append(f"| {n} | {o['resources']} | {r['cli']['wall']:.2f} s | {r['cli']['peakRssMb']:.0f} MB | "
                      f"{o['imports']:.2f} s | {o['run']:.2f} s | {o['warm']:.2f} s | {r['unrecorded']['warm']:.2f} s | "
                      f"{typed:.2f} s | {o['warm'] / typed:.2f}× | {payload:.2f} s | {o['warm'] / payload:.2f}× | "
                      f"{r['bare']['warm']:.2f} s | {r['off']['warm']:.2f} s ({r['off']['resources']}) | "
-                     f"{o['warm'] - r['off']['warm']:+.2f} s |")
+                     f"{o['warm'] - r['off']['warm']:+.2f} s | "
+                     f"{o['warmCpu']:.2f} − {r['off']['warmCpu']:.2f} = {o['warmCpu'] - r['off']['warmCpu']:+.2f} s |")
     return "\n".join(lines)
 
 

@@ -390,3 +390,19 @@ def test_switching_the_dns_provider_updates_the_cluster_in_place():
     [change] = [c for c in diff.changed if c.type == CLUSTER]
     assert change.replace is False
     assert {p.split(".")[0] for p in change.properties} == {"addonsConfig", "dnsConfig"}
+
+
+def test_the_registered_jobset_transforms_pin_and_size_the_controller_together():
+    """Run the JobSet install's transforms the way the engine does (each on the previous result)."""
+    import pulumi
+
+    spec = services_spec(parse_stack(config_of("prod")))
+    props, opts = manager_deployment(), pulumi.ResourceOptions()
+    for transform in install_transforms(spec, "jobset"):
+        result = transform(pulumi.ResourceTransformArgs(True, DEPLOYMENT_TYPE, "d", props, opts))
+        if result is not None:
+            props, opts = result.props, result.opts
+    pod = props["spec"]["template"]["spec"]
+    assert pod["nodeSelector"] == {"cloud.google.com/gke-nodepool": "cpu-np"}
+    assert pod["containers"][0]["resources"] == expected("jobset", 24)
+    assert json.loads(spec.marker["data"]["jobset.resources"]) == pod["containers"][0]["resources"]

@@ -44,16 +44,18 @@ def cluster_dns(stack: StackConfig) -> str:
     return dns
 
 
-def dns_args(stack: StackConfig) -> dict[str, Any]:
-    """`dns_config` / `addons_config.dns_cache_config` for the chosen provider ({} = GKE's default)."""
-    dns = cluster_dns(stack)
-    if dns == "cloud-dns":
-        # cluster scope: records visible inside this cluster only; GKE cannot change the scope later
-        # (https://cloud.google.com/kubernetes-engine/docs/how-to/cloud-dns)
-        return {"dns_config": {"cluster_dns": "CLOUD_DNS", "cluster_dns_scope": "CLUSTER_SCOPE"}}
-    if dns == "nodelocal-dnscache":
-        return {"dns_cache_config": {"enabled": True}}
-    return {}
+def dns_config(stack: StackConfig) -> Optional[dict[str, Any]]:
+    """The cluster's `dns_config` (Cloud DNS), or None."""
+    if cluster_dns(stack) != "cloud-dns":
+        return None
+    # cluster scope: records visible inside this cluster only; GKE cannot change the scope later
+    # (https://cloud.google.com/kubernetes-engine/docs/how-to/cloud-dns)
+    return {"cluster_dns": "CLOUD_DNS", "cluster_dns_scope": "CLUSTER_SCOPE"}
+
+
+def dns_cache_config(stack: StackConfig) -> Optional[dict[str, Any]]:
+    """`addons_config.dns_cache_config` (NodeLocal DNSCache), or None (GKE's default for the version)."""
+    return {"enabled": True} if cluster_dns(stack) == "nodelocal-dnscache" else None
 
 
 def monitoring_args(stack: StackConfig) -> dict[str, Any]:
@@ -88,10 +90,10 @@ def cluster_args(stack: StackConfig) -> dict[str, Any]:
         "deletion_protection": cluster.deletion_protection,
         "resource_labels": dict(sorted({**cluster.labels, "managed-by": "pathways-gke"}.items())),
     }
-    dns = dns_args(stack)
-    if "dns_cache_config" in dns:
-        args["addons_config"]["dns_cache_config"] = dns.pop("dns_cache_config")
-    args.update(dns)
+    if (dns := dns_config(stack)) is not None:
+        args["dns_config"] = dns
+    if (cache := dns_cache_config(stack)) is not None:
+        args["addons_config"]["dns_cache_config"] = cache
     args.update(monitoring_args(stack))
     if cluster.version:
         args["min_master_version"] = cluster.version
