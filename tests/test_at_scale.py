@@ -184,6 +184,9 @@ def test_alert_policies_are_opt_in_and_watch_each_workload_for_missing_workers_a
     assert stuck["notificationChannels"] == [channel]
     [restart] = policies["pw-prod-llm-pretrain-restart-alert"]["conditions"]
     assert "kube_jobset_restarts" in restart["conditionPrometheusQueryLanguage"]["query"]
+    # Cloud Monitoring names policies itself (no `name` input): a changed policy is replaced create-first
+    # without a name clash, so no deleteBeforeReplace is needed; `pulumi destroy` deletes them
+    assert all("name" not in p for p in policies.values())
 
 
 # --- controller sizing ----------------------------------------------------------------------------
