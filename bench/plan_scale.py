@@ -6,7 +6,9 @@
 
 Every number comes from a fresh interpreter (bench/measure.py), the median of --repeat runs:
 `ours` plans a prod-like stack (one v6e-16 group of N reserved slices, Kueue on, 6 Pathways + 2 JAX
-workloads) exactly as `pathways-gke plan` does; the floors register the same resources without our
+workloads, every at-scale feature on: image streaming and an image-cache disk on every pool, Cloud DNS,
+controllers sized for the cluster, managed Prometheus, console links and two alert policies per workload)
+exactly as `pathways-gke plan` does; `at-scale off` plans the same stack with all of those switched off; the floors register the same resources without our
 program: `typed` (the real SDK classes, required arguments only: bare resources), `payload` (the same
 inputs, no logic) and `bare` (generic resources, no inputs). Targets (issue 8): 256 slices ≤ 5 s and
 ≤ 500 MB, ≤ 1.3× the floor, T(256) / T(16) ≤ 20.
@@ -37,7 +39,25 @@ FLOORS = ("typed", "payload", "bare")
 TARGET_SECONDS, TARGET_MB, TARGET_RATIO, TARGET_GROWTH = 5.0, 500.0, 1.3, 20.0
 
 
-def scale_config(slices: int, workloads: int = WORKLOADS) -> dict:
+CACHE_DISK = "projects/acme-ml-prod/global/images/pathways-cache-2026-11-20"
+
+
+def at_scale_features(config: dict, on: bool) -> dict:
+    """Every feature of docs/at-scale.md on (alerts and image-cache disks included) or off."""
+    config = copy.deepcopy(config)
+    pools = [config.setdefault("pathways-gke:cpuPool", {}), *config["pathways-gke:tpuPools"]]
+    for pool in pools:
+        pool["imageStreaming"] = on
+        if on:
+            pool["imageCacheDisk"] = CACHE_DISK
+    config["pathways-gke:cluster"]["dns"] = "cloud-dns" if on else "gke-default"
+    for addon in ("jobset", "kueue"):
+        config.setdefault(f"pathways-gke:{addon}", {})["sizeForCluster"] = on
+    config["pathways-gke:observability"] = {"managedPrometheus": on, "consoleLinks": on, "alerts": on}
+    return config
+
+
+def scale_config(slices: int, workloads: int = WORKLOADS, at_scale: bool = True) -> dict:
     """stacks/Pulumi.prod.yaml with its TPU group at `slices` slices and `workloads` workloads on it."""
     sys.path.insert(0, str(ROOT / "components"))
     from pathways_gke.config.stack import read_stack_file
@@ -52,7 +72,7 @@ def scale_config(slices: int, workloads: int = WORKLOADS) -> dict:
     jax = [jax_tpu, jax_cpu][:max(0, workloads - 6)]
     config["pathways-gke:workloads"] = [
         {**copy.deepcopy(pathways), "name": f"train-{i}"} for i in range(workloads - len(jax))] + jax
-    return config
+    return at_scale_features(config, at_scale)
 
 
 def measure(*args: str) -> dict:
@@ -106,6 +126,9 @@ def bench(slices: tuple[int, ...], repeat: int, workdir: Path) -> dict:
                        "peakRssMb": statistics.median(c["peakRssMb"] for c in cli)}}
         row["unrecorded"] = median_of([measure("ours-unrecorded", "--config", str(config_path))
                                        for _ in range(repeat)])
+        off_path = workdir / f"Pulumi.scale-{n}-off.yaml"
+        off_path.write_text(yaml.safe_dump({"config": scale_config(n, at_scale=False)}, sort_keys=False))
+        row["off"] = median_of([measure("ours", "--config", str(off_path)) for _ in range(repeat)])
         row["typed"] = median_of([measure("typed", "--plan", str(plan_path)) for _ in range(repeat)])
         row["payload"] = median_of([measure("payload", "--plan", str(plan_path)) for _ in range(repeat)])
         row["bare"] = median_of([measure("bare", "--count", str(row["ours"]["resources"])) for _ in range(repeat)])
@@ -157,14 +180,17 @@ def machine() -> str:
 
 def table(rows: dict) -> str:
     lines = ["| slices | resources | CLI wall | CLI peak RSS | imports | first plan | plan | plan, unrecorded | "
-             "floor typed | plan / typed | floor payload | plan / payload | floor bare |",
-             "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+             "floor typed | plan / typed | floor payload | plan / payload | floor bare | "
+             "plan, at-scale off (resources) | at-scale cost | at-scale cost, CPU |",
+             "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for n, r in sorted(rows.items()):
         o, typed, payload = r["ours"], r["typed"]["warm"], r["payload"]["warm"]
         lines.append(f"| {n} | {o['resources']} | {r['cli']['wall']:.2f} s | {r['cli']['peakRssMb']:.0f} MB | "
                      f"{o['imports']:.2f} s | {o['run']:.2f} s | {o['warm']:.2f} s | {r['unrecorded']['warm']:.2f} s | "
                      f"{typed:.2f} s | {o['warm'] / typed:.2f}× | {payload:.2f} s | {o['warm'] / payload:.2f}× | "
-                     f"{r['bare']['warm']:.2f} s |")
+                     f"{r['bare']['warm']:.2f} s | {r['off']['warm']:.2f} s ({r['off']['resources']}) | "
+                     f"{o['warm'] - r['off']['warm']:+.2f} s | "
+                     f"{o['warmCpu']:.2f} − {r['off']['warmCpu']:.2f} = {o['warmCpu'] - r['off']['warmCpu']:+.2f} s |")
     return "\n".join(lines)
 
 

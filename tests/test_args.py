@@ -10,7 +10,7 @@ from pydantic import BaseModel
 
 from pathways_gke import args as A
 from pathways_gke.cluster import PathwaysCluster
-from pathways_gke.config import access, addons, cluster, pathways, stack, tpu, workloads
+from pathways_gke.config import access, addons, cluster, observability, pathways, stack, tpu, workloads
 from pathways_gke.config.stack import parse_stack, read_stack_file
 from pathways_gke.errors import ConfigError
 from pathways_gke.plan.engine import plan_stack, run_program
@@ -41,10 +41,12 @@ SECTIONS = [
     (A.AuthorizedNetwork, access.AuthorizedNetwork),
     (A.Bucket, access.BucketConfig),
     (A.BucketAccess, access.BucketAccess),
+    (A.Observability, observability.ObservabilityConfig),
 ]
 # TypedDict field -> Enum, and the pydantic field whose Literal it must equal
 ENUMS = [
     (A.ReleaseChannel, cluster.ClusterConfig, "release_channel"),
+    (A.ClusterDns, cluster.ClusterConfig, "dns"),
     (A.DiskType, cluster.CpuPoolConfig, "disk_type"),
     (A.DiskType, tpu.TpuPoolConfig, "disk_type"),
     (A.Capacity, tpu.TpuPoolConfig, "capacity"),

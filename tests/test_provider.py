@@ -73,10 +73,10 @@ def test_cluster_outputs_are_typed(schema):
         "clusterName": "string", "location": "string", "project": "string", "endpoint": "string",
         "kubeconfig": "string", "cpuPoolName": "string", "tpuPoolNames": "object", "tpuPools": "array",
         "namespace": "string", "nodeServiceAccountEmail": "string", "queueName": "string",
-        "jaxBackendTargets": "object", "identities": "object", "actionsRequired": "array",
+        "jaxBackendTargets": "object", "identities": "object", "actionsRequired": "array", "consoleLinks": "object",
     }
     assert props["tpuPools"]["items"]["$ref"] == "#/types/pathways-gke:index:TpuPoolFacts"
-    assert set(resource["required"]) == set(props) - {"nodeServiceAccountEmail", "queueName"}
+    assert set(resource["required"]) == set(props) - {"nodeServiceAccountEmail", "queueName", "consoleLinks"}
 
 
 def test_every_property_and_type_is_described(schema):

@@ -181,7 +181,7 @@ def test_standalone_children_inherit_the_provider_and_register_the_transforms():
         assert child.provider.startswith(recording.urn("k8s")) or child.providers.get("kubernetes", "").startswith(
             recording.urn("k8s")), child.name
     install = recording.by_name("svc-jobset")
-    assert install.transforms == 3  # force_apply + keep_on_node_pool + protect_crds
+    assert install.transforms == 4  # force_apply + keep_on_node_pool + sized_for_cluster + protect_crds
     assert install.depends_on == [recording.urn("cpu")]
     assert recording.by_name("svc").type == "pathways-gke:index:ClusterServices"
 

@@ -106,6 +106,19 @@ class WorkloadMode(str, Enum):
     """Resource manager and proxy only, for notebooks and interactive clients."""
 
 
+class ClusterDns(str, Enum):
+    """Cluster DNS provider."""
+
+    AUTO = "auto"
+    """Cloud DNS (cluster scope) when the stack has a multi-host TPU slice, else GKE's default."""
+    CLOUD_DNS = "cloud-dns"
+    """Cloud DNS for GKE, cluster scope: DNS answered on every node, no in-cluster DNS server."""
+    NODELOCAL_DNSCACHE = "nodelocal-dnscache"
+    """kube-dns with the NodeLocal DNSCache add-on (a cache on every node)."""
+    GKE_DEFAULT = "gke-default"
+    """Send no DNS settings: GKE's default for the cluster version."""
+
+
 class ImagePullPolicy(str, Enum):
     """Kubernetes imagePullPolicy of every container of a workload."""
 
@@ -227,6 +240,8 @@ class Cluster(TypedDict):
     """Cloud NAT for private nodes. Default: a Router + NAT is created when privateNodes is true."""
     master_authorized_networks: NotRequired[list[AuthorizedNetwork]]
     """CIDR blocks allowed to reach the control plane (master authorized networks)."""
+    dns: NotRequired[ClusterDns]
+    """Cluster DNS provider (created clusters only). Default: "auto"."""
 
 
 class CpuPool(TypedDict):
@@ -252,6 +267,10 @@ class CpuPool(TypedDict):
     pd-balanced. Those families refuse pd-* types."""
     spot: NotRequired[bool]
     """Run the CPU nodes on spot VMs. Default: false."""
+    image_streaming: NotRequired[bool]
+    """GKE image streaming (GCFS): the head's containers start before their images are fully pulled. Default: true."""
+    image_cache_disk: NotRequired[str]
+    """Pinned disk image (projects/P/global/images/NAME) attached as a container-image-cache secondary boot disk."""
     labels: NotRequired[dict[str, str]]
     """Extra Kubernetes node labels."""
 
@@ -299,7 +318,9 @@ class TpuPool(TypedDict):
     disk_type: NotRequired[DiskType]
     """Boot disk type; GKE's default when unset."""
     image_streaming: NotRequired[bool]
-    """GKE image streaming (GCFS). Default: false."""
+    """GKE image streaming (GCFS). Default: true."""
+    image_cache_disk: NotRequired[str]
+    """Pinned disk image (projects/P/global/images/NAME) attached as a container-image-cache secondary boot disk."""
     auto_upgrade: NotRequired[bool]
     """GKE node auto-upgrade. Default: true."""
     max_pods_per_node: NotRequired[int]
@@ -319,6 +340,8 @@ class JobSet(TypedDict):
     """Pinned JobSet release (vMAJOR.MINOR.PATCH). Default: "v0.10.1"."""
     manifest: NotRequired[str]
     """Path of a vendored install manifest to use instead of the bundled one."""
+    size_for_cluster: NotRequired[bool]
+    """Controller CPU/memory from the stack's VM count (docs/at-scale.md); false keeps the manifest's. Default: true."""
 
 
 class Kueue(TypedDict):
@@ -330,6 +353,8 @@ class Kueue(TypedDict):
     """Pinned Kueue release (vMAJOR.MINOR.PATCH). Default: "v0.17.1"."""
     manifest: NotRequired[str]
     """Path of a vendored install manifest to use instead of the bundled one."""
+    size_for_cluster: NotRequired[bool]
+    """Controller CPU/memory from the stack's VM count (docs/at-scale.md); false keeps the manifest's. Default: true."""
 
 
 class PathwaysImages(TypedDict):
@@ -505,6 +530,21 @@ class Workload(TypedDict):
     """Kubernetes Secrets for private registries, on head and worker pods."""
 
 
+class Observability(TypedDict):
+    """Metrics, Console links and alerts."""
+
+    managed_prometheus: NotRequired[bool]
+    """GKE managed Prometheus with the metric packages the TPU and JobSet dashboards read. Default: true."""
+    console_links: NotRequired[bool]
+    """Output `consoleLinks` (cluster, TPU dashboards, each workload's JobSet page and logs). Default: true."""
+    alerts: NotRequired[bool]
+    """Cloud Monitoring alert policies per workload (stuck without ready workers; restarts). Default: false."""
+    stuck_minutes: NotRequired[int]
+    """Minutes a JobSet may have fewer ready than specified replicas before alerting (5-1440). Default: 20."""
+    notification_channels: NotRequired[list[str]]
+    """Notification channels of the alert policies (projects/P/notificationChannels/ID)."""
+
+
 class PathwaysClusterArgs(TypedDict):
     """Arguments of PathwaysCluster: the stack config contract, section by section."""
 
@@ -524,6 +564,8 @@ class PathwaysClusterArgs(TypedDict):
     """Workloads run on the cluster."""
     buckets: NotRequired[list[Bucket]]
     """Buckets the stack creates, or that live in another project."""
+    observability: NotRequired[Observability]
+    """Metrics, Console links and alerts."""
     namespace: NotRequired[str]
     """Kubernetes namespace of the workloads. Default: "default"."""
     secrets: NotRequired[pulumi.Input[Mapping[str, pulumi.Input[str]]]]

@@ -18,6 +18,7 @@ from .gke.adopt import adopted_cluster_problems
 from .gke.cluster_spec import (CLUSTER_IGNORE_CHANGES, CLUSTER_TIMEOUTS, NODE_SERVICE_ACCOUNT_ROLES, cluster_args,
                                cluster_identifier, webhook_firewall_args)
 from .gke.kubeconfig import kubeconfig
+from .gke.observability import alert_policy_specs, console_links
 from .gke.nodepools import NodePoolSpec, cpu_pool_spec, tpu_pool_specs, workload_policy_args
 from .naming import node_service_account_id, workload_policy_name
 from .services import ClusterServices
@@ -114,6 +115,8 @@ class PathwaysCluster(pulumi.ComponentResource):
     """Per workload: the GCP identity each pod runs as, what it can write/read, and who grants it."""
     actions_required: pulumi.Output[list[str]]
     """Grants and network setup this stack cannot make itself (bucket in another project, user-managed SA, NAT)."""
+    console_links: Optional[pulumi.Output[dict[str, Any]]]
+    """Cloud Console links: cluster, TPU dashboards, and per workload its JobSet page and logs (observability.consoleLinks)."""
 
     def __init__(self, name: str, args: PathwaysClusterArgs,
                  opts: Optional[pulumi.ResourceOptions] = None,
@@ -197,6 +200,11 @@ class PathwaysCluster(pulumi.ComponentResource):
                              kubernetes=self.kubernetes_provider, namespace_ready=list(self.services.ready))
         # issue 4/5 hook: one workload component per stack.workloads entry
         self.workloads = self._workloads(name, stack, secrets)
+        # optional alert policies: GCP resources with server-assigned names (replaceable, deleted on destroy)
+        self.alert_policies = [
+            gcp.monitoring.AlertPolicy(f"{name}-{suffix}", opts=pulumi.ResourceOptions(parent=self), **policy)
+            for suffix, policy in alert_policy_specs(stack)
+        ]
 
         self.cluster_name = pulumi.Output.from_input(cluster_ref)
         self.location = pulumi.Output.from_input(stack.cluster.location)
@@ -215,6 +223,8 @@ class PathwaysCluster(pulumi.ComponentResource):
             {n: w.jax_backend_target for n, w in self.workloads.items() if isinstance(w, PathwaysWorkload)})
         self.identities = pulumi.Output.from_input(self.access.report)
         self.actions_required = pulumi.Output.from_input(self.access.actions)
+        self.console_links = (pulumi.Output.from_input(console_links(stack))
+                              if stack.observability.console_links else None)
         self.register_outputs({
             "clusterName": self.cluster_name,
             "location": self.location,
@@ -231,6 +241,7 @@ class PathwaysCluster(pulumi.ComponentResource):
             "identities": self.identities,
             "actionsRequired": self.actions_required,
             **({"adoptedClusterChecked": self.adoption_check} if not stack.cluster.create else {}),
+            "consoleLinks": self.console_links,
         })
 
     def _workloads(self, name: str, stack: StackConfig,

@@ -35,6 +35,11 @@ def parse_gke_version(version: str) -> tuple[int, ...]:
     return tuple(int(part) for part in match.groups() if part is not None)
 
 
+# GKE's JobSet kube-state-metrics package, which managed Prometheus collects for the TPU dashboards and alerts
+# (https://cloud.google.com/kubernetes-engine/docs/how-to/configure-metrics#jobset-metrics)
+JOBSET_METRICS_MIN_GKE = "1.32.1-gke.1357001"
+
+
 def below_floor(version: str, floor: str) -> bool:
     """True when every version `version` can mean is older than `floor`.
 
@@ -219,6 +224,10 @@ RULES: tuple[Rule, ...] = (
          f"{FLEX_START_TPU_MIN_GKE}, and a generation that supports flex-start (not v4)",
          "node-pool create fails",
          "https://cloud.google.com/kubernetes-engine/docs/how-to/tpu-flex-start"),
+    Rule("jobset-metrics-version", "`observability.managedPrometheus` (on by default) collects GKE's JobSet "
+         f"metrics package, which needs a pinned `cluster.version` of at least {JOBSET_METRICS_MIN_GKE}",
+         "cluster update fails: the monitoring component is not available on that version",
+         "https://cloud.google.com/kubernetes-engine/docs/how-to/configure-metrics#jobset-metrics"),
     Rule("hyperdisk-only", "Hyperdisk-only machine families (" + ", ".join(HYPERDISK_ONLY_FAMILIES) + ") boot from "
          "`hyperdisk-balanced` (the default for them) and refuse `pd-*` disk types",
          "node-pool create fails: the machine type does not support the disk type",

@@ -28,4 +28,6 @@ def main() -> PathwaysCluster:
     pulumi.export("actionsRequired", cluster.actions_required)
     if cluster.queue_name is not None:
         pulumi.export("queueName", cluster.queue_name)
+    if cluster.console_links is not None:
+        pulumi.export("consoleLinks", cluster.console_links)
     return cluster

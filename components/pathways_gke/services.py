@@ -17,6 +17,7 @@ import pulumi_kubernetes as k8s
 
 from .addons import ServicesSpec, services_spec
 from .addons.install import InstallSource, must_protect, pin_to_node_pool, with_force_apply
+from .addons.sizing import ControllerResources, size_controller
 from .config.stack import StackConfig
 
 TYPE_TOKEN = "pathways-gke:index:ClusterServices"
@@ -58,9 +59,23 @@ def force_apply() -> Callable[[pulumi.ResourceTransformArgs], Optional[pulumi.Re
     return transform
 
 
-def install_transforms(spec: ServicesSpec) -> list:
-    """The transforms registered on each install, in the order the engine applies them."""
-    return [force_apply(), keep_on_node_pool(spec.cpu_pool), protect_crds(spec.protected_crds)]
+def sized_for_cluster(resources: ControllerResources) -> Callable[[pulumi.ResourceTransformArgs], Optional[pulumi.ResourceTransformResult]]:
+    """Transform: the controller Deployment's `manager` container gets the cluster-sized requests/limits."""
+
+    def transform(args: pulumi.ResourceTransformArgs) -> Optional[pulumi.ResourceTransformResult]:
+        props = size_controller(args.type_, args.props or {}, resources)
+        if props is None:
+            return None
+        return pulumi.ResourceTransformResult(props=props, opts=args.opts)
+
+    return transform
+
+
+def install_transforms(spec: ServicesSpec, addon: Optional[str] = None) -> list:
+    """The transforms registered on one install (`addon`), in the order the engine applies them."""
+    sized = spec.resources.get(addon) if addon else None
+    return [force_apply(), keep_on_node_pool(spec.cpu_pool), *([sized_for_cluster(sized)] if sized else []),
+            protect_crds(spec.protected_crds)]
 
 
 class ClusterServices(pulumi.ComponentResource):
@@ -140,6 +155,8 @@ class ClusterServices(pulumi.ComponentResource):
             "jobsetSource": spec.jobset.file,
             "kueueVersion": spec.kueue.version if spec.kueue else None,
             "queueName": spec.queue_name,
+            "controllerResources": {addon: {"nodes": r.nodes, **r.as_resources()}
+                                    for addon, r in spec.resources.items()},
         })
 
     def _install(self, name: str, addon: str, source: InstallSource, spec: ServicesSpec,
@@ -153,5 +170,5 @@ class ClusterServices(pulumi.ComponentResource):
             opts=pulumi.ResourceOptions(
                 parent=self, depends_on=depends_on,
                 providers={"kubernetes": self._install_provider} if self._install_provider is not None else None,
-                transforms=install_transforms(spec)),
+                transforms=install_transforms(spec, addon)),
         )

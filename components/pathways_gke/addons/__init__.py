@@ -15,6 +15,7 @@ from ..workloads.target import LOCAL_QUEUE_NAME
 from .install import InstallSource, install_source
 from .kueue import kueue_objects
 from .priority import PRIORITY_LADDER, priority_class
+from .sizing import ControllerResources, stack_controller_resources
 
 MANAGED_BY = {"app.kubernetes.io/managed-by": "pathways-gke"}
 
@@ -31,6 +32,7 @@ class ServicesSpec:
     kueue_objects: tuple[tuple[str, dict[str, Any]], ...]
     marker: dict[str, Any]  # the readiness marker ConfigMap
     queue_name: Optional[str]
+    resources: dict[str, ControllerResources]  # per addon whose controller is sized for the cluster
 
 
 def namespace_object(name: str) -> dict[str, Any]:
@@ -38,7 +40,8 @@ def namespace_object(name: str) -> dict[str, Any]:
 
 
 def readiness_marker(namespace: str, jobset: InstallSource, kueue: Optional[InstallSource],
-                     queue_name: Optional[str]) -> dict[str, Any]:
+                     queue_name: Optional[str],
+                     resources: Optional[dict[str, ControllerResources]] = None) -> dict[str, Any]:
     """ConfigMap created only once the installs are awaited (their controllers Available).
 
     Workloads depend on it (and on the installs): it is the readiness gate as an object the plan
@@ -48,6 +51,8 @@ def readiness_marker(namespace: str, jobset: InstallSource, kueue: Optional[Inst
     if kueue is not None:
         data.update({"kueue.version": kueue.version, "kueue.source": kueue.file,
                      "kueue.localQueue": queue_name or ""})
+    for addon, sized in (resources or {}).items():
+        data[f"{addon}.resources"] = sized.describe()
     return {"apiVersion": "v1", "kind": "ConfigMap",
             "metadata": {"name": SERVICES_CONFIGMAP, "namespace": namespace, "labels": dict(MANAGED_BY)},
             "data": dict(sorted(data.items()))}
@@ -63,6 +68,7 @@ def services_spec(stack: StackConfig) -> ServicesSpec:
     queue_name = LOCAL_QUEUE_NAME if stack.kueue.enabled else None
     priorities = tuple((f"priority-{name}", priority_class(name, value)) for name, value in PRIORITY_LADDER) \
         if needs_priority_classes(stack) else ()
+    resources = stack_controller_resources(stack)
     return ServicesSpec(
         namespace=stack.namespace,
         namespace_object=None if stack.namespace == "default" else namespace_object(stack.namespace),
@@ -72,8 +78,9 @@ def services_spec(stack: StackConfig) -> ServicesSpec:
         protected_crds=(JOBSET_CRD,),
         priority_classes=priorities,
         kueue_objects=tuple(kueue_objects(stack)) if stack.kueue.enabled else (),
-        marker=readiness_marker(stack.namespace, jobset, kueue, queue_name),
+        marker=readiness_marker(stack.namespace, jobset, kueue, queue_name, resources),
         queue_name=queue_name,
+        resources=resources,
     )
 
 

@@ -39,6 +39,7 @@ def check_manifest(value: Optional[str]) -> Optional[str]:
 class JobSetConfig(Model):
     version: str = "v0.10.1"
     manifest: Optional[str] = Field(default=None, description="local release manifests.yaml instead of the URL")
+    size_for_cluster: bool = Field(default=True, description="controller resources from the stack's VM count")
 
     @field_validator("version")
     @classmethod
@@ -55,6 +56,7 @@ class KueueConfig(Model):
     enabled: bool = False
     version: str = "v0.17.1"
     manifest: Optional[str] = Field(default=None, description="local release manifests.yaml instead of the URL")
+    size_for_cluster: bool = Field(default=True, description="controller resources from the stack's VM count")
 
     @field_validator("version")
     @classmethod

@@ -7,7 +7,7 @@ from typing import Optional
 
 from ..catalog import CatalogError, SliceShape
 from ..errors import Problem, allowed
-from ..gke_rules import auto_upgrade_problem, version_floor_problems, version_floors
+from ..gke_rules import JOBSET_METRICS_MIN_GKE, auto_upgrade_problem, below_floor, version_floor_problems, version_floors
 from .cluster import CREATE_ONLY_CLUSTER_FIELDS, GKE_NAME, region_of
 from .stack import StackConfig
 from .tpu import TpuPoolConfig, pool_problems
@@ -19,7 +19,7 @@ RESERVED_NAMESPACES = ("kube-system", "kube-public", "kube-node-lease", "jobset-
 
 def cross_section_problems(stack: StackConfig) -> list[Problem]:
     return [*cluster_and_pool_problems(stack), *addon_problems(stack), *workload_problems(stack),
-            *jax_workload_problems(stack), *access_problems(stack)]
+            *jax_workload_problems(stack), *access_problems(stack), *at_scale_problems(stack)]
 
 
 def access_problems(stack: StackConfig) -> list[Problem]:
@@ -54,6 +54,33 @@ def access_problems(stack: StackConfig) -> list[Problem]:
     if nat.router and not nat.enabled:
         out.append(Problem("cluster.nat.router", "puts a NAT on that router, but nat.enabled is false; drop one",
                            nat.router))
+    return out
+
+
+def at_scale_problems(stack: StackConfig) -> list[Problem]:
+    """DNS, image cache and observability rules GKE enforces (docs/at-scale.md)."""
+    out: list[Problem] = []
+    cluster, obs = stack.cluster, stack.observability
+    if not cluster.create and cluster.dns != "auto":
+        out.append(Problem("cluster.dns", "applies only to a cluster this stack creates (cluster.create: true); an "
+                           "adopted cluster keeps its DNS provider. Remove the key, or change it with gcloud "
+                           "container clusters update --cluster-dns", cluster.dns))
+    pools = [("cpuPool", stack.cpu_pool)] + [(f"tpuPools[{i}]", p) for i, p in enumerate(stack.tpu_pools)]
+    for path, pool in pools:
+        if pool.image_cache_disk and not pool.image_streaming:
+            out.append(Problem(f"{path}.imageCacheDisk", "needs image streaming: GKE uses a container-image-cache "
+                               f"secondary boot disk only on pools with GCFS enabled; set {path}.imageStreaming: "
+                               "true or drop the disk", pool.image_cache_disk))
+    if obs.managed_prometheus and cluster.version and below_floor(cluster.version, JOBSET_METRICS_MIN_GKE):
+        out.append(Problem("cluster.version", f"is older than {JOBSET_METRICS_MIN_GKE}, the first GKE version with "
+                           "the JobSet metrics package that observability.managedPrometheus turns on; raise the "
+                           "version or set observability.managedPrometheus: false", cluster.version))
+    if obs.alerts and not obs.managed_prometheus:
+        out.append(Problem("observability.alerts", "reads the JobSet metrics (kube_jobset_*) that only "
+                           "observability.managedPrometheus collects; turn that on or the alerts off", True))
+    if obs.notification_channels and not obs.alerts:
+        out.append(Problem("observability.notificationChannels", "has no alert policy to notify; set "
+                           "observability.alerts: true or drop the channels"))
     return out
 
 

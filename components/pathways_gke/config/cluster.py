@@ -23,6 +23,25 @@ K8S_LABEL_PREFIX = re.compile(r"^[a-z0-9](?:[-a-z0-9]*[a-z0-9])?(?:\.[a-z0-9](?:
 K8S_LABEL_VALUE = re.compile(r"^(?:[A-Za-z0-9](?:[-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$")
 
 ReleaseChannel = Literal["RAPID", "REGULAR", "STABLE", "EXTENDED", "UNSPECIFIED"]
+# Cluster DNS: `auto` = Cloud DNS (cluster scope) when the stack has a multi-host slice, else GKE's default.
+ClusterDns = Literal["auto", "cloud-dns", "nodelocal-dnscache", "gke-default"]
+# A pinned Compute Engine disk image: `global/images/NAME` or `projects/PROJECT/global/images/NAME`
+# (an image *family* floats to the newest image, so it is refused: the cache must not change under a pool).
+DISK_IMAGE = re.compile(r"^(?:(?:https://www\.googleapis\.com/compute/v1/)?projects/[a-z][-a-z0-9.:]{4,62}/)?"
+                        r"global/images/[a-z](?:[-a-z0-9]{0,61}[a-z0-9])?$")
+
+
+def check_disk_image(value: Optional[str]) -> Optional[str]:
+    """A secondary boot disk's image must be one named image (pinned), never a family."""
+    if value is None:
+        return value
+    if "/images/family/" in value:
+        raise fail("disk_image", "names an image family, which moves to each new image; give one pinned image, "
+                   "projects/PROJECT/global/images/NAME (docs/at-scale.md shows how to build it)")
+    if not DISK_IMAGE.match(value):
+        raise fail("disk_image", "is not a Compute Engine disk image; write projects/PROJECT/global/images/NAME "
+                   "(or global/images/NAME in the stack's project)")
+    return value
 
 
 def region_of(location: str) -> str:
@@ -185,6 +204,7 @@ class ClusterConfig(Model):
         "network self-link, else gcp:project); firewall, router and NAT go there")
     nat: NatConfig = Field(default_factory=NatConfig)
     master_authorized_networks: list[AuthorizedNetwork] = Field(default_factory=list)
+    dns: ClusterDns = Field(default="auto", description="cluster DNS provider (docs/at-scale.md)")
 
     @field_validator("name")
     @classmethod
@@ -275,7 +295,14 @@ class CpuPoolConfig(Model):
     disk_size_gb: int = Field(default=200, ge=10, le=65536)
     disk_type: Optional[Literal["pd-standard", "pd-balanced", "pd-ssd", "hyperdisk-balanced"]] = None
     spot: bool = False
+    image_streaming: bool = True
+    image_cache_disk: Optional[str] = Field(default=None, description="secondary boot disk image (image cache)")
     labels: dict[str, str] = Field(default_factory=dict)
+
+    @field_validator("image_cache_disk")
+    @classmethod
+    def _image_cache_disk(cls, value: Optional[str]) -> Optional[str]:
+        return check_disk_image(value)
 
     @field_validator("name")
     @classmethod

@@ -20,6 +20,7 @@ from .access import BucketConfig
 from .addons import JobSetConfig, KueueConfig
 from .base import problems_from
 from .cluster import ClusterConfig, CpuPoolConfig
+from .observability import ObservabilityConfig
 from .tpu import TpuPoolConfig
 from .workloads import WorkloadConfig
 
@@ -40,6 +41,7 @@ class StackConfig:
     namespace: str = "default"
     secret_names: tuple[str, ...] = field(default_factory=tuple)
     buckets: tuple[BucketConfig, ...] = field(default_factory=tuple)
+    observability: ObservabilityConfig = field(default_factory=ObservabilityConfig)
 
     def pool(self, name: str) -> Optional[TpuPoolConfig]:
         return next((p for p in self.tpu_pools if p.name == name), None)
@@ -54,10 +56,12 @@ _SECTIONS: dict[str, tuple[Any, Any]] = {
     "kueue": (KueueConfig, {}),
     "workloads": (TypeAdapter(list[WorkloadConfig]), []),
     "buckets": (TypeAdapter(list[BucketConfig]), []),
+    "observability": (ObservabilityConfig, {}),
 }
 _ROOT_MODELS = {
     "cluster": ClusterConfig, "cpuPool": CpuPoolConfig, "tpuPools": TpuPoolConfig,
     "jobset": JobSetConfig, "kueue": KueueConfig, "workloads": WorkloadConfig, "buckets": BucketConfig,
+    "observability": ObservabilityConfig,
 }
 _PLAIN_KEYS = ("namespace", "secrets")
 KNOWN_KEYS = tuple(_SECTIONS) + _PLAIN_KEYS
@@ -149,6 +153,7 @@ def parse_stack(values: Mapping[str, Any]) -> StackConfig:
             cluster=parsed["cluster"], cpu_pool=parsed["cpuPool"], tpu_pools=parsed["tpuPools"],
             jobset=parsed["jobset"], kueue=parsed["kueue"], workloads=parsed["workloads"],
             namespace=namespace, secret_names=tuple(sorted(str(k) for k in secrets)), buckets=parsed["buckets"],
+            observability=parsed["observability"],
         )
         problems.extend(cross_section_problems(stack))
         if not problems:

@@ -11,7 +11,7 @@ from ..capacity import PROVISIONED_ON_DEMAND, Capacity
 from ..catalog import GENERATIONS, CatalogError, SliceShape, chips_of, parse_shorthand, resolve
 from ..errors import Problem
 from .base import Model, fail
-from .cluster import GKE_NAME, ZONE, check_node_labels
+from .cluster import GKE_NAME, ZONE, check_disk_image, check_node_labels
 
 
 RESERVATION_NAME = re.compile(r"^[a-z](?:[-a-z0-9]{0,61}[a-z0-9])?$")
@@ -62,7 +62,8 @@ class TpuPoolConfig(Model):
     network_profile: Optional[bool] = None
     disk_size_gb: Optional[int] = Field(default=None, ge=10, le=65536, description="GKE default when unset")
     disk_type: Optional[Literal["pd-standard", "pd-balanced", "pd-ssd", "hyperdisk-balanced"]] = None
-    image_streaming: bool = False
+    image_streaming: bool = True
+    image_cache_disk: Optional[str] = Field(default=None, description="secondary boot disk image (image cache)")
     auto_upgrade: bool = True
     max_pods_per_node: Optional[int] = Field(default=None, ge=8, le=256)
     host_maintenance_interval: Literal["AS_NEEDED", "PERIODIC"] = "AS_NEEDED"
@@ -76,6 +77,11 @@ class TpuPoolConfig(Model):
             raise fail("name", "is not a pool group name: lower-case letters, digits and '-', "
                        "starting with a letter, at most 20 characters")
         return value
+
+    @field_validator("image_cache_disk")
+    @classmethod
+    def _image_cache_disk(cls, value: Optional[str]) -> Optional[str]:
+        return check_disk_image(value)
 
     @field_validator("zone")
     @classmethod

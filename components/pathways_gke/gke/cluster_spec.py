@@ -6,9 +6,8 @@ from typing import Any, Optional
 
 from ..config.stack import StackConfig
 from ..gke_rules import PROVIDER_DEFAULT_TIMEOUT_MINUTES
-from ..naming import MANAGED_BY_GCE_LABEL
+from ..naming import MANAGED_BY_GCE_LABEL, node_service_account_id
 from .nodepools import CLOUD_PLATFORM_SCOPE
-from ..naming import node_service_account_id
 
 # Project-level roles of the node service account the stack creates: logging, monitoring (metricWriter also
 # serves `pathways.metrics` of hostNetwork pods), pulling images, and read-only objects. This is NOT all a node
@@ -27,6 +26,57 @@ CLUSTER_TYPE = "gcp:container/cluster:Cluster"
 CLUSTER_TIMEOUTS = {op: f"{PROVIDER_DEFAULT_TIMEOUT_MINUTES[CLUSTER_TYPE]}m" for op in ("create", "update", "delete")}
 # the transient default pool's nodeConfig: GKE may report it differently once the pool is removed
 CLUSTER_IGNORE_CHANGES = ("nodeConfig",)
+
+# Metric packages the TPU and JobSet dashboards read. SYSTEM_COMPONENTS carries GKE's system metrics, which
+# include the TPU node/container metrics (duty cycle, TensorCore utilization, HBM); the kube state metrics
+# packages need system metrics and managed collection on; JOBSET needs GKE >= 1.32.1-gke.1357001
+# (https://cloud.google.com/kubernetes-engine/docs/how-to/kube-state-metrics).
+MONITORING_COMPONENTS = ("SYSTEM_COMPONENTS", "STORAGE", "POD", "DEPLOYMENT", "STATEFULSET", "DAEMONSET", "HPA",
+                         "JOBSET")
+LOGGING_COMPONENTS = ("SYSTEM_COMPONENTS", "WORKLOADS")  # the workload log links query container logs
+
+
+def has_multi_host_slices(stack: StackConfig) -> bool:
+    return any(pool.shape.multi_host for pool in stack.tpu_pools)
+
+
+def cluster_dns(stack: StackConfig) -> str:
+    """The DNS provider the cluster gets: `auto` resolves to Cloud DNS when a multi-host slice exists.
+
+    Every host of a multi-host slice (and the Pathways head) resolves its peers' JobSet hostnames at start
+    and after each restart; kube-dns did not keep up at that rate (XPK switches such clusters to CoreDNS,
+    AI-Hypercomputer/xpk#500, #530). Cloud DNS answers on each node (no in-cluster DNS server to saturate)
+    and serves headless Services, which the JobSet's hostnames are.
+    """
+    dns = stack.cluster.dns
+    if dns == "auto":
+        return "cloud-dns" if has_multi_host_slices(stack) else "gke-default"
+    return dns
+
+
+def dns_config(stack: StackConfig) -> Optional[dict[str, Any]]:
+    """The cluster's `dns_config` (Cloud DNS), or None."""
+    if cluster_dns(stack) != "cloud-dns":
+        return None
+    # cluster scope: records visible inside this cluster only; GKE cannot change the scope later
+    # (https://cloud.google.com/kubernetes-engine/docs/how-to/cloud-dns)
+    return {"cluster_dns": "CLOUD_DNS", "cluster_dns_scope": "CLUSTER_SCOPE"}
+
+
+def dns_cache_config(stack: StackConfig) -> Optional[dict[str, Any]]:
+    """`addons_config.dns_cache_config` (NodeLocal DNSCache), or None (GKE's default for the version)."""
+    return {"enabled": True} if cluster_dns(stack) == "nodelocal-dnscache" else None
+
+
+def monitoring_args(stack: StackConfig) -> dict[str, Any]:
+    """Managed Prometheus, the metric packages of the TPU/JobSet dashboards, and workload logs."""
+    if not stack.observability.managed_prometheus:
+        return {}
+    return {
+        "monitoring_config": {"enable_components": list(MONITORING_COMPONENTS),
+                              "managed_prometheus": {"enabled": True}},
+        "logging_config": {"enable_components": list(LOGGING_COMPONENTS)},
+    }
 
 
 def maintenance_policy(stack: StackConfig) -> Optional[dict[str, Any]]:
@@ -83,6 +133,11 @@ def cluster_args(stack: StackConfig, service_account: Any = None) -> dict[str, A
     policy = maintenance_policy(stack)
     if policy is not None:
         args["maintenance_policy"] = policy
+    if (dns := dns_config(stack)) is not None:
+        args["dns_config"] = dns
+    if (cache := dns_cache_config(stack)) is not None:
+        args["addons_config"]["dns_cache_config"] = cache
+    args.update(monitoring_args(stack))
     if cluster.version:
         args["min_master_version"] = cluster.version
     if cluster.network:

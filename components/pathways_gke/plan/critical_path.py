@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Optional
 
 from ..config.cluster import ZONE
+from .image_pulls import FirstStep, first_steps, image_table, is_image_key
 from .replacements import CLUSTER as CLUSTER_T
 from .replacements import NODE_POOL as NODE_POOL_T
 
@@ -179,7 +180,7 @@ def validate_durations(data: Any, source: str = "durations") -> dict[str, float]
 
 
 def _known_key(key: str) -> bool:
-    if key in DURATIONS:
+    if key in DURATIONS or is_image_key(key):
         return True
     return "#" not in key and TYPE_TOKEN.fullmatch(key) is not None
 
@@ -191,7 +192,8 @@ def _key_problem(key: Any) -> str:
         if variants:
             return f"unknown variant; allowed: {', '.join(variants)}"
     return (f"not a resource type (pkg:module:Type), a `type#variant` row of the durations table, "
-            f"{DEFAULT_KEY!r} or {READ_KEY!r}")
+            f"{DEFAULT_KEY!r}, {READ_KEY!r}, or an image-pull row (image-size#<repository>, pull-rate#cpu|tpu, "
+            "image-pull#streamed|preloaded, first-step)")
 
 
 def load_durations(path: Path | str) -> dict[str, float]:
@@ -375,6 +377,7 @@ class Schedule:
     chain: list[Step]                 # the critical path, first create first (local components left out)
     graph: CreateGraph
     defaulted: list[str] = field(default_factory=list)  # types that fell back to the default row
+    first_steps: list[FirstStep] = field(default_factory=list)  # per JobSet: image pulls and start-up
 
     def node_pools(self) -> list[Step]:
         return [s for s in self.steps.values() if s.type == NODE_POOL_T]
@@ -385,6 +388,11 @@ class Schedule:
             "chain": [s.to_json() for s in self.chain],
             "nodePools": [s.to_json(slack=True) for s in self.node_pools()],
             "defaulted": self.defaulted, "note": ESTIMATE_NOTE,
+            "firstStep": [{
+                "jobset": f.name, "created": _num(f.created), "imagePulls": _num(f.pulls), "pullModes": f.modes,
+                "start": _num(f.start), "firstStepSeconds": _num(f.first_step), "firstStep": human(f.first_step),
+                "preloadedSeconds": _num(f.first_step_preloaded), "coldSeconds": _num(f.first_step_cold),
+            } for f in self.first_steps],
         }
 
 
@@ -405,8 +413,11 @@ def critical_path(plan: Mapping[str, Any], overrides: Optional[Mapping[str, floa
                           finish=start + seconds, row=row)
     total = max((s.finish for s in steps.values()), default=0.0)
     _slack(graph, order, steps, total)
+    pools = {r["urn"]: r for r in plan["resources"] if r["type"] == NODE_POOL_T}
+    jobsets = [r for r in graph.resources.values() if r["type"] == JOBSET_T]
+    firsts = first_steps(jobsets, pools, {u: steps[u].finish for u in steps}, image_table(overrides))
     return Schedule(stack=str(plan.get("stack") or ""), total=total, steps=steps,
-                    chain=_chain(graph, steps), graph=graph, defaulted=sorted(defaulted))
+                    chain=_chain(graph, steps), graph=graph, defaulted=sorted(defaulted), first_steps=firsts)
 
 
 def _slack(graph: CreateGraph, order: list[str], steps: dict[str, Step], total: float) -> None:
@@ -458,8 +469,13 @@ def human(seconds: float) -> str:
 
 def render_text(schedule: Schedule) -> str:
     seconds = f" ({_num(schedule.total)} s)" if schedule.total >= 60 else ""
-    lines = [f"Expected `pulumi up` (first create) of stack {schedule.stack or '?'}: {human(schedule.total)}{seconds}",
-             f"  {ESTIMATE_NOTE}", "", "Critical path:"]
+    lines = [f"Expected `pulumi up` (first create) of stack {schedule.stack or '?'}: {human(schedule.total)}{seconds}"]
+    if schedule.first_steps:
+        last = max(schedule.first_steps, key=lambda f: f.first_step)
+        lines.append(f"Expected time to the first training step: {human(last.first_step)} ({last.name}; "
+                     f"{human(last.first_step_preloaded)} with preloaded images, {human(last.first_step_cold)} "
+                     "without streaming or cache)")
+    lines += [f"  {ESTIMATE_NOTE}", "", "Critical path:"]
     rows = [("start", "duration", "finish", "type", "name", "variant")]
     rows += [(clock(s.start), clock(s.duration), clock(s.finish), s.type, s.name, _variant(s.row))
              for s in schedule.chain]
@@ -471,6 +487,16 @@ def render_text(schedule: Schedule) -> str:
         prows += [(clock(s.start), clock(s.duration), clock(s.finish), clock(s.slack), s.name, _variant(s.row))
                   for s in sorted(pools, key=lambda s: s.name)]
         lines += _table(prows)
+    if schedule.first_steps:
+        lines += ["", "Time to the first training step (after `pulumi up` creates each JobSet: image pulls on the "
+                      "nodes, then start-up):"]
+        frows = [("jobset", "created", "image pulls", "start", "first step", "preloaded", "no streaming/cache")]
+        frows += [(f.name, clock(f.created), f"{clock(f.pulls)} ({'+'.join(f.modes)})", clock(f.start),
+                   clock(f.first_step), clock(f.first_step_preloaded), clock(f.first_step_cold))
+                  for f in schedule.first_steps]
+        lines += _table(frows)
+        lines += ["  preloaded: with a container-image-cache disk on every pool the JobSet uses; no streaming/cache: "
+                  "every image pulled in full"]
     if schedule.defaulted:
         lines += ["", f"no estimate for {', '.join(schedule.defaulted)}: used {DEFAULT_KEY!r} "
                       f"({_num(duration_table()[DEFAULT_KEY])} s unless overridden)"]

@@ -50,6 +50,7 @@ from ..naming import (
     WORKLOAD_LABEL,
 )
 from .head import never_evict
+from .pathways_jobset import image_pull_policy
 from .target import WorkloadTarget
 from .wrapper import wrap_command
 
@@ -170,6 +171,7 @@ def _pod_spec(workload: WorkloadConfig, target: WorkloadTarget, layout: JaxLayou
     container: dict[str, Any] = {
         "name": CONTAINER,
         "image": workload.image,
+        "imagePullPolicy": image_pull_policy(workload),
         "command": wrap_command(workload.command_text, setup=PROCESS_ID_SETUP),
         "env": _env(workload, layout, secret_name),
         "ports": [{"name": name, "containerPort": port, "protocol": "TCP"} for name, port in PORTS[layout.platform]],
@@ -201,8 +203,6 @@ def _pod_spec(workload: WorkloadConfig, target: WorkloadTarget, layout: JaxLayou
         spec["nodeSelector"] = {NODE_POOL_LABEL: target.cpu_pool}
     if workload.privileged:
         container["securityContext"] = {"privileged": True}
-    if workload.image_pull_policy:  # unset: Kubernetes' IfNotPresent for a pinned tag
-        container["imagePullPolicy"] = workload.image_pull_policy
     spec["containers"] = [container]
     if workload.image_pull_secrets:
         spec["imagePullSecrets"] = [{"name": n} for n in workload.image_pull_secrets]

@@ -1,0 +1,117 @@
+"""Console links and Cloud Monitoring alert policies, as plain data (docs/at-scale.md).
+
+Links use the stack's plain values (project, location, cluster, namespace, workload names), so the plan
+shows them before anything exists. The JobSet page is the one XPK prints after `workload create`
+(Kubernetes Engine's page for the JobSet's headless Service, which has the JobSet's name); the logs query
+selects the containers of the JobSet's pods by their `jobset.sigs.k8s.io/jobset-name` label.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import quote
+
+from ..config.stack import StackConfig
+
+CONSOLE = "https://console.cloud.google.com"
+JOBSET_NAME_LOG_LABEL = 'labels."k8s-pod/jobset_sigs_k8s_io/jobset-name"'  # Cloud Logging's form of the pod label
+
+
+def cluster_link(stack: StackConfig, tab: str = "details") -> str:
+    c = stack.cluster
+    return f"{CONSOLE}/kubernetes/clusters/details/{c.location}/{c.name}/{tab}?project={stack.project}"
+
+
+def logs_query(stack: StackConfig, workload: str) -> str:
+    c = stack.cluster
+    return "\n".join([
+        'resource.type="k8s_container"',
+        f'resource.labels.project_id="{stack.project}"',
+        f'resource.labels.location="{c.location}"',
+        f'resource.labels.cluster_name="{c.name}"',
+        f'resource.labels.namespace_name="{stack.namespace}"',
+        f'{JOBSET_NAME_LOG_LABEL}="{workload}"',
+    ])
+
+
+def logs_link(stack: StackConfig, workload: str) -> str:
+    return f"{CONSOLE}/logs/query;query={quote(logs_query(stack, workload), safe='')}?project={stack.project}"
+
+
+def jobset_link(stack: StackConfig, workload: str) -> str:
+    c = stack.cluster
+    return (f"{CONSOLE}/kubernetes/service/{c.location}/{c.name}/{stack.namespace}/{workload}/details"
+            f"?project={stack.project}")
+
+
+def console_links(stack: StackConfig) -> dict[str, Any]:
+    """Stack output `consoleLinks`: the cluster, its TPU/accelerator dashboards, and per workload its JobSet
+    page and logs query. The GKE cluster's Observability tab holds GKE's built-in dashboards, TPU metrics
+    included (they are system metrics)."""
+    return {
+        "cluster": cluster_link(stack),
+        "tpuDashboard": cluster_link(stack, "observability"),
+        "workloads": {w.name: {"jobset": jobset_link(stack, w.name), "logs": logs_link(stack, w.name)}
+                      for w in stack.workloads},
+    }
+
+
+# --- alert policies ---------------------------------------------------------------------------
+# PromQL over the JobSet package of GKE's kube state metrics (managed Prometheus). kube_jobset_restarts is
+# documented (GKE >= 1.32.4-gke.1767000 / 1.33.0-gke.1868000); the replica gauges are named after the
+# JobSet status fields (specified/ready replicas) and are unverified against a live project.
+
+
+def _selector(stack: StackConfig, workload: str) -> str:
+    return (f'cluster="{stack.cluster.name}", namespace="{stack.namespace}", jobset_name="{workload}"')
+
+
+def alert_policy_specs(stack: StackConfig) -> list[tuple[str, dict[str, Any]]]:
+    """(child suffix, gcp.monitoring.AlertPolicy args) per workload: stuck without ready workers, restarts."""
+    obs = stack.observability
+    if not obs.alerts:
+        return []
+    out = []
+    for w in stack.workloads:
+        sel = _selector(stack, w.name)
+        common = {
+            "project": stack.project,
+            "combiner": "OR",
+            "notification_channels": list(obs.notification_channels),
+            "user_labels": {"managed-by": "pathways-gke", "cluster": stack.cluster.name},
+        }
+        stuck = {
+            **common,
+            "display_name": f"{stack.cluster.name}/{w.name}: JobSet without ready workers",
+            "severity": "ERROR",
+            "conditions": [{
+                "display_name": f"fewer ready than specified replicas for {obs.stuck_minutes}m",
+                "condition_prometheus_query_language": {
+                    "query": f"sum(kube_jobset_specified_replicas{{{sel}}}) - sum(kube_jobset_ready_replicas{{{sel}}}) > 0",
+                    "duration": f"{obs.stuck_minutes * 60}s",
+                    "evaluation_interval": "60s",
+                },
+            }],
+            "documentation": {"mime_type": "text/markdown", "content": (
+                f"JobSet `{w.name}` in `{stack.namespace}` has had fewer ready replicated Jobs than specified for "
+                f"{obs.stuck_minutes} minutes: slices not provisioned, pods pending, or image pulls. Logs: "
+                f"{logs_link(stack, w.name)}")},
+        }
+        restarts = {
+            **common,
+            "display_name": f"{stack.cluster.name}/{w.name}: JobSet restarted",
+            "severity": "WARNING",
+            "conditions": [{
+                "display_name": "JobSet restarts in the last 10 minutes",
+                "condition_prometheus_query_language": {
+                    "query": f"sum(increase(kube_jobset_restarts{{{sel}}}[10m])) > 0",
+                    "duration": "0s",
+                    "evaluation_interval": "60s",
+                },
+            }],
+            "documentation": {"mime_type": "text/markdown", "content": (
+                f"JobSet `{w.name}` restarted (a slice or host failed and the whole JobSet was recreated). "
+                f"Logs: {logs_link(stack, w.name)}")},
+        }
+        out += [(f"{w.name}-stuck-alert", stuck), (f"{w.name}-restart-alert", restarts)]
+    return out
