@@ -21,6 +21,7 @@ from .naming import node_service_account_id, workload_policy_name
 from .services import ClusterServices
 from .workloads.jax import JaxWorkload, jax_args_from_stack
 from .workloads.pathways import PathwaysWorkload, pathways_args_from_stack
+from .workloads.serving import PathwaysServing, serving_args_from_stack
 
 TOKEN = "pathways-gke:index:PathwaysCluster"
 GROUP_TOKEN = "pathways-gke:index:TpuSliceGroup"
@@ -105,6 +106,10 @@ class PathwaysCluster(pulumi.ComponentResource):
     """Kueue LocalQueue workloads are submitted to (when Kueue is enabled)."""
     jax_backend_targets: pulumi.Output[dict[str, str]]
     """In-cluster JAX_BACKEND_TARGET (grpc://<head>:29000) per Pathways workload."""
+    serving_endpoints: Optional[pulumi.Output[dict[str, str]]]
+    """In-cluster URL of each serving workload's Service (mode serving)."""
+    client_targets: Optional[pulumi.Output[dict[str, dict[str, str]]]]
+    """Per service-mode workload, each client's JAX_BACKEND_TARGET (its own proxy's Service)."""
 
     def __init__(self, name: str, args: PathwaysClusterArgs,
                  opts: Optional[pulumi.ResourceOptions] = None,
@@ -180,6 +185,11 @@ class PathwaysCluster(pulumi.ComponentResource):
                            if self.services.queue_name else None)
         self.jax_backend_targets = pulumi.Output.from_input(
             {n: w.jax_backend_target for n, w in self.workloads.items() if isinstance(w, PathwaysWorkload)})
+        serving = {n: w for n, w in self.workloads.items() if isinstance(w, PathwaysServing)}
+        endpoints = {n: w.endpoint for n, w in serving.items() if w.endpoint is not None}
+        clients = {n: w.client_targets for n, w in serving.items() if w.client_targets is not None}
+        self.serving_endpoints = pulumi.Output.from_input(endpoints) if endpoints else None
+        self.client_targets = pulumi.Output.from_input(clients) if clients else None
         self.register_outputs({
             "clusterName": self.cluster_name,
             "location": self.location,
@@ -193,6 +203,8 @@ class PathwaysCluster(pulumi.ComponentResource):
             "nodeServiceAccountEmail": self.node_service_account_email,
             "queueName": self.queue_name,
             "jaxBackendTargets": self.jax_backend_targets,
+            "servingEndpoints": self.serving_endpoints,
+            "clientTargets": self.client_targets,
         })
 
     def _workloads(self, name: str, stack: StackConfig,
@@ -218,6 +230,8 @@ class PathwaysCluster(pulumi.ComponentResource):
             # a Pathways head also runs on the CPU pool; it is rescheduled, not replaced, when that pool changes
             head = [self.cpu_pool] if workload.runtime == "pathways" else []
             component, build_args = builders[workload.runtime]
+            if workload.on_lws:  # serving / service: a LeaderWorkerSet (workloads/serving.py)
+                component, build_args = PathwaysServing, serving_args_from_stack
             out[workload.name] = component(
                 f"{name}-{workload.name}", build_args(stack, workload, values),
                 pulumi.ResourceOptions(parent=self, providers=[self.kubernetes_provider],

@@ -25,4 +25,8 @@ def main() -> PathwaysCluster:
     pulumi.export("tpuPoolFacts", cluster.tpu_pools)
     if cluster.queue_name is not None:
         pulumi.export("queueName", cluster.queue_name)
+    if cluster.serving_endpoints is not None:
+        pulumi.export("servingEndpoints", cluster.serving_endpoints)
+    if cluster.client_targets is not None:
+        pulumi.export("clientTargets", cluster.client_targets)
     return cluster

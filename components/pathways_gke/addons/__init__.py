@@ -10,10 +10,11 @@ from dataclasses import dataclass
 from typing import Any, Optional
 
 from ..config.stack import StackConfig
-from ..naming import JOBSET_CRD, SERVICES_CONFIGMAP
+from ..naming import JOBSET_CRD, LWS_CRD, SERVICES_CONFIGMAP
 from ..workloads.target import LOCAL_QUEUE_NAME
 from .install import InstallSource, install_source
 from .kueue import kueue_objects
+from .lws import gate_objects
 from .priority import PRIORITY_LADDER, priority_class
 
 MANAGED_BY = {"app.kubernetes.io/managed-by": "pathways-gke"}
@@ -31,6 +32,8 @@ class ServicesSpec:
     kueue_objects: tuple[tuple[str, dict[str, Any]], ...]
     marker: dict[str, Any]  # the readiness marker ConfigMap
     queue_name: Optional[str]
+    lws: Optional[InstallSource] = None  # only when a workload runs in mode serving or service
+    lws_gate: tuple[tuple[str, dict[str, Any]], ...] = ()  # the LWS webhook gate (addons/lws.py)
 
 
 def namespace_object(name: str) -> dict[str, Any]:
@@ -38,7 +41,7 @@ def namespace_object(name: str) -> dict[str, Any]:
 
 
 def readiness_marker(namespace: str, jobset: InstallSource, kueue: Optional[InstallSource],
-                     queue_name: Optional[str]) -> dict[str, Any]:
+                     queue_name: Optional[str], lws: Optional[InstallSource] = None) -> dict[str, Any]:
     """ConfigMap created only once the installs are awaited (their controllers Available).
 
     Workloads depend on it (and on the installs): it is the readiness gate as an object the plan
@@ -48,6 +51,8 @@ def readiness_marker(namespace: str, jobset: InstallSource, kueue: Optional[Inst
     if kueue is not None:
         data.update({"kueue.version": kueue.version, "kueue.source": kueue.file,
                      "kueue.localQueue": queue_name or ""})
+    if lws is not None:
+        data.update({"lws.version": lws.version, "lws.source": lws.file})
     return {"apiVersion": "v1", "kind": "ConfigMap",
             "metadata": {"name": SERVICES_CONFIGMAP, "namespace": namespace, "labels": dict(MANAGED_BY)},
             "data": dict(sorted(data.items()))}
@@ -61,6 +66,7 @@ def services_spec(stack: StackConfig) -> ServicesSpec:
     jobset = install_source("jobset", stack.jobset.version, stack.jobset.manifest)
     kueue = install_source("kueue", stack.kueue.version, stack.kueue.manifest) if stack.kueue.enabled else None
     queue_name = LOCAL_QUEUE_NAME if stack.kueue.enabled else None
+    lws = install_source("lws", stack.lws.version, stack.lws.manifest) if stack.needs_lws else None
     priorities = tuple((f"priority-{name}", priority_class(name, value)) for name, value in PRIORITY_LADDER) \
         if needs_priority_classes(stack) else ()
     return ServicesSpec(
@@ -69,11 +75,13 @@ def services_spec(stack: StackConfig) -> ServicesSpec:
         cpu_pool=stack.cpu_pool.name,
         jobset=jobset,
         kueue=kueue,
-        protected_crds=(JOBSET_CRD,),
+        protected_crds=(JOBSET_CRD, *((LWS_CRD,) if lws is not None else ())),
         priority_classes=priorities,
         kueue_objects=tuple(kueue_objects(stack)) if stack.kueue.enabled else (),
-        marker=readiness_marker(stack.namespace, jobset, kueue, queue_name),
+        marker=readiness_marker(stack.namespace, jobset, kueue, queue_name, lws),
         queue_name=queue_name,
+        lws=lws,
+        lws_gate=gate_objects(stack.namespace, stack.lws.gate_image, stack.cpu_pool.name) if lws is not None else (),
     )
 
 

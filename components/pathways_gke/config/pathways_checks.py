@@ -156,14 +156,16 @@ def pathways_workload_problems(workload: WorkloadConfig, target: "WorkloadTarget
                            "set workers: true or remove the volume"))
 
     shape = target.shape
-    if shape is not None:
+    if shape is not None and not workload.on_lws:
         # generated names (Jobs, pod host names) must be DNS labels <= 63 (the JobSet webhook checks these)
         longest = naming.worker_pod_hostname(workload.name, max(target.slices - 1, 0), shape.vms_per_slice - 1)
         if len(longest) > MAX_DNS_LABEL:
             out.append(Problem(at("name"), f"makes worker host name '{longest}' longer than {MAX_DNS_LABEL} "
                                "characters", workload.name))
 
-    if workload.mode == "colocated" and shape is not None:
+    if workload.on_lws:
+        pass  # where the head runs and whether it fits: config/serving_checks.py
+    elif workload.mode == "colocated" and shape is not None:
         if target.slices > 1:
             out.append(Problem(at("mode"), f"needs a single-slice TPU pool (this one has {target.slices} "
                                "slices): JobSet's exclusive placement gives each slice's Job a whole node pool, so "

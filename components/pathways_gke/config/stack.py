@@ -16,7 +16,7 @@ import yaml
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from ..errors import ConfigError, Problem, allowed, did_you_mean
-from .addons import JobSetConfig, KueueConfig
+from .addons import JobSetConfig, KueueConfig, LwsConfig
 from .base import problems_from
 from .cluster import ClusterConfig, CpuPoolConfig
 from .tpu import TpuPoolConfig
@@ -38,6 +38,12 @@ class StackConfig:
     workloads: tuple[WorkloadConfig, ...]
     namespace: str = "default"
     secret_names: tuple[str, ...] = field(default_factory=tuple)
+    lws: LwsConfig = field(default_factory=LwsConfig)
+
+    @property
+    def needs_lws(self) -> bool:
+        """The LeaderWorkerSet controller is installed only for workloads that run on one."""
+        return any(w.on_lws for w in self.workloads)
 
     def pool(self, name: str) -> Optional[TpuPoolConfig]:
         return next((p for p in self.tpu_pools if p.name == name), None)
@@ -51,10 +57,11 @@ _SECTIONS: dict[str, tuple[Any, Any]] = {
     "jobset": (JobSetConfig, {}),
     "kueue": (KueueConfig, {}),
     "workloads": (TypeAdapter(list[WorkloadConfig]), []),
+    "lws": (LwsConfig, {}),
 }
 _ROOT_MODELS = {
     "cluster": ClusterConfig, "cpuPool": CpuPoolConfig, "tpuPools": TpuPoolConfig,
-    "jobset": JobSetConfig, "kueue": KueueConfig, "workloads": WorkloadConfig,
+    "jobset": JobSetConfig, "kueue": KueueConfig, "workloads": WorkloadConfig, "lws": LwsConfig,
 }
 _PLAIN_KEYS = ("namespace", "secrets")
 KNOWN_KEYS = tuple(_SECTIONS) + _PLAIN_KEYS
@@ -145,7 +152,7 @@ def parse_stack(values: Mapping[str, Any]) -> StackConfig:
             project=gcp_project if isinstance(gcp_project, str) else "",
             cluster=parsed["cluster"], cpu_pool=parsed["cpuPool"], tpu_pools=parsed["tpuPools"],
             jobset=parsed["jobset"], kueue=parsed["kueue"], workloads=parsed["workloads"],
-            namespace=namespace, secret_names=tuple(sorted(str(k) for k in secrets)),
+            namespace=namespace, secret_names=tuple(sorted(str(k) for k in secrets)), lws=parsed["lws"],
         )
         problems.extend(cross_section_problems(stack))
         if not problems:

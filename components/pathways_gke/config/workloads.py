@@ -1,4 +1,5 @@
-"""`pathways-gke:workloads`: Pathways (head + workers) and multi-controller JAX JobSets."""
+"""`pathways-gke:workloads`: Pathways (head + workers) and multi-controller JAX JobSets, and Pathways serving
+(`mode: serving` / `mode: service`, on a LeaderWorkerSet; their blocks live in serving.py)."""
 
 from __future__ import annotations
 
@@ -6,16 +7,20 @@ import re
 import shlex
 from typing import Literal, Optional, Union
 
-from pydantic import Field, field_validator
+from pydantic import Field, field_validator, model_validator
 
 from .base import Model, fail
 from .pathways import (ContainerResources, GcsFuseVolume, ImagePullPolicy, PathwaysSettings, check_env,
                        check_image, image_is_pinned, parse_quantity)
+from .serving import ServiceSettings, ServingSettings
 
 __all__ = ["JaxSettings", "PathwaysSettings", "WorkloadConfig", "check_env", "check_image", "image_is_pinned"]
 
 # JobSet puts `<name>-pathways-head-0-0.<name>` into a 63-character label (PATHWAYS_JOBSET.md §6).
 MAX_WORKLOAD_NAME = 22
+# LWS: the worker StatefulSet `<name>-<group>` labels its pods `controller-revision-hash: <sts>-<hash>` (<= 63),
+# so an LWS name is at most 52 - 1 - digits(replicas - 1): 50 for up to 10 replicas (kubernetes-sigs/lws#410).
+MAX_LWS_NAME = 50
 DNS_1035 = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
 DNS_1123_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 DNS_1123_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
@@ -23,7 +28,9 @@ RESERVED_CONTAINER_NAMES = ("pathways-rm", "pathways-proxy", "pathways-worker", 
 IMAGE = re.compile(r"^[a-z0-9][a-z0-9._\-/:]*[a-z0-9](@sha256:[0-9a-f]{64})?$")
 
 Runtime = Literal["pathways", "jax"]
-Mode = Literal["default", "colocated", "headless"]
+Mode = Literal["default", "colocated", "headless", "serving", "service"]
+JOBSET_MODES = ("default", "colocated", "headless")
+LWS_MODES = ("serving", "service")  # run on a LeaderWorkerSet (config/serving.py)
 
 
 def check_quantity(value: str, kind: str, example: str) -> str:
@@ -91,6 +98,31 @@ class WorkloadConfig(Model):
         default=None, description="every container; default IfNotPresent (all images are pinned)")
     gcs_fuse: list[GcsFuseVolume] = Field(default_factory=list)
     image_pull_secrets: list[str] = Field(default_factory=list, description="Secrets for private registries")
+    # --- Pathways on a LeaderWorkerSet (mode serving / service; config/serving.py) ---
+    serving: Optional[ServingSettings] = None
+    service: Optional[ServiceSettings] = None
+
+    @property
+    def on_lws(self) -> bool:
+        """Rendered as a LeaderWorkerSet (modes serving and service) instead of a JobSet."""
+        return self.mode in LWS_MODES
+
+    @model_validator(mode="after")
+    def _mode_blocks(self) -> "WorkloadConfig":
+        if self.mode not in LWS_MODES and len(self.name) > MAX_WORKLOAD_NAME:
+            raise fail("name", f"is {len(self.name)} characters; at most {MAX_WORKLOAD_NAME} are allowed (JobSet "
+                       f"writes '<name>-pathways-head-0-0.<name>' into a 63-character label)", field="name")
+        for block, mode in (("serving", "serving"), ("service", "service")):
+            if getattr(self, block) is not None and self.mode != mode:
+                raise fail(block, f"applies to mode '{mode}' only (this workload's mode is '{self.mode}')",
+                           field=block)
+        if self.mode == "serving" and self.serving is None:
+            raise fail("serving", "is required for mode 'serving': at least the server's port, e.g. "
+                       "serving: {port: 8000}", field="serving")
+        if self.mode == "service" and self.service is None:
+            raise fail("service", "is required for mode 'service': the clients, e.g. service: {clients: [alice, "
+                       "bob]}", field="service")
+        return self
 
     @field_validator("image_pull_secrets")
     @classmethod
@@ -127,9 +159,10 @@ class WorkloadConfig(Model):
     @field_validator("name")
     @classmethod
     def _name(cls, value: str) -> str:
-        if len(value) > MAX_WORKLOAD_NAME:
+        if len(value) > MAX_LWS_NAME:
             raise fail("name", f"is {len(value)} characters; at most {MAX_WORKLOAD_NAME} are allowed (JobSet writes "
-                       f"'<name>-pathways-head-0-0.<name>' into a 63-character label)")
+                       f"'<name>-pathways-head-0-0.<name>' into a 63-character label), {MAX_LWS_NAME} in modes "
+                       "serving/service (LeaderWorkerSet)")
         if not DNS_1035.match(value):
             raise fail("name", "must be lower-case letters, digits and '-', starting with a letter "
                        "(a DNS-1035 label)")
