@@ -306,8 +306,6 @@ def build_lws(workload: WorkloadConfig, target: WorkloadTarget, *, secret_name: 
         # serving: a failed pod recreates its group (a Pathways cluster is all or nothing); service: the
         # long-lived resource manager stays up and a failed worker restarts in place and rejoins it.
         "restartPolicy": "RecreateGroupOnPodRestart" if workload.mode == "serving" else "None",
-        # workers start with the leader pod: its readiness waits for the model loaded on them
-        "startupPolicy": "LeaderCreated",
         "leaderTemplate": leader_template(workload, target, layout, secret_name=secret_name),
         "workerTemplate": worker_template(workload, target),
     }
@@ -324,6 +322,8 @@ def build_lws(workload: WorkloadConfig, target: WorkloadTarget, *, secret_name: 
         "spec": {
             "replicas": layout.replicas,
             "leaderWorkerTemplate": template,
+            # workers start with the leader pod: its readiness waits for the model loaded on them
+            "startupPolicy": "LeaderCreated",
             # the webhook's defaults, written out so a live object never differs from the plan
             "rolloutStrategy": {"type": "RollingUpdate",
                                 "rollingUpdateConfiguration": {"maxUnavailable": 1, "maxSurge": layout.surge}},

@@ -1,0 +1,386 @@
+"""Pathways serving on a LeaderWorkerSet: the serve stack's plan, the rendered objects, and bad input.
+
+Every rendered LeaderWorkerSet is checked against both stored LWS CRDs (v0.4.0, v0.10.0) and the LWS webhook
+rules (tests/support/lws_rules.py); every built-in object against the Kubernetes OpenAPI schemas.
+"""
+
+import copy
+import json
+
+import pytest
+import yaml
+
+from pathways_gke.cli import main as cli_main
+from pathways_gke.config.stack import parse_stack, read_stack_file
+from pathways_gke.errors import ConfigError
+from pathways_gke.plan.diff import diff_plans
+from pathways_gke.plan.engine import plan_config
+from pathways_gke.workloads.serving_lws import serving_objects
+from pathways_gke.workloads.target import target_for
+from tests.conftest import ROOT
+from tests.support.crd import lws_schema_errors
+from tests.support.k8s_schema import object_schema_errors, pod_from_template, pod_schema_errors
+from tests.support.lws_rules import group_pods, lws_rule_errors, tpu_vms
+
+LWS = "kubernetes:leaderworkerset.x-k8s.io/v1:LeaderWorkerSet"
+DEPLOYMENT = "kubernetes:apps/v1:Deployment"
+SERVICE = "kubernetes:core/v1:Service"
+CONFIG_FILE = "kubernetes:yaml/v2:ConfigFile"
+P = "pathways-gke:"
+
+
+def serve_config():
+    return copy.deepcopy(read_stack_file(ROOT / "stacks" / "Pulumi.serve.yaml"))
+
+
+def workload(config, name):
+    return next(w for w in config[f"{P}workloads"] if w["name"] == name)
+
+
+def objects_of(config):
+    stack = parse_stack(config)
+    return {w.name: serving_objects(w, target_for(stack, w)) for w in stack.workloads if w.on_lws}
+
+
+def selects(selector, labels):
+    return all(labels.get(k) == v for k, v in selector.items())
+
+
+# --- the serve stack's plan, as written by `plan --out` -------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def out_dir(tmp_path_factory):
+    out = tmp_path_factory.mktemp("serve")
+    assert cli_main(["plan", "--stack", "serve", "--project-dir", str(ROOT), "--out", str(out)]) == 0
+    return out
+
+
+def written(out_dir, kind):
+    docs = [yaml.safe_load(p.read_text()) for p in sorted(out_dir.glob("*.yaml"))]
+    return [d for d in docs if d["kind"] == kind]
+
+
+def test_plan_out_writes_a_leaderworkerset_valid_for_lws_v0_10_whose_group_is_the_head_plus_its_vms(out_dir):
+    lws = next(d for d in written(out_dir, "LeaderWorkerSet") if d["metadata"]["name"] == "llama-serve")
+    assert lws_schema_errors(lws)["v0.10.0"] == []
+    assert lws_rule_errors(lws, "v0.10.0") == []
+    pods = group_pods(lws)
+    # v6e-16 = 4x4 on ct6e-standard-4t: 4 TPU VMs, each running one worker; plus the head (leader)
+    assert tpu_vms(pods) == 4
+    assert lws["spec"]["leaderWorkerTemplate"]["size"] == 1 + 4 == len(pods)
+    assert lws["spec"]["replicas"] == 2
+    leader = pods[0]["spec"]
+    assert {c["name"] for c in leader["containers"]} == {"jax-tpu", "pathways-proxy", "pathways-rm"}
+    rm = next(c for c in leader["containers"] if c["name"] == "pathways-rm")
+    assert "--instance_count=1" in rm["args"] and "--instance_type=tpuv6e:4x4" in rm["args"]
+
+
+def test_plan_out_writes_a_service_that_selects_exactly_the_leaders(out_dir):
+    lws = next(d for d in written(out_dir, "LeaderWorkerSet") if d["metadata"]["name"] == "llama-serve")
+    [svc] = [d for d in written(out_dir, "Service") if d["metadata"]["name"] == "llama-serve-svc"]
+    selector = svc["spec"]["selector"]
+    for group in range(lws["spec"]["replicas"]):
+        pods = group_pods(lws, group)
+        assert [p["name"] for p in pods if selects(selector, p["labels"])] == [f"llama-serve-{group}"]
+    # the port the Service forwards is a port the leader's server container declares and probes
+    server = next(c for c in group_pods(lws)[0]["spec"]["containers"] if c["name"] == "jax-tpu")
+    assert [p["port"] for p in svc["spec"]["ports"]] == [p["containerPort"] for p in server["ports"]] == [8000]
+    assert server["readinessProbe"]["httpGet"] == {"path": "/health", "port": 8000}
+    # loadBalancer: internal -> GKE's internal passthrough load balancer, never an external address
+    assert svc["spec"]["type"] == "LoadBalancer"
+    assert svc["metadata"]["annotations"] == {"networking.gke.io/load-balancer-type": "Internal"}
+
+
+def test_the_leaderworkerset_waits_for_a_pinned_lws_install_and_its_webhook_gate(stack_plans):
+    plan = stack_plans("serve").to_json()
+    by_name = {r["name"]: r for r in plan["resources"]}
+    install = by_name["pw-serve-services-lws"]
+    assert install["type"] == CONFIG_FILE
+    assert install["inputs"]["file"] == \
+        "https://github.com/kubernetes-sigs/lws/releases/download/v0.10.0/manifests.yaml"
+    gate, ready = by_name["pw-serve-services-lws-gate"], by_name["pw-serve-services-ready"]
+    assert install["urn"] in gate["dependsOn"] and gate["urn"] in ready["dependsOn"]
+    assert ready["inputs"]["data"]["lws.version"] == "v0.10.0"
+    for lws in (r for r in plan["resources"] if r["type"] == LWS):
+        assert {install["urn"], ready["urn"]} <= set(lws["dependsOn"]), lws["name"]
+
+
+def test_the_gate_job_passes_only_when_an_lws_create_would_pass_the_webhook(out_dir):
+    [job] = written(out_dir, "Job")
+    [container] = job["spec"]["template"]["spec"]["containers"]
+    assert container["command"] + container["args"] == ["kubectl", "create", "--dry-run=server", "-f",
+                                                        "/probe/probe.yaml"]
+    assert job["spec"]["backoffLimit"] >= 5, "the Job's pod backoff is the retry loop"
+    assert job["spec"]["template"]["spec"]["nodeSelector"] == {"cloud.google.com/gke-nodepool": "cpu-np"}
+    [probe_map] = [d for d in written(out_dir, "ConfigMap") if d["metadata"]["name"] == "pathways-gke-lws-gate"]
+    probe = yaml.safe_load(probe_map["data"]["probe.yaml"])
+    assert probe["spec"]["replicas"] == 0  # a dry run; and even if created it would run nothing
+    assert lws_schema_errors(probe) == {"v0.4.0": [], "v0.10.0": []}
+    [role] = written(out_dir, "Role")
+    assert role["rules"] == [{"apiGroups": ["leaderworkerset.x-k8s.io"], "resources": ["leaderworkersets"],
+                              "verbs": ["create"]}]
+
+
+def test_every_built_in_object_validates_against_the_kubernetes_schemas(out_dir):
+    checked = 0
+    for kind in ("Service", "Deployment", "Job", "Role", "RoleBinding", "ServiceAccount", "ConfigMap"):
+        for obj in written(out_dir, kind):
+            assert object_schema_errors(obj) == {"1.29": [], "1.34": []}, obj["metadata"]["name"]
+            checked += 1
+    assert checked >= 10
+
+
+def test_every_lws_pod_template_validates_as_a_pod(out_dir):
+    for lws in written(out_dir, "LeaderWorkerSet"):
+        template = lws["spec"]["leaderWorkerTemplate"]
+        for which in ("leaderTemplate", "workerTemplate"):
+            pod = pod_from_template(template[which], f"{lws['metadata']['name']}-0")
+            assert pod_schema_errors(pod) == {"1.29": [], "1.34": []}, (lws["metadata"]["name"], which)
+
+
+def test_the_head_runs_alone_per_node_and_is_never_evicted_by_the_autoscaler(out_dir):
+    for lws in written(out_dir, "LeaderWorkerSet"):
+        leader = lws["spec"]["leaderWorkerTemplate"]["leaderTemplate"]
+        assert leader["metadata"]["labels"]["pathways-gke/pathways-head"] == "true"
+        assert leader["metadata"]["annotations"]["cluster-autoscaler.kubernetes.io/safe-to-evict"] == "false"
+        anti = leader["spec"]["affinity"]["podAntiAffinity"]
+        assert set(anti) == {"requiredDuringSchedulingIgnoredDuringExecution"}  # no preference term
+        [term] = anti["requiredDuringSchedulingIgnoredDuringExecution"]
+        assert term["topologyKey"] == "kubernetes.io/hostname"
+        assert term["labelSelector"]["matchExpressions"] == [{"key": "pathways-gke/pathways-head",
+                                                               "operator": "Exists"}]
+        worker = lws["spec"]["leaderWorkerTemplate"]["workerTemplate"]
+        assert "pathways-gke/pathways-head" not in worker["metadata"]["labels"]
+
+
+# --- layouts and the CRD versions -----------------------------------------------------------------------------
+
+
+def layout_config(**serving):
+    config = serve_config()
+    w = workload(config, "llama-serve")
+    w["serving"] = {**w["serving"], **serving}
+    return config
+
+
+@pytest.mark.parametrize("serving, annotation, policy", [
+    ({}, "leaderworkerset.sigs.k8s.io/exclusive-topology", None),
+    ({"replicas": 1, "slicesPerReplica": 2}, "leaderworkerset.sigs.k8s.io/subgroup-exclusive-topology",
+     {"subGroupSize": 4}),
+    ({"leader": "cpu"}, "leaderworkerset.sigs.k8s.io/subgroup-exclusive-topology",
+     {"subGroupSize": 4, "subGroupPolicyType": "LeaderExcluded"}),
+    ({"leader": "cpu", "replicas": 1, "slicesPerReplica": 2},
+     "leaderworkerset.sigs.k8s.io/subgroup-exclusive-topology",
+     {"subGroupSize": 4, "subGroupPolicyType": "LeaderExcluded"}),
+], ids=["tpu-leader", "tpu-leader-2-slices", "cpu-leader", "cpu-leader-2-slices"])
+def test_each_layout_places_one_slice_per_node_pool_and_validates(serving, annotation, policy):
+    lws = objects_of(layout_config(**serving))["llama-serve"].lws
+    template = lws["spec"]["leaderWorkerTemplate"]
+    slices = serving.get("slicesPerReplica", 1)
+    assert template["size"] == slices * 4 + 1
+    assert lws["metadata"]["annotations"] == {annotation: "cloud.google.com/gke-nodepool"}
+    assert template.get("subGroupPolicy") == policy
+    rm = next(c for c in template["leaderTemplate"]["spec"]["containers"] if c["name"] == "pathways-rm")
+    assert f"--instance_count={slices}" in rm["args"]
+    errors = lws_schema_errors(lws)
+    assert errors["v0.10.0"] == [] and lws_rule_errors(lws, "v0.10.0") == []
+    leader_selector = template["leaderTemplate"]["spec"]["nodeSelector"]
+    if serving.get("leader") == "cpu":
+        assert leader_selector == {"cloud.google.com/gke-nodepool": "cpu-np"}
+        # the floor is real: LWS v0.4.0's CRD has no LeaderExcluded (and its webhook none either)
+        assert any("subGroupPolicyType" in e for e in errors["v0.4.0"])
+        assert lws_rule_errors(lws, "v0.5.0") != []
+    else:
+        assert leader_selector["cloud.google.com/gke-tpu-topology"] == "4x4"
+        assert errors["v0.4.0"] == [] and lws_rule_errors(lws, "v0.4.0") == []
+
+
+def test_servers_reach_the_resource_manager_through_the_leader_address():
+    lws = objects_of(serve_config())["llama-serve"].lws
+    template = lws["spec"]["leaderWorkerTemplate"]
+    leader = {c["name"]: c for c in template["leaderTemplate"]["spec"]["containers"]}
+    [worker] = template["workerTemplate"]["spec"]["containers"]
+    assert "--resource_manager_address=$(LWS_LEADER_ADDRESS):29001" in leader["pathways-proxy"]["args"]
+    assert "--resource_manager_address=$(LWS_LEADER_ADDRESS):29001" in worker["args"]
+    assert {"name": "HOST_ADDRESS", "value": "$(LWS_LEADER_ADDRESS)"} in leader["pathways-rm"]["env"]
+    env = {e["name"]: e.get("value") for e in leader["jax-tpu"]["env"]}
+    assert env["JAX_PLATFORMS"] == "proxy" and env["JAX_BACKEND_TARGET"] == "grpc://localhost:29000"
+    assert worker["resources"]["limits"] == {"google.com/tpu": "4"}
+
+
+def test_startup_probe_allows_the_configured_checkpoint_loading_time():
+    server = next(c for c in objects_of(serve_config())["llama-serve"].lws["spec"]["leaderWorkerTemplate"]
+                  ["leaderTemplate"]["spec"]["containers"] if c["name"] == "jax-tpu")
+    startup = server["startupProbe"]
+    assert startup["periodSeconds"] * startup["failureThreshold"] >= 2400  # serving.probes.startupSeconds
+    assert server["livenessProbe"]["periodSeconds"] * server["livenessProbe"]["failureThreshold"] < 2400
+
+
+def test_kueue_on_puts_the_queue_label_on_the_leaderworkerset():
+    config = serve_config()
+    config[f"{P}kueue"] = {"enabled": True}
+    lws = objects_of(config)["llama-serve"].lws
+    assert lws["metadata"]["labels"]["kueue.x-k8s.io/queue-name"] == "pathways-queue"
+    assert "kueue.x-k8s.io/queue-name" not in objects_of(serve_config())["llama-serve"].lws["metadata"]["labels"]
+
+
+def test_lws_is_installed_only_when_a_serving_or_service_workload_exists():
+    dev = read_stack_file(ROOT / "stacks" / "Pulumi.dev.yaml")
+    plan = plan_config(dev, stack="dev")
+    assert [r.name for r in plan.resources if r.type == CONFIG_FILE] == ["pw-dev-services-jobset"]
+    assert not [r for r in plan.resources if "lws" in r.name]
+
+
+# --- mode service ---------------------------------------------------------------------------------------------
+
+
+def test_service_mode_renders_a_resource_manager_only_backend_and_one_proxy_per_client():
+    objects = objects_of(serve_config())["shared-pw"]
+    lws = objects.lws
+    template = lws["spec"]["leaderWorkerTemplate"]
+    assert [c["name"] for c in template["leaderTemplate"]["spec"]["containers"]] == ["pathways-rm"]
+    assert template["restartPolicy"] == "None", "a failed worker restarts in place; the backend stays up"
+    assert lws_schema_errors(lws) == {"v0.4.0": [e for e in lws_schema_errors(lws)["v0.4.0"]], "v0.10.0": []}
+    assert lws_rule_errors(lws, "v0.10.0") == []
+    assert objects.service is None
+    assert sorted(objects.clients) == ["alice", "bob"]
+    for client, (deployment, service) in objects.clients.items():
+        [proxy] = deployment["spec"]["template"]["spec"]["containers"]
+        assert "--resource_manager_address=shared-pw-0.shared-pw:29001" in proxy["args"]
+        assert "--virtual_slices=tpuv6e:4x4" in proxy["args"]
+        assert selects(service["spec"]["selector"], deployment["spec"]["template"]["metadata"]["labels"])
+        assert service["metadata"]["name"] == f"shared-pw-proxy-{client}"
+        assert object_schema_errors(deployment) == object_schema_errors(service) == {"1.29": [], "1.34": []}
+
+
+def test_each_client_gets_its_own_connection_address_as_an_output(stack_plans):
+    outputs = stack_plans("serve").outputs
+    assert outputs["clientTargets"] == {"shared-pw": {
+        "alice": "grpc://shared-pw-proxy-alice.default.svc.cluster.local:29000",
+        "bob": "grpc://shared-pw-proxy-bob.default.svc.cluster.local:29000"}}
+    assert outputs["servingEndpoints"] == {"llama-serve": "http://llama-serve-svc.default.svc.cluster.local:8000"}
+
+
+def test_removing_a_client_changes_only_that_clients_objects(stack_plans):
+    config = serve_config()
+    workload(config, "shared-pw")["service"]["clients"] = ["alice"]
+    diff = diff_plans(stack_plans("serve"), plan_config(config, stack="serve"))
+    assert sorted(r["name"] for r in diff.removed) == ["pw-serve-shared-pw-proxy-bob",
+                                                       "pw-serve-shared-pw-proxy-bob-svc"]
+    assert (diff.added, diff.changed) == ((), ())
+
+
+def test_adding_a_client_adds_only_that_clients_objects(stack_plans):
+    config = serve_config()
+    workload(config, "shared-pw")["service"]["clients"].append("carol")
+    diff = diff_plans(stack_plans("serve"), plan_config(config, stack="serve"))
+    assert sorted(r["name"] for r in diff.added) == ["pw-serve-shared-pw-proxy-carol",
+                                                     "pw-serve-shared-pw-proxy-carol-svc"]
+    assert (diff.removed, diff.changed) == ((), ())
+
+
+# --- bad input: exit 2 naming the path, nothing registered ----------------------------------------------------
+
+
+def _lws_04(config):
+    config[f"{P}lws"] = {"version": "v0.4.0"}
+
+
+def _long_name(config):
+    workload(config, "llama-serve")["name"] = "s" + "x" * 50
+
+
+def _too_many_replicas(config):
+    workload(config, "llama-serve")["serving"]["replicas"] = 3
+
+
+def _two_slices_each(config):
+    workload(config, "llama-serve")["serving"].update(replicas=2, slicesPerReplica=2)
+
+
+def _proxy_port(config):
+    workload(config, "llama-serve")["serving"]["port"] = 29000
+
+
+def _rm_port_in_list(config):
+    workload(config, "llama-serve")["serving"].pop("port")
+    workload(config, "llama-serve")["serving"]["ports"] = [{"port": 8000}, {"port": 29001, "name": "grpc"}]
+
+
+def _cpu_leader_old_lws(config):
+    config[f"{P}lws"] = {"version": "v0.5.0"}
+    workload(config, "llama-serve")["serving"]["leader"] = "cpu"
+
+
+def _no_serving_block(config):
+    workload(config, "llama-serve").pop("serving")
+
+
+def _sibling_name(config):
+    workload(config, "shared-pw")["name"] = "llama-serve-1"
+
+
+def _service_client_slices(config):
+    workload(config, "shared-pw")["service"]["clientSlices"] = 2
+
+
+@pytest.mark.parametrize("mutate, path, fragments", [
+    (_lws_04, "lws.version", ("v0.4.0", "older than v0.5.0", "kube-rbac-proxy")),
+    (_long_name, "workloads[3].name", ("51 characters", "50 in modes serving/service")),
+    (_too_many_replicas, "workloads[3].serving.replicas", ("3 x 1 = 3 slices", "has (2)")),
+    (_two_slices_each, "workloads[3].serving.replicas", ("2 x 2 = 4 slices", "'serve'")),
+    (_proxy_port, "workloads[3].serving.port", ("29000", "Pathways servers")),
+    (_rm_port_in_list, "workloads[3].serving.ports[1].port", ("29001",)),
+    (_cpu_leader_old_lws, "workloads[3].serving.leader", ("v0.6.0", "v0.5.0")),
+    (_no_serving_block, "workloads[3].serving", ("required for mode 'serving'",)),
+    (_sibling_name, "workloads[4].name", ("collides", "llama-serve")),
+    (_service_client_slices, "workloads[4].service.clientSlices", ("1 slice",)),
+], ids=lambda v: getattr(v, "__name__", None) or (v if isinstance(v, str) else ""))
+def test_bad_serving_input_exits_2_naming_the_path(mutate, path, fragments, tmp_path, capsys, recording_runs):
+    config = serve_config()
+    # two JobSet-era workloads first, so paths are not accidentally index 0
+    train = {"name": "train", "runtime": "jax", "image": "us-docker.pkg.dev/acme/train/jax:2026-11-20",
+             "command": "python3 run.py", "jax": {"processes": 1}}
+    config[f"{P}workloads"] = [train, {**train, "name": "eval"}, {**train, "name": "smoke"},
+                               *config[f"{P}workloads"]]
+    mutate(config)
+    stack_file = tmp_path / "Pulumi.bad.yaml"
+    stack_file.write_text(yaml.safe_dump({"config": config}))
+    code = cli_main(["plan", "--config", str(stack_file), "--project-dir", str(ROOT)])
+    err = capsys.readouterr().err
+    assert code == 2, err
+    assert "Traceback" not in err
+    line = next((ln for ln in err.splitlines() if f"- {path}:" in ln), None)
+    assert line is not None, err
+    for fragment in fragments:
+        assert fragment in line, (fragment, line)
+    assert recording_runs == []
+
+
+def test_a_serving_name_may_be_longer_than_the_jobset_limit_but_a_jobset_name_may_not():
+    config = serve_config()
+    workload(config, "llama-serve")["name"] = "llama-3-1-70b-instruct-serving"  # 30 > 22
+    parse_stack(config)
+    config = serve_config()
+    config[f"{P}workloads"].append({"name": "train-a-very-long-name-x", "runtime": "pathways", "tpuPool": "serve",
+                                    "image": "us-docker.pkg.dev/a/b:1", "pathways": {"version": "jax-0.9.2",
+                                                                                  "gcsScratch": "gs://acme-b/t"}})
+    with pytest.raises(ConfigError) as caught:
+        parse_stack(config)
+    assert caught.value.paths == ["workloads[2].name"]
+    assert "at most 22" in str(caught.value)
+
+
+def test_serving_blocks_belong_to_their_mode():
+    config = serve_config()
+    workload(config, "llama-serve")["mode"] = "default"
+    with pytest.raises(ConfigError) as caught:
+        parse_stack(config)
+    assert caught.value.paths == ["workloads[0].serving"]
+    assert "mode 'serving' only" in str(caught.value)
+
+
+def test_plan_json_is_deterministic_for_the_serve_stack(stack_plans):
+    again = plan_config(serve_config(), stack="serve")
+    assert json.loads(again.dumps()) == json.loads(stack_plans("serve").dumps())
