@@ -89,7 +89,9 @@ def test_plan_out_writes_a_service_that_selects_exactly_the_leaders(out_dir):
     assert server["readinessProbe"]["httpGet"] == {"path": "/health", "port": 8000}
     # loadBalancer: internal -> GKE's internal passthrough load balancer, never an external address
     assert svc["spec"]["type"] == "LoadBalancer"
-    assert svc["metadata"]["annotations"] == {"networking.gke.io/load-balancer-type": "Internal"}
+    assert svc["metadata"]["annotations"] == {"networking.gke.io/load-balancer-type": "Internal",
+                                              # `pulumi up` does not wait for a model to load
+                                              "pulumi.com/skipAwait": "true"}
 
 
 def test_the_leaderworkerset_waits_for_a_pinned_lws_install_and_its_webhook_gate(stack_plans):
@@ -384,3 +386,13 @@ def test_serving_blocks_belong_to_their_mode():
 def test_plan_json_is_deterministic_for_the_serve_stack(stack_plans):
     again = plan_config(serve_config(), stack="serve")
     assert json.loads(again.dumps()) == json.loads(stack_plans("serve").dumps())
+
+
+def test_switching_to_an_internal_load_balancer_replaces_only_the_service_deleting_it_first(stack_plans):
+    config = serve_config()
+    workload(config, "llama-serve")["serving"].pop("loadBalancer")
+    diff = diff_plans(stack_plans("serve"), plan_config(config, stack="serve"))
+    [change] = diff.changed
+    assert change.name == "pw-serve-llama-serve-svc" and change.replace  # pulumi-kubernetes: spec.type is forceNew
+    assert "spec.type" in change.replace_reasons
+    assert diff.new_resources[change.urn]["options"]["deleteBeforeReplace"] is True  # fixed name

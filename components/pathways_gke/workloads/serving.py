@@ -123,17 +123,19 @@ class PathwaysServing(pulumi.ComponentResource):
         self.service = None
         if objects.service is not None:
             svc = objects.service
+            # a new spec.type (ClusterIP <-> internal LoadBalancer) replaces the Service; its name is fixed
             self.service = k8s.core.v1.Service(
                 f"{name}-svc", metadata=svc["metadata"], spec=svc["spec"],
-                opts=pulumi.ResourceOptions(parent=self, depends_on=extra_deps))
+                opts=pulumi.ResourceOptions(parent=self, depends_on=extra_deps, delete_before_replace=True))
         self.clients = {}
         for client, (deployment, svc) in objects.clients.items():
             proxy = k8s.apps.v1.Deployment(
                 f"{name}-proxy-{client}", metadata=deployment["metadata"], spec=deployment["spec"],
-                opts=pulumi.ResourceOptions(parent=self, depends_on=[*extra_deps, self.lws]))
+                opts=pulumi.ResourceOptions(parent=self, depends_on=[*extra_deps, self.lws],
+                                            delete_before_replace=True))
             service = k8s.core.v1.Service(
                 f"{name}-proxy-{client}-svc", metadata=svc["metadata"], spec=svc["spec"],
-                opts=pulumi.ResourceOptions(parent=self, depends_on=extra_deps))
+                opts=pulumi.ResourceOptions(parent=self, depends_on=extra_deps, delete_before_replace=True))
             self.clients[client] = (proxy, service)
 
         facts = access_facts(workload, ns)

@@ -33,6 +33,7 @@ from .wrapper import wrap_command
 
 LEADER_ADDRESS = "$(LWS_LEADER_ADDRESS)"
 DEFAULT_CONTAINER_ANNOTATION = "kubectl.kubernetes.io/default-container"
+SKIP_AWAIT_ANNOTATION = "pulumi.com/skipAwait"
 # Liveness after startup: a server that stops answering for this long is restarted (its group recreated).
 LIVENESS_FAILURES = 6
 READINESS_FAILURES = 3
@@ -345,12 +346,16 @@ def build_serving_service(workload: WorkloadConfig, target: WorkloadTarget) -> d
     assert serving is not None
     metadata: dict[str, Any] = {"name": naming.serving_service_name(workload.name), "namespace": target.namespace,
                                 "labels": {naming.WORKLOAD_LABEL: workload.name}}
+    # pulumi-kubernetes awaits a Service until it has ready endpoints; the leaders are ready only once the model
+    # is loaded (up to serving.probes.startupSeconds), so `pulumi up` must not wait for them here.
+    annotations = {SKIP_AWAIT_ANNOTATION: "true"}
     spec: dict[str, Any] = {"type": "ClusterIP"}
     if serving.load_balancer == "internal":
         # GKE internal passthrough Network Load Balancer (https://cloud.google.com/kubernetes-engine/docs/
         # concepts/service-load-balancer-parameters): a VPC-internal address, never an external one.
-        metadata["annotations"] = {naming.INTERNAL_LB_ANNOTATION: "Internal"}
+        annotations[naming.INTERNAL_LB_ANNOTATION] = "Internal"
         spec["type"] = "LoadBalancer"
+    metadata["annotations"] = dict(sorted(annotations.items()))
     spec["selector"] = leader_selector(workload.name)
     spec["ports"] = [{"name": name, "port": port, "targetPort": port, "protocol": "TCP"}
                      for name, port in serving.port_list()]
