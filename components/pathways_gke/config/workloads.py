@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import re
 import shlex
-from typing import Literal, Optional, Union
+from typing import Any, Literal, Optional, Union
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, ValidationError, field_validator, model_validator
+from pydantic_core import PydanticCustomError
 
 from .base import Model, fail
 from .pathways import (ContainerResources, GcsFuseVolume, ImagePullPolicy, PathwaysSettings, check_env,
@@ -107,11 +108,36 @@ class WorkloadConfig(Model):
         """Rendered as a LeaderWorkerSet (modes serving and service) instead of a JobSet."""
         return self.mode in LWS_MODES
 
+    @model_validator(mode="wrap")
+    @classmethod
+    def _jobset_name_length(cls, data: Any, handler: Any) -> Any:
+        """JobSet workloads' 22-character name limit, reported beside every other problem of the workload.
+
+        The limit depends on the mode (a LeaderWorkerSet allows 50), which the `name` field check cannot see.
+        """
+        name = data.get("name") if isinstance(data, dict) else None
+        mode = data.get("mode", "default") if isinstance(data, dict) else None
+        too_long = (isinstance(name, str) and mode not in LWS_MODES
+                    and MAX_WORKLOAD_NAME < len(name.strip()) <= MAX_LWS_NAME)
+        error = fail("name", f"is {len(name.strip())} characters; at most {MAX_WORKLOAD_NAME} are allowed (JobSet "
+                     f"writes '<name>-pathways-head-0-0.<name>' into a 63-character label)") if too_long else None
+        try:
+            result = handler(data)
+        except ValidationError as exc:
+            if error is None:
+                raise
+            details = [{"type": PydanticCustomError(e["type"], e["msg"].replace("{", "{{").replace("}", "}}"),
+                                                    e.get("ctx")),
+                        "loc": e["loc"], "input": e.get("input")} for e in exc.errors(include_url=False)]
+            details.append({"type": error, "loc": ("name",), "input": name})
+            raise ValidationError.from_exception_data(exc.title, details) from None
+        if error is not None:
+            raise ValidationError.from_exception_data(cls.__name__, [{"type": error, "loc": ("name",),
+                                                                      "input": name}])
+        return result
+
     @model_validator(mode="after")
     def _mode_blocks(self) -> "WorkloadConfig":
-        if self.mode not in LWS_MODES and len(self.name) > MAX_WORKLOAD_NAME:
-            raise fail("name", f"is {len(self.name)} characters; at most {MAX_WORKLOAD_NAME} are allowed (JobSet "
-                       f"writes '<name>-pathways-head-0-0.<name>' into a 63-character label)", field="name")
         for block, mode in (("serving", "serving"), ("service", "service")):
             if getattr(self, block) is not None and self.mode != mode:
                 raise fail(block, f"applies to mode '{mode}' only (this workload's mode is '{self.mode}')",
