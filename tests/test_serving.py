@@ -396,3 +396,70 @@ def test_switching_to_an_internal_load_balancer_replaces_only_the_service_deleti
     assert change.name == "pw-serve-llama-serve-svc" and change.replace  # pulumi-kubernetes: spec.type is forceNew
     assert "spec.type" in change.replace_reasons
     assert diff.new_resources[change.urn]["options"]["deleteBeforeReplace"] is True  # fixed name
+
+
+# --- the LWS install: same machinery as JobSet/Kueue -----------------------------------------------------------
+
+
+def test_the_lws_install_protects_its_crd_and_records_its_version_in_the_readiness_gate():
+    from pathways_gke.addons import services_spec
+
+    spec = services_spec(parse_stack(serve_config()))
+    assert spec.lws is not None and (spec.lws.version, spec.lws.origin) == ("v0.10.0", "release")
+    assert spec.lws.resource_prefix == "lws", "child URNs survive an upgrade"
+    assert "leaderworkersets.leaderworkerset.x-k8s.io" in spec.protected_crds
+    assert spec.marker["data"]["lws.source"] == spec.lws.file
+    dev = services_spec(parse_stack(read_stack_file(ROOT / "stacks" / "Pulumi.dev.yaml")))
+    assert (dev.lws, dev.lws_gate, dev.protected_crds) == (None, (), ("jobsets.jobset.x-k8s.io",))
+
+
+def test_a_local_lws_manifest_is_checked_like_the_jobset_one(tmp_path):
+    manifest = tmp_path / "lws.yaml"
+    manifest.write_text("kind: CustomResourceDefinition\nmetadata:\n  name: leaderworkersets.leaderworkerset.x-k8s.io\n"
+                        "---\nkind: Deployment\nspec:\n  template:\n    spec:\n      containers:\n"
+                        "      - image: registry.k8s.io/lws/lws:v0.9.0\n")
+    config = serve_config()
+    config[f"{P}lws"] = {"version": "v0.10.0", "manifest": str(manifest)}
+    with pytest.raises(ConfigError) as caught:
+        parse_stack(config)
+    assert caught.value.paths == ["lws.manifest"] and "v0.9.0" in str(caught.value)
+    config[f"{P}lws"]["version"] = "v0.9.0"
+    from pathways_gke.addons import services_spec
+
+    assert services_spec(parse_stack(config)).lws.file == str(manifest)
+
+
+def test_the_workloads_namespace_cannot_be_the_lws_system_namespace():
+    config = serve_config()
+    config[f"{P}namespace"] = "lws-system"
+    with pytest.raises(ConfigError) as caught:
+        parse_stack(config)
+    assert caught.value.paths == ["namespace"] and "lws" in str(caught.value)
+
+
+@pytest.mark.parametrize("version, replaced", [
+    ("v0.10.0", ["spec.leaderWorkerTemplate.subGroupPolicy"]),
+    ("v0.6.1", ["spec.leaderWorkerTemplate.subGroupPolicy", "spec.leaderWorkerTemplate.size"]),
+])
+def test_fields_the_lws_webhook_will_not_update_replace_the_leaderworkerset(version, replaced):
+    config = serve_config()
+    config[f"{P}lws"] = {"version": version}
+    plan = plan_config(config, stack="serve")
+    lws = plan.named("pw-serve-llama-serve-lws")
+    assert sorted(lws.options["replaceOnChanges"]) == sorted(replaced)
+    assert lws.options["deleteBeforeReplace"] is True  # fixed name
+
+
+def test_a_name_limit_shrinks_with_more_than_ten_groups():
+    config = serve_config()
+    config[f"{P}tpuPools"][0]["slices"] = 11
+    w = workload(config, "llama-serve")
+    w["serving"]["replicas"] = 11
+    w["name"] = "l" * 50
+    with pytest.raises(ConfigError) as caught:
+        parse_stack(config)
+    assert caught.value.paths == ["workloads[0].name"]
+    assert "11 group(s) allows at most 49" in str(caught.value)
+    w["name"] = "l" * 49
+    lws = objects_of(config)["l" * 49].lws
+    assert lws_rule_errors(lws) == []
