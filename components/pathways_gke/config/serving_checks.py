@@ -25,8 +25,6 @@ LEADER_EXCLUDED_SINCE = "v0.6.0"  # subGroupPolicyType: LeaderExcluded (a head o
 MUTABLE_SIZE_SINCE = "v0.7.0"  # leaderWorkerTemplate.size may change (earlier: immutable)
 # Env LWS injects into every container of a group (a user variable of the same name is replaced).
 LWS_ENV = ("LWS_LEADER_ADDRESS", "LWS_GROUP_SIZE", "LWS_WORKER_INDEX")
-# Env pathways-gke sets in the serving container.
-SERVING_USER_ENV = ("JAX_PLATFORMS", "JAX_BACKEND_TARGET", "XCLOUD_ENVIRONMENT")
 # Resource-manager-only head (mode service): limits of the pathways-rm container (workloads/pathways_jobset.py).
 RM_ONLY_REQUESTS = {"cpu": Decimal(8), "memory": Decimal(32) * GB}
 
@@ -111,7 +109,9 @@ def serving_workload_problems(workload: WorkloadConfig, target: "WorkloadTarget"
     else:
         out.extend(_service_problems(workload, target, path))
 
-    for source, names in (("env", workload.env), ("secretEnv", workload.secret_env)):
+    for source, names in (("env", workload.env), ("secretEnv", workload.secret_env),
+                          ("pathways.env.server", pw.env.server), ("pathways.env.proxy", pw.env.proxy),
+                          ("pathways.env.worker", pw.env.worker)):
         for name in sorted(set(names) & set(LWS_ENV)):
             out.append(Problem(at(f"{source}.{name}"), "is set by the LeaderWorkerSet controller in every container "
                                f"of the group; not allowed: {', '.join(LWS_ENV)}"))
@@ -156,11 +156,7 @@ def _serving_problems(workload: WorkloadConfig, target: "WorkloadTarget", layout
             out.append(Problem(at(f"ports[{i}].port"), _port_clash(), port.port))
     if serving.probes.port is not None and serving.probes.port in reserved:
         out.append(Problem(at("probes.port"), _port_clash(), serving.probes.port))
-    for source, names in (("env", workload.env), ("secretEnv", workload.secret_env)):
-        for name in sorted(set(names) & set(SERVING_USER_ENV)):
-            out.append(Problem(f"{path}.{source}.{name}", "is set by pathways-gke in the serving container "
-                               f"({', '.join(SERVING_USER_ENV)}); remove it"))
-    return out
+    return out  # env names pathways-gke sets in the server container: pathways_checks (MANAGED_ENV["user"])
 
 
 def _port_clash() -> str:
