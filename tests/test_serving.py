@@ -463,3 +463,29 @@ def test_a_name_limit_shrinks_with_more_than_ten_groups():
     w["name"] = "l" * 49
     lws = objects_of(config)["l" * 49].lws
     assert lws_rule_errors(lws) == []
+
+
+# --- the real path: identity, replacement order ---------------------------------------------------------------
+
+
+def test_serving_pods_use_the_pod_network_so_they_run_as_their_kubernetes_service_account():
+    """Not hostNetwork (unlike the JobSet layout): Workload Identity maps every LWS and proxy pod to its KSA, so
+    GCS (the scratch location, checkpoints) is reached as that KSA's principal, never as the node's SA."""
+    config = serve_config()
+    for name in ("llama-serve", "shared-pw"):
+        workload(config, name)["serviceAccount"] = "serving-ksa"
+    for objects in objects_of(config).values():
+        template = objects.lws["spec"]["leaderWorkerTemplate"]
+        pods = [template["leaderTemplate"]["spec"], template["workerTemplate"]["spec"],
+                *(d["spec"]["template"]["spec"] for d, _ in objects.clients.values())]
+        for pod in pods:
+            assert "hostNetwork" not in pod and "dnsPolicy" not in pod
+            assert pod["serviceAccountName"] == "serving-ksa"
+
+
+def test_every_fixed_name_object_is_deleted_before_it_is_replaced(stack_plans):
+    plan = stack_plans("serve")
+    fixed = [r for r in plan.resources if r.type in (LWS, SERVICE, DEPLOYMENT, "kubernetes:batch/v1:Job")]
+    assert len(fixed) == 8
+    for r in fixed:
+        assert r.options["deleteBeforeReplace"] is True, r.name
