@@ -489,3 +489,42 @@ def test_every_fixed_name_object_is_deleted_before_it_is_replaced(stack_plans):
     assert len(fixed) == 8
     for r in fixed:
         assert r.options["deleteBeforeReplace"] is True, r.name
+
+
+def test_the_lws_controller_is_installed_with_the_shared_transforms_kept_on_the_cpu_pool_its_crd_protected(
+        monkeypatch):
+    import pulumi
+
+    from pathways_gke import services
+    from pathways_gke.addons.install import CRD_TYPE, DEPLOYMENT_TYPE
+
+    seen = {}
+    real = services.k8s.yaml.v2.ConfigFile
+
+    def recording(name, *args, opts=None, **kwargs):
+        seen[name] = opts.transforms
+        return real(name, *args, opts=opts, **kwargs)
+
+    monkeypatch.setattr(services.k8s.yaml.v2, "ConfigFile", recording)
+    plan_config(serve_config(), stack="serve")
+    transforms = seen["pw-serve-services-lws"]
+    assert len(transforms) == len(seen["pw-serve-services-jobset"])
+
+    def apply(type_, props):
+        opts = pulumi.ResourceOptions()
+        for transform in transforms:
+            result = transform(pulumi.ResourceTransformArgs(True, type_, "lws:x", props, opts))
+            if result is not None:
+                props, opts = result.props, result.opts
+        return props, opts
+
+    deployment = {"apiVersion": "apps/v1", "kind": "Deployment",
+                  "metadata": {"name": "lws-controller-manager", "namespace": "lws-system"},
+                  "spec": {"template": {"spec": {"containers": [{"name": "manager",
+                                                                 "image": "registry.k8s.io/lws/lws:v0.10.0"}]}}}}
+    props, _ = apply(DEPLOYMENT_TYPE, deployment)
+    assert props["spec"]["template"]["spec"]["nodeSelector"] == {"cloud.google.com/gke-nodepool": "cpu-np"}
+    crd = {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+           "metadata": {"name": "leaderworkersets.leaderworkerset.x-k8s.io"}}
+    _, opts = apply(CRD_TYPE, crd)
+    assert opts.protect is True
