@@ -243,7 +243,10 @@ def test_service_mode_renders_a_resource_manager_only_backend_and_one_proxy_per_
     template = lws["spec"]["leaderWorkerTemplate"]
     assert [c["name"] for c in template["leaderTemplate"]["spec"]["containers"]] == ["pathways-rm"]
     assert template["restartPolicy"] == "None", "a failed worker restarts in place; the backend stays up"
-    assert lws_schema_errors(lws) == {"v0.4.0": [e for e in lws_schema_errors(lws)["v0.4.0"]], "v0.10.0": []}
+    errors = lws_schema_errors(lws)
+    assert errors["v0.10.0"] == []
+    # the CPU leader needs LeaderExcluded, which LWS v0.4.0 does not have (hence lws.version >= v0.6.0 for it)
+    assert errors["v0.4.0"] and all("subGroupPolicyType" in e for e in errors["v0.4.0"])
     assert lws_rule_errors(lws, "v0.10.0") == []
     assert objects.service is None
     assert sorted(objects.clients) == ["alice", "bob"]
@@ -528,3 +531,46 @@ def test_the_lws_controller_is_installed_with_the_shared_transforms_kept_on_the_
            "metadata": {"name": "leaderworkersets.leaderworkerset.x-k8s.io"}}
     _, opts = apply(CRD_TYPE, crd)
     assert opts.protect is True
+
+
+# --- property: any serving layout the checks accept renders a valid LeaderWorkerSet ---------------------------
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+SHAPES = [("v6e", "4x4"), ("v6e", "2x2"), ("v5e", "2x4"), ("v5p", "2x2x2"), ("v4", "2x2x4"), ("tpu7x", "2x2x2")]
+SERVING_PATHS = ("workloads[0].serving.", "workloads[0].name")
+
+
+@settings(max_examples=60, derandomize=True, deadline=None, suppress_health_check=list(HealthCheck))
+@given(shape=st.sampled_from(SHAPES), slices=st.integers(1, 6), replicas=st.integers(1, 6),
+       per_replica=st.integers(1, 3), surge=st.integers(0, 2), leader=st.sampled_from(["tpu", "cpu"]),
+       port=st.sampled_from([8000, 9000, 29000, 8080, 30000]), name_length=st.integers(3, 50),
+       lws_version=st.sampled_from(["v0.5.0", "v0.6.1", "v0.10.0"]))
+def test_any_accepted_serving_layout_renders_a_valid_leaderworkerset(shape, slices, replicas, per_replica, surge,
+                                                                     leader, port, name_length, lws_version):
+    generation, topology = shape
+    config = serve_config()
+    config[f"{P}tpuPools"] = [{"name": "serve", "type": generation, "topology": topology, "slices": slices,
+                               "zone": "us-east5-b", "capacity": "on-demand"}]
+    config[f"{P}lws"] = {"version": lws_version}
+    w = workload(config, "llama-serve")
+    w["name"] = ("s" + "erving-" * 10)[:name_length].rstrip("-")
+    w["serving"] = {"port": port, "replicas": replicas, "slicesPerReplica": per_replica, "maxSurge": surge,
+                    "leader": leader}
+    config[f"{P}workloads"] = [w]
+    try:
+        stack = parse_stack(config)
+    except ConfigError as exc:
+        assert exc.paths and all(p.startswith(SERVING_PATHS) for p in exc.paths), str(exc)
+        assert (replicas + surge) * per_replica > slices or port in (29000, 8080) or \
+            (leader == "cpu" and lws_version == "v0.5.0"), str(exc)
+        return
+    assert (replicas + surge) * per_replica <= slices and port not in (29000, 8080)
+    [wl] = stack.workloads
+    target = target_for(stack, wl)
+    lws = serving_objects(wl, target).lws
+    assert lws_schema_errors(lws)["v0.10.0"] == []
+    assert lws_rule_errors(lws, lws_version) == []
+    assert lws["spec"]["leaderWorkerTemplate"]["size"] == per_replica * target.shape.vms_per_slice + 1
+    assert tpu_vms(group_pods(lws)) == per_replica * target.shape.vms_per_slice
