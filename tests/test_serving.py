@@ -111,7 +111,7 @@ def test_the_leaderworkerset_waits_for_a_pinned_lws_install_and_its_webhook_gate
 def test_the_gate_job_passes_only_when_an_lws_create_would_pass_the_webhook(out_dir):
     [job] = written(out_dir, "Job")
     [container] = job["spec"]["template"]["spec"]["containers"]
-    assert container["command"] + container["args"] == ["kubectl", "create", "--dry-run=server", "-f",
+    assert container["command"] + container["args"] == ["/bin/kubectl", "create", "--dry-run=server", "-f",
                                                         "/probe/probe.yaml"]
     assert job["spec"]["backoffLimit"] >= 5, "the Job's pod backoff is the retry loop"
     assert job["spec"]["template"]["spec"]["nodeSelector"] == {"cloud.google.com/gke-nodepool": "cpu-np"}

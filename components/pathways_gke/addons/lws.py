@@ -22,6 +22,7 @@ import yaml
 from ..naming import LWS_API_VERSION, LWS_GATE, NODE_POOL_LABEL
 
 PROBE_NAME = "pathways-gke-lws-probe"
+KUBECTL = "/bin/kubectl"  # where registry.k8s.io/kubectl images keep the binary (they have no shell)
 PROBE_FILE = "probe.yaml"
 GATE_BACKOFF_LIMIT = 10
 GATE_DEADLINE_SECONDS = 1200
@@ -64,7 +65,7 @@ def gate_objects(namespace: str, image: str, cpu_pool: str) -> tuple[tuple[str, 
                     "containers": [{
                         "name": "webhook-check",
                         "image": image,
-                        "command": ["kubectl"],
+                        "command": [KUBECTL],
                         "args": ["create", "--dry-run=server", "-f", f"/probe/{PROBE_FILE}"],
                         "securityContext": {"runAsNonRoot": True, "runAsUser": 65532,
                                             "allowPrivilegeEscalation": False,
