@@ -102,6 +102,8 @@ def test_the_leaderworkerset_waits_for_a_pinned_lws_install_and_its_webhook_gate
     assert install["inputs"]["file"] == \
         "https://github.com/kubernetes-sigs/lws/releases/download/v0.10.0/manifests.yaml"
     gate, ready = by_name["pw-serve-services-lws-gate"], by_name["pw-serve-services-ready"]
+    # pulumi-kubernetes awaits a Job until it completes: as long as the Job may keep retrying (20 min)
+    assert gate["options"]["customTimeouts"] == {"create": "20m"}
     assert install["urn"] in gate["dependsOn"] and gate["urn"] in ready["dependsOn"]
     assert ready["inputs"]["data"]["lws.version"] == "v0.10.0"
     for lws in (r for r in plan["resources"] if r["type"] == LWS):

@@ -22,6 +22,7 @@ import pulumi_kubernetes as k8s
 
 from .addons import ServicesSpec, services_spec
 from .addons.install import InstallSource, must_protect, pin_to_node_pool, with_force_apply
+from .addons.lws import GATE_DEADLINE_SECONDS
 from .config.stack import StackConfig
 
 TYPE_TOKEN = "pathways-gke:index:ClusterServices"
@@ -164,7 +165,10 @@ class ClusterServices(pulumi.ComponentResource):
                     f"{name}-{suffix}", **body,
                     opts=pulumi.ResourceOptions(parent=self, depends_on=[*depends_on, *before],
                                                 # a Job's pod template is immutable: a new gate image is a new Job
-                                                replace_on_changes=["spec"], delete_before_replace=True))
+                                                replace_on_changes=["spec"], delete_before_replace=True,
+                                                # await as long as the Job itself may retry
+                                                custom_timeouts=pulumi.CustomTimeouts(
+                                                    create=f"{GATE_DEADLINE_SECONDS // 60}m")))
             else:
                 before.append(kinds[obj["kind"]](
                     f"{name}-{suffix}", **body,
