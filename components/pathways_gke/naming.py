@@ -74,7 +74,8 @@ GCS_FUSE_ANNOTATION = "gke-gcsfuse/volumes"
 SPOT_LABEL = "cloud.google.com/gke-spot"
 FLEX_START_LABEL = "cloud.google.com/gke-flex-start"
 PROXY_PORT = 29000
-# The Pathways servers' ports (PATHWAYS_JOBSET.md §4): resource manager, worker. A serving port must not reuse them.
+# The Pathways servers' ports (resource manager, worker; as XPK and the PathwaysJob operator set them). A serving
+# port must not reuse them.
 RM_PORTS = (29001, 29002)
 WORKER_PORTS = (29005, 29006, 8471, 8080)
 PATHWAYS_PORTS = (PROXY_PORT, *RM_PORTS, *WORKER_PORTS)
