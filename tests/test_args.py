@@ -10,7 +10,7 @@ from pydantic import BaseModel
 
 from pathways_gke import args as A
 from pathways_gke.cluster import PathwaysCluster
-from pathways_gke.config import access, addons, cluster, observability, pathways, stack, tpu, workloads
+from pathways_gke.config import access, addons, cluster, observability, pathways, serving, stack, tpu, workloads
 from pathways_gke.config.stack import parse_stack, read_stack_file
 from pathways_gke.errors import ConfigError
 from pathways_gke.plan.engine import plan_stack, run_program
@@ -42,6 +42,11 @@ SECTIONS = [
     (A.Bucket, access.BucketConfig),
     (A.BucketAccess, access.BucketAccess),
     (A.Observability, observability.ObservabilityConfig),
+    (A.Lws, addons.LwsConfig),
+    (A.ServingSettings, serving.ServingSettings),
+    (A.ServingPort, serving.ServingPort),
+    (A.ServingProbes, serving.ServingProbes),
+    (A.ServiceSettings, serving.ServiceSettings),
 ]
 # TypedDict field -> Enum, and the pydantic field whose Literal it must equal
 ENUMS = [
@@ -55,6 +60,9 @@ ENUMS = [
     (A.Runtime, workloads.WorkloadConfig, "runtime"),
     (A.WorkloadMode, workloads.WorkloadConfig, "mode"),
     (A.BucketAccessMode, access.BucketAccess, "access"),
+    (A.LeaderPlacement, serving.ServingSettings, "leader"),
+    (A.LeaderPlacement, serving.ServiceSettings, "leader"),
+    (A.LoadBalancer, serving.ServingSettings, "load_balancer"),
 ]
 
 

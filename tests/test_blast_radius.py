@@ -182,3 +182,57 @@ def test_the_same_rename_with_an_alias_is_a_rename_not_a_delete(monkeypatch):
     [change] = [c for c in diff.changed if c.renamed_from]
     assert change.name == "pw-dev-head-pool" and change.renamed_from.endswith("::pw-dev-cpu")
     assert not change.replace
+
+
+# --- serving on a LeaderWorkerSet: an update rolls the groups, nothing is replaced ---------------------
+
+LWS = "kubernetes:leaderworkerset.x-k8s.io/v1:LeaderWorkerSet"
+SERVING_WORKLOAD = "chat"  # mode serving, on the "serve" group
+
+
+def serving_config(config=None):
+    """The platform stack plus a serving workload on the v5e "serve" group (2 slices of 2x4)."""
+    config = copy.deepcopy(config or platform_config())
+    config["pathways-gke:workloads"].append({
+        "name": SERVING_WORKLOAD, "runtime": "pathways", "mode": "serving", "tpuPool": "serve",
+        "image": "us-docker.pkg.dev/acme-ml-prod/serve/jetstream-pathways:2026-11-20",
+        "command": "python3 -m MaxText.maxengine_server configs/inference.yml",
+        "pathways": {"version": "jax-0.9.2", "gcsScratch": "gs://acme-ml-prod-pathways/serve"},
+        "serving": {"port": 9000, "replicas": 2}})
+    return config
+
+
+@pytest.fixture(scope="module")
+def serving_base():
+    return plan_config(serving_config(), stack="prod")
+
+
+def serving_plan_with(edit):
+    config = serving_config()
+    edit(config)
+    return plan_config(config, stack="prod")
+
+
+def test_a_serving_image_change_rolls_only_its_leaderworkerset(serving_base):
+    def new_image(config):
+        workload(config, SERVING_WORKLOAD)["image"] = "us-docker.pkg.dev/acme-ml-prod/serve/jetstream-pathways:2026-12-01"
+
+    diff = diff_plans(serving_base, serving_plan_with(new_image))
+    assert (diff.added, diff.removed) == ((), ())
+    [change] = diff.changed
+    assert (change.type, change.name) == (LWS, f"pw-prod-{SERVING_WORKLOAD}-lws")
+    assert change.properties == ("spec.leaderWorkerTemplate.leaderTemplate.spec.containers[0].image",)
+    assert not change.replace, "an LWS rolls its groups one by one; it is updated, never deleted and recreated"
+    assert diff.disruptive_node_pools == () and not [c for c in diff.changed if c.type == JOBSET]
+
+
+def test_adding_a_serving_replica_is_an_update_of_the_leaderworkerset_alone(serving_base):
+    config = serving_config()
+    config["pathways-gke:tpuPools"][1]["slices"] = 3
+    workload(config, SERVING_WORKLOAD)["serving"]["replicas"] = 3
+    diff = diff_plans(serving_base, plan_config(config, stack="prod"))
+    assert [r["name"] for r in diff.added] == ["pw-prod-serve-2"]  # the new slice
+    lws = [c for c in diff.changed if c.type == LWS]
+    assert [(c.properties, c.replace) for c in lws] == [(("spec.replicas",), False)]
+    # JobSets on that group are replaced with its pools (their spec is immutable); the LWS is not
+    assert f"pw-prod-{SERVING_WORKLOAD}-lws" not in names(diff.replaced)

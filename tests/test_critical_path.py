@@ -23,6 +23,8 @@ from tests.support.plans import GROUP_T, ROOT_T, edited, mini_plan, named, resou
 
 CONFIGMAP_T = "kubernetes:core/v1:ConfigMap"
 SA_T = "gcp:serviceaccount/account:Account"
+LWS_T = "kubernetes:leaderworkerset.x-k8s.io/v1:LeaderWorkerSet"
+DEPLOYMENT_T = "kubernetes:apps/v1:Deployment"
 
 
 def seconds(key: str) -> float:
@@ -69,8 +71,10 @@ def test_every_stack_deploys_through_the_cluster_then_one_slice_pool_then_the_wo
     """The node SA comes first: the cluster's transient default pool runs as it."""
     plan = stack_plans(stack).to_json()
     schedule = critical_path(plan)
-    assert [step.type for step in schedule.chain] == [SA_T, CLUSTER_T, NODE_POOL_T, JOBSET_T]
-    account, cluster, pool, jobset = schedule.chain
+    types = [step.type for step in schedule.chain]
+    # a JobSet, or a LeaderWorkerSet (then, in mode service, the client proxies created after it)
+    assert types[:3] == [SA_T, CLUSTER_T, NODE_POOL_T] and types[3:] in ([JOBSET_T], [LWS_T], [LWS_T, DEPLOYMENT_T])
+    account, cluster, pool, jobset = schedule.chain[:4]
     assert pool.urn in tpu_pools(plan) and pool.row == f"{NODE_POOL_T}#tpu-multi-host"
     assert pool.urn in by_urn(plan)[jobset.urn]["dependsOn"], "the pool on the path is one the JobSet runs on"
     assert account.start == 0 and cluster.start == account.finish
@@ -125,7 +129,7 @@ def test_the_jobset_controller_and_its_readiness_gate_never_wait_for_a_tpu_pool(
         cpu = {u for u in node_pools(plan) - pools}
         assert all(graph.waits_for(g["urn"]) & cpu for g in gates if g["type"] == CONFIG_FILE_T), \
             f"{label}: the install runs on the CPU pool, so it waits for it"
-        jobsets = [r for r in plan["resources"] if r["type"] == JOBSET_T]
+        jobsets = [r for r in plan["resources"] if r["type"] in (JOBSET_T, LWS_T)]
         assert any(graph.waits_for(j["urn"]) & pools for j in jobsets), f"{label}: the check is not vacuous"
 
 

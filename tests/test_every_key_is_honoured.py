@@ -20,6 +20,7 @@ from pathways_gke.config.workloads import JaxSettings, WorkloadConfig
 from pathways_gke.errors import ConfigError
 from pathways_gke.workloads.jax_jobset import build_jax_jobset
 from pathways_gke.workloads.pathways_jobset import build_pathways_jobset
+from pathways_gke.workloads.serving_lws import serving_objects
 from pathways_gke.workloads.identity import grant_plan, ksa_bindings
 from pathways_gke.workloads.target import target_for
 
@@ -39,7 +40,7 @@ SAMPLES: dict[str, Any] = {
     "name": "train2",
     "runtime": None,
     "tpuPool": ("alt", ("jax",)),  # on a TPU pool the process layout comes from the pool
-    "mode": ("headless", ("image", "command")),  # headless: no user container
+    "mode": ("headless", ("image", "command", "serving", "service")),  # headless: no user container
     "image": OTHER_IMAGE,
     "command": "python3 other.py",
     "maxRestarts": 2,
@@ -57,6 +58,8 @@ SAMPLES: dict[str, Any] = {
     "serviceAccountExists": True,
     "gcpServiceAccount": "trainer@acme-ml-dev.iam.gserviceaccount.com",
     "buckets": [{"bucket": "acme-data", "access": "read"}],
+    "serving": {"port": 9000},
+    "service": {"clients": ["carol"]},
     "pathways.version": "jax-0.9.3",
     "pathways.gcsScratch": "gs://acme-pw/other",
     "pathways.elasticSlices": 1,
@@ -85,6 +88,14 @@ BASES = {
                 "serviceAccount": "trainer"},
     "jax-cpu": {"name": "train", "runtime": "jax", "image": IMAGE, "command": "python3 t.py",
                 "serviceAccount": "trainer", "jax": {"processes": 2}},
+    "headless": {"name": "train", "runtime": "pathways", "mode": "headless", "tpuPool": "main",
+                 "serviceAccount": "trainer", "pathways": {"version": "jax-0.9.2", "gcsScratch": "gs://acme-pw/tmp"}},
+    "serving": {"name": "train", "runtime": "pathways", "mode": "serving", "tpuPool": "main", "image": IMAGE,
+                "command": "python3 serve.py", "serviceAccount": "trainer", "serving": {"port": 8000},
+                "pathways": {"version": "jax-0.9.2", "gcsScratch": "gs://acme-pw/tmp"}},
+    "service": {"name": "train", "runtime": "pathways", "mode": "service", "tpuPool": "main",
+                "serviceAccount": "trainer", "service": {"clients": ["alice"]},
+                "pathways": {"version": "jax-0.9.2", "gcsScratch": "gs://acme-pw/tmp"}},
 }
 
 
@@ -96,9 +107,16 @@ def keys(model: type[BaseModel] = WorkloadConfig, prefix: str = "") -> list[str]
     return out
 
 
+# Where a base already holds the sample, another value (and the keys it needs).
+BASE_SAMPLES: dict[str, dict[str, Any]] = {
+    "headless": {"mode": ("default", (), {"image": IMAGE, "command": "python3 t.py"})},
+}
+
+
 def with_key(workload: dict, key: str, sample: Any) -> dict:
-    value, drop = sample if isinstance(sample, tuple) else (sample, ())
+    value, drop, add = (*sample, {})[:3] if isinstance(sample, tuple) else (sample, (), {})
     out = {k: v for k, v in json.loads(json.dumps(workload)).items() if k not in drop}
+    out.update(add)
     *parents, leaf = key.split(".")
     node = out
     for part in parents:
@@ -118,8 +136,12 @@ def render(workload: dict) -> tuple:
         "workloads": [workload],
     })
     w = st.workloads[0]
-    build = build_jax_jobset if w.runtime == "jax" else build_pathways_jobset
-    return build(w, target_for(st, w), secret_name="train-env"), ksa_bindings(st), grant_plan(st)
+    if w.on_lws:  # serving and service modes: a LeaderWorkerSet and its Services (and client proxies)
+        made = serving_objects(w, target_for(st, w), secret_name="train-env")
+    else:
+        build = build_jax_jobset if w.runtime == "jax" else build_pathways_jobset
+        made = build(w, target_for(st, w), secret_name="train-env")
+    return made, ksa_bindings(st), grant_plan(st)
 
 
 def test_the_walk_covers_every_workload_field():
@@ -131,7 +153,7 @@ def test_the_walk_covers_every_workload_field():
 def test_every_key_changes_the_rendered_jobset_or_is_refused_at_its_path(base, key):
     before = render(BASES[base])
     try:
-        after = render(with_key(BASES[base], key, SAMPLES[key]))
+        after = render(with_key(BASES[base], key, BASE_SAMPLES.get(base, {}).get(key, SAMPLES[key])))
     except ConfigError as error:
         paths = [p.path.removeprefix("workloads[0].") for p in error.problems]
         # refused at the key, inside it, or at the block that holds it (a runtime's settings refused whole)

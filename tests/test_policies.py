@@ -31,6 +31,20 @@ def jobset(name="train", **kwargs):
     return resource([JOBSET_T], name, inputs=jobset_inputs(name=name, **kwargs))
 
 
+def lws(name="chat"):
+    return resource(["kubernetes:leaderworkerset.x-k8s.io/v1:LeaderWorkerSet"], name, inputs={
+        "apiVersion": "leaderworkerset.x-k8s.io/v1", "kind": "LeaderWorkerSet", "metadata": {"name": name},
+        "spec": {"leaderWorkerTemplate": {"workerTemplate": {"spec": {"containers": [
+            container("worker", "us-docker.pkg.dev/cloud-tpu-v2-images/pathways/server:jax-0.9.2")]}}}}})
+
+
+def lws_crd(protect):
+    name = "leaderworkersets.leaderworkerset.x-k8s.io"
+    return resource(["kubernetes:apiextensions.k8s.io/v1:CustomResourceDefinition"], name, protect=protect,
+                    inputs={"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+                            "metadata": {"name": name}})
+
+
 def deployment(image):
     return resource(["kubernetes:apps/v1:Deployment"], "tool", inputs={
         "apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "tool"},
@@ -68,12 +82,13 @@ CASES = {
         [prod_cluster(protect=False), prod_cluster(deletion_protection=False)],
     ),
     "pathways-gke-protect-jobset-crd": (
-        [named(mini_plan(), "jobsets.jobset.x-k8s.io")],
-        [named(edited(mini_plan(), "jobsets.jobset.x-k8s.io", options__protect=False), "jobsets.jobset.x-k8s.io")],
+        [named(mini_plan(), "jobsets.jobset.x-k8s.io"), lws_crd(protect=True)],
+        [named(edited(mini_plan(), "jobsets.jobset.x-k8s.io", options__protect=False), "jobsets.jobset.x-k8s.io"),
+         lws_crd(protect=False)],
     ),
     "pathways-gke-workload-names": (
-        [jobset("a" * 22), jobset("train-1")],
-        [jobset("a" * 23), jobset("Train"), jobset("1st"), jobset("trailing-")],
+        [jobset("a" * 22), jobset("train-1"), lws("a" * 50)],
+        [jobset("a" * 23), jobset("Train"), jobset("1st"), jobset("trailing-"), lws("a" * 51), lws("Chat")],
     ),
     "pathways-gke-tpu-placement": (
         [tpu_pool("p0"), tpu_pool("single", nodeCount=1, placementPolicy=None)],

@@ -74,9 +74,11 @@ def test_cluster_outputs_are_typed(schema):
         "kubeconfig": "string", "cpuPoolName": "string", "tpuPoolNames": "object", "tpuPools": "array",
         "namespace": "string", "nodeServiceAccountEmail": "string", "queueName": "string",
         "jaxBackendTargets": "object", "identities": "object", "actionsRequired": "array", "consoleLinks": "object",
+        "servingEndpoints": "object", "clientTargets": "object",
     }
     assert props["tpuPools"]["items"]["$ref"] == "#/types/pathways-gke:index:TpuPoolFacts"
-    assert set(resource["required"]) == set(props) - {"nodeServiceAccountEmail", "queueName", "consoleLinks"}
+    assert set(resource["required"]) == set(props) - {"nodeServiceAccountEmail", "queueName", "consoleLinks",
+                                                      "servingEndpoints", "clientTargets"}
 
 
 def test_every_property_and_type_is_described(schema):
@@ -138,8 +140,11 @@ def test_construct_with_wire_inputs_plans_exactly_like_the_stack_file(stack):
     plan, result = construct(config["pathways-gke:cluster"]["name"], inputs, stack)
     reference = plan_stack(stack, ROOT)
     assert [r.to_json() for r in plan.resources] == [r.to_json() for r in reference.resources]
-    assert set(result.state) == set(package_schema()["resources"][CLUSTER]["properties"]) - (
-        set() if config.get("pathways-gke:kueue", {}).get("enabled") else {"queueName"})
+    modes = {w.get("mode") for w in config.get("pathways-gke:workloads", [])}
+    absent = ({"queueName"} if not config.get("pathways-gke:kueue", {}).get("enabled") else set()) \
+        | ({"servingEndpoints"} if "serving" not in modes else set()) \
+        | ({"clientTargets"} if "service" not in modes else set())
+    assert set(result.state) == set(package_schema()["resources"][CLUSTER]["properties"]) - absent
 
 
 def test_map_inputs_gives_the_constructor_snake_case_dicts_with_floats_and_enums():
@@ -194,6 +199,52 @@ def test_workload_construct_renders_the_jobset_with_floats_coerced():
     assert workers and workers[0]["replicas"] == 2
     assert "jaxBackendTarget" in result.state
     assert plan.named("train").outputs["jaxBackendTarget"] == "grpc://train-pathways-head-0-0.train:29000"
+
+
+SERVING = "pathways-gke:index:PathwaysServing"
+
+
+def serving_wire_inputs(mode: str = "serving") -> dict:
+    """A standalone PathwaysServing as a TypeScript/YAML program sends it (numbers as floats)."""
+    workload = {"name": "chat", "mode": mode,
+                "pathways": {"version": "jax-0.9.2", "gcsScratch": "gs://acme-pw/tmp"}}
+    if mode == "serving":
+        workload.update(image="us-docker.pkg.dev/acme/serve/vllm-tpu:2026-11-20", command=["vllm", "serve", "m"],
+                        serving={"port": 8000.0, "replicas": 2.0, "loadBalancer": "internal",
+                                 "probes": {"path": "/health", "startupSeconds": 1800.0}})
+    else:
+        workload["service"] = {"clients": ["alice", "bob"]}
+    return {"workload": workload, "tpuType": "v6e-16", "slices": 2.0, "namespace": "ml", "cpuPool": "cpu-np",
+            "tpuGroup": "serve", "lwsVersion": "v0.10.0"}
+
+
+@pytest.mark.parametrize("mode", ["serving", "service"])
+def test_serving_construct_renders_the_leaderworkerset_with_floats_coerced(schema, mode):
+    inputs = serving_wire_inputs(mode)
+    assert schema_errors(schema, SERVING, inputs) == []
+    plan, result = construct_plan(SERVING, "chat", inputs, stack="dev", project="ml")
+    (lws,) = plan.of_type("kubernetes:leaderworkerset.x-k8s.io/v1:LeaderWorkerSet")
+    assert lws.inputs["metadata"] == {**lws.inputs["metadata"], "name": "chat", "namespace": "ml"}
+    if mode == "serving":
+        assert lws.inputs["spec"]["replicas"] == 2 and lws.inputs["spec"]["leaderWorkerTemplate"]["size"] == 5
+        assert plan.named("chat").outputs["endpoint"] == "http://chat-svc.ml.svc.cluster.local:8000"
+    else:
+        assert sorted(r.name for r in plan.of_type("kubernetes:apps/v1:Deployment")) == [
+            "chat-proxy-alice", "chat-proxy-bob"]
+        assert plan.named("chat").outputs["clientTargets"]["bob"] == \
+            "grpc://chat-proxy-bob.ml.svc.cluster.local:29000"
+
+
+def test_serving_construct_refuses_bad_args_naming_them():
+    from pulumi.errors import RunError  # noqa: F401 - the construct surfaces ConfigError
+
+    inputs = serving_wire_inputs()
+    inputs["lwsVersion"] = "v0.4.0"
+    inputs["workload"]["serving"]["port"] = 29001.0
+    with pytest.raises(Exception) as caught:
+        construct_plan(SERVING, "chat", inputs, stack="dev", project="ml")
+    text = str(caught.value)
+    assert "lws_version" in text and "workload.serving.port" in text
 
 
 JAX = "pathways-gke:index:JaxWorkload"

@@ -15,6 +15,8 @@ _EXPORTS = {
     "PathwaysWorkloadArgs": "workloads.pathways",
     "JaxWorkload": "workloads.jax",
     "JaxWorkloadArgs": "workloads.jax",
+    "PathwaysServing": "workloads.serving",
+    "PathwaysServingArgs": "workloads.serving",
 }
 
 __all__ = ["__version__", *_EXPORTS]

@@ -104,6 +104,26 @@ class WorkloadMode(str, Enum):
     """Head beside a worker on the TPU slice (lower latency for batch inference)."""
     HEADLESS = "headless"
     """Resource manager and proxy only, for notebooks and interactive clients."""
+    SERVING = "serving"
+    """A LeaderWorkerSet: a Pathways head with the user's server plus a slice's workers per replica, and a Service."""
+    SERVICE = "service"
+    """A persistent Pathways backend on a LeaderWorkerSet; each named client gets its own proxy."""
+
+
+class LeaderPlacement(str, Enum):
+    """Where the head (LWS leader) of a serving/service workload runs."""
+
+    TPU = "tpu"
+    """On a TPU VM of its slice (Google's layout; any supported LWS release)."""
+    CPU = "cpu"
+    """On the CPU pool, with LeaderExcluded subgroups (LWS >= v0.6.0)."""
+
+
+class LoadBalancer(str, Enum):
+    """How the serving Service is exposed beyond ClusterIP."""
+
+    INTERNAL = "internal"
+    """A GKE internal passthrough Network Load Balancer (a VPC-internal address)."""
 
 
 class ClusterDns(str, Enum):
@@ -357,6 +377,73 @@ class Kueue(TypedDict):
     """Controller CPU/memory from the stack's VM count (docs/at-scale.md); false keeps the manifest's. Default: true."""
 
 
+class Lws(TypedDict):
+    """The LeaderWorkerSet controller (installed only when a workload runs in mode serving or service)."""
+
+    version: NotRequired[str]
+    """Pinned LWS release (vMAJOR.MINOR.PATCH, >= v0.5.0). Default: "v0.10.0"."""
+    manifest: NotRequired[str]
+    """Path of a vendored install manifest to use instead of the release URL."""
+    gate_image: NotRequired[str]
+    """kubectl image of the Job that waits until the LWS webhook answers. Default: "registry.k8s.io/kubectl:v1.34.1"."""
+
+
+class ServingPort(TypedDict):
+    """One port of the user's server."""
+
+    port: int
+    """Port number (1-65535), not one of the Pathways servers' ports."""
+    name: NotRequired[str]
+    """Port name (IANA service name, at most 15 characters)."""
+
+
+class ServingProbes(TypedDict):
+    """Startup / readiness / liveness probes of the server container."""
+
+    path: NotRequired[str]
+    """HTTP path answering 200 when ready (e.g. /health); none: a TCP check."""
+    port: NotRequired[int]
+    """Probe port; default: the first serving port."""
+    startup_seconds: NotRequired[int]
+    """Time allowed for checkpoint loading before liveness applies (60-86400). Default: 3600."""
+    period_seconds: NotRequired[int]
+    """Probe period (1-300 s). Default: 10."""
+    enabled: NotRequired[bool]
+    """Probe the server at all. Default: true."""
+
+
+class ServingSettings(TypedDict):
+    """mode serving: the LeaderWorkerSet's groups and the Service in front of them."""
+
+    port: NotRequired[int]
+    """The server's port (or give ports)."""
+    ports: NotRequired[list[ServingPort]]
+    """Several named ports instead of port."""
+    replicas: NotRequired[int]
+    """Independent Pathways groups behind the Service (1-1000). Default: 1."""
+    slices_per_replica: NotRequired[int]
+    """TPU slices each group serves from (1-256). Default: 1."""
+    max_surge: NotRequired[int]
+    """Extra groups during a rolling update (each needs spare slices). Default: 0."""
+    leader: NotRequired[LeaderPlacement]
+    """Where the head runs. Default: "tpu"."""
+    load_balancer: NotRequired[LoadBalancer]
+    """Expose the Service through an internal load balancer."""
+    probes: NotRequired[ServingProbes]
+    """Probes of the server container."""
+
+
+class ServiceSettings(TypedDict):
+    """mode service: a persistent Pathways backend and one proxy per named client."""
+
+    clients: list[str]
+    """Client names; each gets an IFRT proxy Deployment and Service."""
+    client_slices: NotRequired[int]
+    """Slices each client's proxy asks the backend for (--virtual_slices). Default: 1."""
+    leader: NotRequired[LeaderPlacement]
+    """Where the resource manager runs. Default: "cpu"."""
+
+
 class PathwaysImages(TypedDict):
     """Custom images per Pathways component (used verbatim; must be pinned)."""
 
@@ -477,10 +564,10 @@ class JaxSettings(TypedDict):
 
 
 class Workload(TypedDict):
-    """A Pathways or multi-controller JAX workload, run as a JobSet."""
+    """A Pathways or multi-controller JAX workload, run as a JobSet (or, in modes serving/service, a LeaderWorkerSet)."""
 
     name: str
-    """JobSet name: a DNS-1035 label of at most 22 characters."""
+    """JobSet name: a DNS-1035 label of at most 22 characters (50 for a LeaderWorkerSet)."""
     runtime: NotRequired[Runtime]
     """Pathways, or multi-controller JAX. Default: "pathways"."""
     tpu_pool: NotRequired[str]
@@ -528,6 +615,10 @@ class Workload(TypedDict):
     """Cloud Storage buckets mounted into the user container (and optionally the workers)."""
     image_pull_secrets: NotRequired[list[str]]
     """Kubernetes Secrets for private registries, on head and worker pods."""
+    serving: NotRequired[ServingSettings]
+    """mode serving: ports, replicas, probes, load balancer."""
+    service: NotRequired[ServiceSettings]
+    """mode service: the clients."""
 
 
 class Observability(TypedDict):
@@ -566,6 +657,8 @@ class PathwaysClusterArgs(TypedDict):
     """Buckets the stack creates, or that live in another project."""
     observability: NotRequired[Observability]
     """Metrics, Console links and alerts."""
+    lws: NotRequired[Lws]
+    """The LeaderWorkerSet controller (serving and service workloads)."""
     namespace: NotRequired[str]
     """Kubernetes namespace of the workloads. Default: "default"."""
     secrets: NotRequired[pulumi.Input[Mapping[str, pulumi.Input[str]]]]

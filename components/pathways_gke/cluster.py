@@ -24,6 +24,7 @@ from .naming import node_service_account_id, workload_policy_name
 from .services import ClusterServices
 from .workloads.jax import JaxWorkload, jax_args_from_stack
 from .workloads.pathways import PathwaysWorkload, pathways_args_from_stack
+from .workloads.serving import PathwaysServing, serving_args_from_stack
 
 TOKEN = "pathways-gke:index:PathwaysCluster"
 GROUP_TOKEN = "pathways-gke:index:TpuSliceGroup"
@@ -117,6 +118,10 @@ class PathwaysCluster(pulumi.ComponentResource):
     """Grants and network setup this stack cannot make itself (bucket in another project, user-managed SA, NAT)."""
     console_links: Optional[pulumi.Output[dict[str, Any]]]
     """Cloud Console links: cluster, TPU dashboards, and per workload its JobSet page and logs (observability.consoleLinks)."""
+    serving_endpoints: Optional[pulumi.Output[dict[str, str]]]
+    """In-cluster URL of each serving workload's Service (mode serving)."""
+    client_targets: Optional[pulumi.Output[dict[str, dict[str, str]]]]
+    """Per service-mode workload, each client's JAX_BACKEND_TARGET (its own proxy's Service)."""
 
     def __init__(self, name: str, args: PathwaysClusterArgs,
                  opts: Optional[pulumi.ResourceOptions] = None,
@@ -225,6 +230,11 @@ class PathwaysCluster(pulumi.ComponentResource):
         self.actions_required = pulumi.Output.from_input(self.access.actions)
         self.console_links = (pulumi.Output.from_input(console_links(stack))
                               if stack.observability.console_links else None)
+        serving = {n: w for n, w in self.workloads.items() if isinstance(w, PathwaysServing)}
+        endpoints = {n: w.endpoint for n, w in serving.items() if w.endpoint is not None}
+        clients = {n: w.client_targets for n, w in serving.items() if w.client_targets is not None}
+        self.serving_endpoints = pulumi.Output.from_input(endpoints) if endpoints else None
+        self.client_targets = pulumi.Output.from_input(clients) if clients else None
         self.register_outputs({
             "clusterName": self.cluster_name,
             "location": self.location,
@@ -242,6 +252,8 @@ class PathwaysCluster(pulumi.ComponentResource):
             "actionsRequired": self.actions_required,
             **({"adoptedClusterChecked": self.adoption_check} if not stack.cluster.create else {}),
             "consoleLinks": self.console_links,
+            "servingEndpoints": self.serving_endpoints,
+            "clientTargets": self.client_targets,
         })
 
     def _workloads(self, name: str, stack: StackConfig,
@@ -267,6 +279,8 @@ class PathwaysCluster(pulumi.ComponentResource):
             # a Pathways head also runs on the CPU pool; it is rescheduled, not replaced, when that pool changes
             head = [self.cpu_pool] if workload.runtime == "pathways" else []
             component, build_args = builders[workload.runtime]
+            if workload.on_lws:  # serving / service: a LeaderWorkerSet (workloads/serving.py)
+                component, build_args = PathwaysServing, serving_args_from_stack
             out[workload.name] = component(
                 f"{name}-{workload.name}", build_args(stack, workload, values),
                 pulumi.ResourceOptions(parent=self, providers=[self.kubernetes_provider],

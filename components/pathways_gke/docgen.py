@@ -23,7 +23,7 @@ RULES_DOC = Path("docs") / "gke-rules.md"
 
 def _models() -> dict[str, Any]:
     """Schema type name -> the pydantic model that validates it."""
-    from .config import addons, cluster, pathways, tpu, workloads
+    from .config import addons, cluster, pathways, serving, tpu, workloads
 
     return {
         "Cluster": cluster.ClusterConfig, "NodeServiceAccount": cluster.NodeServiceAccount,
@@ -34,7 +34,9 @@ def _models() -> dict[str, Any]:
         "PathwaysSettings": workloads.PathwaysSettings, "JaxSettings": workloads.JaxSettings,
         "PathwaysImages": pathways.PathwaysImages, "PathwaysFlags": pathways.PathwaysFlags,
         "PathwaysEnv": pathways.PathwaysEnv, "ContainerResources": pathways.ContainerResources,
-        "GcsFuseVolume": pathways.GcsFuseVolume,
+        "GcsFuseVolume": pathways.GcsFuseVolume, "Lws": addons.LwsConfig,
+        "ServingSettings": serving.ServingSettings, "ServingPort": serving.ServingPort,
+        "ServingProbes": serving.ServingProbes, "ServiceSettings": serving.ServiceSettings,
     }
 
 

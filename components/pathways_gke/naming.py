@@ -87,6 +87,11 @@ HEAD_POD_LABEL = "pathways-gke/head"  # ours: "true" on head pods only (their pe
 SPOT_LABEL = "cloud.google.com/gke-spot"
 FLEX_START_LABEL = "cloud.google.com/gke-flex-start"
 PROXY_PORT = 29000
+# The Pathways servers' ports (resource manager, worker; as XPK and the PathwaysJob operator set them). A serving
+# port must not reuse them.
+RM_PORTS = (29001, 29002)
+WORKER_PORTS = (29005, 29006, 8471, 8080)
+PATHWAYS_PORTS = (PROXY_PORT, *RM_PORTS, *WORKER_PORTS)
 
 
 def pathways_head_host(jobset: str) -> str:
@@ -120,3 +125,32 @@ KUEUE_PROVISIONING = "pathways-queued-provisioning"  # ProvisioningRequestConfig
 def kueue_tpu_flavor(group: str) -> str:
     """ResourceFlavor of one TPU pool group."""
     return f"pathways-tpu-{group}"
+
+
+# LeaderWorkerSet (Pathways serving; kubernetes-sigs/lws api/leaderworkerset/v1/leaderworkerset_types.go)
+LWS_NAMESPACE = "lws-system"  # fixed by the LWS release manifest
+LWS_CRD = "leaderworkersets.leaderworkerset.x-k8s.io"
+LWS_API_VERSION = "leaderworkerset.x-k8s.io/v1"
+LWS_NAME_KEY = "leaderworkerset.sigs.k8s.io/name"  # label LWS puts on every group pod
+LWS_WORKER_INDEX_KEY = "leaderworkerset.sigs.k8s.io/worker-index"  # "0" on leaders
+LWS_EXCLUSIVE_TOPOLOGY = "leaderworkerset.sigs.k8s.io/exclusive-topology"
+LWS_SUBGROUP_EXCLUSIVE_TOPOLOGY = "leaderworkerset.sigs.k8s.io/subgroup-exclusive-topology"
+LWS_GATE = "pathways-gke-lws-gate"  # ServiceAccount, Role, RoleBinding, ConfigMap and Job of the webhook gate
+SAFE_TO_EVICT_ANNOTATION = "cluster-autoscaler.kubernetes.io/safe-to-evict"
+CLIENT_LABEL = "pathways-gke/client"  # ours: on a service-mode client's proxy
+INTERNAL_LB_ANNOTATION = "networking.gke.io/load-balancer-type"
+
+
+def serving_service_name(workload: str) -> str:
+    """The user-facing Service of a serving workload (LWS itself owns the headless Service `<name>`)."""
+    return f"{workload}-svc"
+
+
+def client_proxy_name(workload: str, client: str) -> str:
+    """Deployment and Service of one service-mode client's IFRT proxy."""
+    return f"{workload}-proxy-{client}"
+
+
+def lws_leader_host(lws: str, group: int = 0) -> str:
+    """Namespace-relative host name of a group's leader pod: `<lws>-<g>.<lws>` (headless Service, Shared)."""
+    return f"{lws}-{group}.{lws}"

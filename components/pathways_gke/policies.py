@@ -27,8 +27,8 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterator, Optional
 
 from .catalog import is_tpu_machine_type
-from .config.workloads import DNS_1035, MAX_WORKLOAD_NAME, image_is_pinned
-from .naming import TPU_GROUP_LABEL
+from .config.workloads import DNS_1035, MAX_LWS_NAME, MAX_WORKLOAD_NAME, image_is_pinned
+from .naming import LWS_CRD, TPU_GROUP_LABEL
 
 COMPUTED = "<computed>"
 MANDATORY, ADVISORY, DISABLED = "mandatory", "advisory", "disabled"
@@ -39,6 +39,9 @@ NODE_POOL = "gcp:container/nodePool:NodePool"
 CRD = "kubernetes:apiextensions.k8s.io/v1:CustomResourceDefinition"
 JOBSET = "kubernetes:jobset.x-k8s.io/v1alpha2:JobSet"
 JOBSET_CRD_NAME = "jobsets.jobset.x-k8s.io"
+LWS = "kubernetes:leaderworkerset.x-k8s.io/v1:LeaderWorkerSet"
+# CRD name -> the objects its deletion deletes
+PROTECTED_CRDS = {JOBSET_CRD_NAME: "JobSet", LWS_CRD: "LeaderWorkerSet"}
 CONTAINER_LISTS = ("initContainers", "containers", "ephemeralContainers")
 PRODUCTION_LABEL_VALUES = ("prod", "production")
 PRODUCTION_STACK = re.compile(r"^prod(uction)?([-_.].*)?$")
@@ -179,34 +182,40 @@ def rule_protect_production(resource: Resource, settings: Mapping[str, Any]) -> 
 
 
 def rule_protect_jobset_crd(resource: Resource, settings: Mapping[str, Any]) -> list[str]:
-    """The JobSet CRD is protected: deleting it deletes every JobSet in the cluster.
+    """The JobSet (and LeaderWorkerSet) CRD is protected: deleting it deletes every such object in the cluster.
 
     Checks the CRD resource itself. Installed from a manifest (yaml/v2 ConfigFile), the CRD is a child
     the provider registers during `pulumi preview`: the policy pack sees it there (our install protects
     it with a transform); the offline plan does not, so offline this rule only sees CRDs a program
     registers directly.
     """
-    if resource.get("type") != CRD or object_name(resource) != JOBSET_CRD_NAME:
+    if resource.get("type") != CRD or object_name(resource) not in PROTECTED_CRDS:
         return []
     if (resource.get("options") or {}).get("protect"):
         return []
-    return ["the JobSet CRD is not protected (Pulumi `protect`): deleting it deletes every JobSet in the cluster"]
+    kind = PROTECTED_CRDS[object_name(resource)]
+    return [f"the {kind} CRD is not protected (Pulumi `protect`): deleting it deletes every {kind} in the cluster"]
 
 
 def rule_workload_names(resource: Resource, settings: Mapping[str, Any]) -> list[str]:
-    """A JobSet's name is a DNS-1035 label of at most 22 characters (the coordinator label limit)."""
-    if resource.get("type") != JOBSET:
+    """A JobSet's name is a DNS-1035 label of at most 22 characters (the coordinator label limit); a
+    LeaderWorkerSet's at most 50 (its worker StatefulSets' revision-hash label, kubernetes-sigs/lws#410)."""
+    kind = {JOBSET: "JobSet", LWS: "LeaderWorkerSet"}.get(str(resource.get("type")))
+    if kind is None:
         return []
     name = get(resource, "inputs", "metadata", "name")
     if not known(name):
         return []
     out = []
     if not isinstance(name, str) or not DNS_1035.match(name):
-        out.append(f"JobSet name {name!r} is not a DNS-1035 label (lower-case letters, digits, '-', "
+        out.append(f"{kind} name {name!r} is not a DNS-1035 label (lower-case letters, digits, '-', "
                    "starting with a letter)")
-    elif len(name) > MAX_WORKLOAD_NAME:
+    elif kind == "JobSet" and len(name) > MAX_WORKLOAD_NAME:
         out.append(f"JobSet name {name!r} is {len(name)} characters; at most {MAX_WORKLOAD_NAME} fit JobSet's "
                    "'<name>-pathways-head-0-0.<name>' 63-character label")
+    elif kind == "LeaderWorkerSet" and len(name) > MAX_LWS_NAME:
+        out.append(f"LeaderWorkerSet name {name!r} is {len(name)} characters; at most {MAX_LWS_NAME} fit its "
+                   "worker StatefulSets' 63-character revision-hash label")
     return out
 
 
@@ -275,12 +284,12 @@ RULES: tuple[Rule, ...] = (
          rule_no_privileged),
     Rule("pathways-gke-protect-production", "Production GKE clusters have deletionProtection and `protect`",
          MANDATORY, rule_protect_production),
-    Rule("pathways-gke-protect-jobset-crd", "The JobSet CRD is protected", MANDATORY,
+    Rule("pathways-gke-protect-jobset-crd", "The JobSet (and LeaderWorkerSet) CRD is protected", MANDATORY,
          rule_protect_jobset_crd),
     Rule("pathways-gke-one-zone-per-tpu-group", "All node pools of a TPU group are in one single zone",
          MANDATORY, stack_one_zone_per_tpu_group, stack=True),
     Rule("pathways-gke-workload-names", f"JobSet names are DNS-1035 labels of at most {MAX_WORKLOAD_NAME} "
-         "characters", MANDATORY, rule_workload_names),
+         f"characters (LeaderWorkerSet names: {MAX_LWS_NAME})", MANDATORY, rule_workload_names),
     Rule("pathways-gke-tpu-placement", "Multi-host TPU pools carry a placement policy", ADVISORY,
          rule_tpu_placement),
 )

@@ -30,4 +30,8 @@ def main() -> PathwaysCluster:
         pulumi.export("queueName", cluster.queue_name)
     if cluster.console_links is not None:
         pulumi.export("consoleLinks", cluster.console_links)
+    if cluster.serving_endpoints is not None:
+        pulumi.export("servingEndpoints", cluster.serving_endpoints)
+    if cluster.client_targets is not None:
+        pulumi.export("clientTargets", cluster.client_targets)
     return cluster

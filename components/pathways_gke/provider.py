@@ -20,11 +20,12 @@ from . import __version__
 from .cluster import PathwaysCluster
 from .workloads.jax import JaxWorkload
 from .workloads.pathways import PathwaysWorkload
+from .workloads.serving import PathwaysServing
 
 PACKAGE = "pathways-gke"
 """Package name: every token is `pathways-gke:index:<Component>`."""
 
-COMPONENTS: list[type[pulumi.ComponentResource]] = [PathwaysCluster, PathwaysWorkload, JaxWorkload]
+COMPONENTS: list[type[pulumi.ComponentResource]] = [PathwaysCluster, PathwaysWorkload, JaxWorkload, PathwaysServing]
 """The components other languages can use (the order is the schema's)."""
 
 

@@ -6,10 +6,15 @@ Graph (docs/jobset-and-kueue.md):
     cpu pool ──> <name>-jobset (yaml/v2 ConfigFile, awaited) ──> <name>-ready (ConfigMap) ──> workloads
              └─> <name>-kueue  (after jobset, awaited) ──> flavors, ClusterQueue, LocalQueue ─┘
 
+With a serving or service workload, the LeaderWorkerSet controller too:
+
+    cpu pool ──> <name>-lws (ConfigFile, awaited) ──> <name>-lws-gate (Job: the LWS webhook answers) ──> <name>-ready
+
 No TPU node pool is an input: the controllers run on the CPU pool (nodeSelector transform) and the
 install never waits for, or is replaced with, a slice.
 """
 
+import re
 from typing import Any, Callable, Optional
 
 import pulumi
@@ -18,6 +23,7 @@ import pulumi_kubernetes as k8s
 from .addons import ServicesSpec, services_spec
 from .addons.install import InstallSource, must_protect, pin_to_node_pool, with_force_apply
 from .addons.sizing import ControllerResources, size_controller
+from .addons.lws import GATE_DEADLINE_SECONDS
 from .config.stack import StackConfig
 
 TYPE_TOKEN = "pathways-gke:index:ClusterServices"
@@ -121,6 +127,11 @@ class ClusterServices(pulumi.ComponentResource):
         kueue = (self._install(name, "kueue", spec.kueue, spec, depends_on=[cpu_pool, jobset])
                  if spec.kueue is not None else None)
         installs = [jobset] + ([kueue] if kueue is not None else [])
+        gate_job: list[pulumi.Resource] = []
+        if spec.lws is not None:
+            lws = self._install(name, "lws", spec.lws, spec, depends_on=[cpu_pool])
+            installs.append(lws)
+            gate_job = [self._lws_gate(name, spec, depends_on=[lws, *namespace])]
 
         priorities = [
             k8s.scheduling.v1.PriorityClass(
@@ -144,7 +155,8 @@ class ClusterServices(pulumi.ComponentResource):
         gate = k8s.core.v1.ConfigMap(
             f"{name}-ready", metadata=marker["metadata"], data=marker["data"],
             opts=pulumi.ResourceOptions(parent=self, depends_on=[
-                *installs, *namespace, *priorities, *([queues["local-queue"]] if "local-queue" in queues else [])]))
+                *installs, *namespace, *priorities, *([queues["local-queue"]] if "local-queue" in queues else []),
+                *gate_job]))
 
         self.installs = installs
         self.gate = gate
@@ -154,10 +166,37 @@ class ClusterServices(pulumi.ComponentResource):
             "jobsetVersion": spec.jobset.version,
             "jobsetSource": spec.jobset.file,
             "kueueVersion": spec.kueue.version if spec.kueue else None,
+            "lwsVersion": spec.lws.version if spec.lws else None,
             "queueName": spec.queue_name,
             "controllerResources": {addon: {"nodes": r.nodes, **r.as_resources()}
                                     for addon, r in spec.resources.items()},
         })
+
+    def _lws_gate(self, name: str, spec: ServicesSpec, depends_on: list[Any]) -> pulumi.Resource:
+        """The LWS webhook gate (addons/lws.py): identity, permission and probe, then the awaited Job."""
+        kinds = {"ServiceAccount": k8s.core.v1.ServiceAccount, "Role": k8s.rbac.v1.Role,
+                 "RoleBinding": k8s.rbac.v1.RoleBinding, "ConfigMap": k8s.core.v1.ConfigMap}
+        before: list[pulumi.Resource] = []
+        job: Optional[pulumi.Resource] = None
+        for suffix, obj in spec.lws_gate:
+            body = {re.sub(r"(?<!^)(?=[A-Z])", "_", k).lower(): v for k, v in obj.items()
+                    if k not in ("apiVersion", "kind")}  # top-level keys as the SDK's arguments (roleRef -> role_ref)
+            if obj["kind"] == "Job":
+                job = k8s.batch.v1.Job(
+                    f"{name}-{suffix}", **body,
+                    opts=pulumi.ResourceOptions(parent=self, depends_on=[*depends_on, *before],
+                                                # a Job's pod template is immutable: a new gate image is a new Job
+                                                replace_on_changes=["spec"], delete_before_replace=True,
+                                                # await as long as the Job itself may retry
+                                                custom_timeouts=pulumi.CustomTimeouts(
+                                                    create=f"{GATE_DEADLINE_SECONDS // 60}m")))
+            else:
+                before.append(kinds[obj["kind"]](
+                    f"{name}-{suffix}", **body,
+                    # fixed names (a RoleBinding's roleRef is immutable): a replacement deletes the old object first
+                    opts=pulumi.ResourceOptions(parent=self, depends_on=depends_on, delete_before_replace=True)))
+        assert job is not None
+        return job
 
     def _install(self, name: str, addon: str, source: InstallSource, spec: ServicesSpec,
                  depends_on: list[Any]) -> pulumi.Resource:

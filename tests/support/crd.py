@@ -1,4 +1,4 @@
-"""Validate rendered objects against upstream CRD schemas (shared/reference/jobset, kueue).
+"""Validate rendered objects against upstream CRD schemas (shared/reference/jobset, kueue, lws).
 
 The CRD's openAPIV3Schema is a structural schema: the API server prunes unknown fields
 silently, which would hide our typos. We validate strictly instead: every object schema
@@ -22,6 +22,8 @@ SHARED = Path(os.environ.get("PATHWAYS_GKE_SHARED", ROOT.parent / "shared"))
 REFERENCE = SHARED / "reference"
 JOBSET_CRD_VERSIONS = ("v0.8.2", "v0.12.0")
 KUEUE_CRD_VERSIONS = ("v0.17.1", "v0.19.2")
+# v0.4.0: what Google's multihost-inference page installs; v0.10.0: the default pin
+LWS_CRD_VERSIONS = ("v0.4.0", "v0.10.0")
 
 
 def require_shared() -> Path:
@@ -91,3 +93,12 @@ def jobset_schema_errors(obj: dict) -> dict[str, list[str]]:
 
 def kueue_schema_errors(obj: dict) -> dict[str, list[str]]:
     return {v: schema_errors(obj, kueue_crd(v, obj["kind"])) for v in KUEUE_CRD_VERSIONS}
+
+
+def lws_crd(version: str) -> Path:
+    return require_shared() / "lws" / version / "leaderworkerset.x-k8s.io_leaderworkersets.yaml"
+
+
+def lws_schema_errors(obj: dict) -> dict[str, list[str]]:
+    """Errors per stored LeaderWorkerSet CRD version (v0.4.0 and v0.10.0)."""
+    return {v: schema_errors(obj, lws_crd(v)) for v in LWS_CRD_VERSIONS}

@@ -43,7 +43,7 @@ from pathways_gke.catalog import TPU_HOSTS
 from pathways_gke.config.pathways_checks import GB, MANAGED_ENV, SERVER_REQUESTS
 from pathways_gke.config.stack import KNOWN_KEYS, _StackFileLoader
 from pathways_gke.config.tpu import Capacity, TpuPoolConfig
-from pathways_gke.config.workloads import MAX_WORKLOAD_NAME, RESERVED_CONTAINER_NAMES, Mode, Runtime, \
+from pathways_gke.config.workloads import JOBSET_MODES, MAX_WORKLOAD_NAME, RESERVED_CONTAINER_NAMES, Runtime, \
     WorkloadConfig
 from pathways_gke.gke_rules import hyperdisk_only
 from pathways_gke.naming import MANAGED_GCE_LABELS
@@ -57,7 +57,8 @@ ZONE_LETTERS = "abc"
 # The accelerator network profile exists on these generations only (config/tpu.py pool_problems).
 NETWORK_PROFILE_GENERATIONS = ("v6e", "tpu7x")
 CAPACITIES: tuple[str, ...] = get_args(Capacity)
-MODES: tuple[str, ...] = get_args(Mode)
+# JobSet modes only: serving/service workloads (a LeaderWorkerSet) are covered by tests/test_serving.py
+MODES: tuple[str, ...] = JOBSET_MODES
 RUNTIMES: tuple[str, ...] = get_args(Runtime)
 RELEASE_CHANNELS: tuple[str, ...] = get_args(ReleaseChannel)
 DISK_TYPES: tuple[str, ...] = get_args(get_args(TpuPoolConfig.model_fields["disk_type"].annotation)[0])

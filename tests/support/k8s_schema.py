@@ -27,12 +27,12 @@ def _schema_root() -> Path:
 
 
 @functools.lru_cache(maxsize=None)
-def _validator(version: str):
+def _validator(version: str, file: str = "pod-v1.json"):
     import jsonschema  # noqa: PLC0415
     from referencing import Registry, Resource  # noqa: PLC0415
 
     folder = _schema_root() / f"v{version}.0-local-strict"
-    schema = json.loads((folder / "pod-v1.json").read_text())
+    schema = json.loads((folder / file).read_text())
     definitions = json.loads((folder / "_definitions.json").read_text())
     registry = Resource.from_contents(definitions) @ (Resource.from_contents(schema) @ Registry())
     return jsonschema.Draft202012Validator(schema, registry=registry)
@@ -48,6 +48,25 @@ def pod_schema_errors(pod: dict) -> dict[str, list[str]]:
     for version in K8S_VERSIONS:
         errors = []
         for err in _validator(version).iter_errors(pod):
+            where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in err.absolute_path).lstrip(".")
+            errors.append(f"{where or '<root>'}: {err.message}")
+        out[version] = sorted(errors)
+    return out
+
+
+def schema_file(obj: dict) -> str:
+    """kubernetes-validate's file for an object: `<kind>-<group>-<version>.json` (core group: `<kind>-<version>`)."""
+    group, _, version = obj["apiVersion"].rpartition("/")
+    group = group.split(".")[0]
+    return f"{obj['kind'].lower()}-{group + '-' if group else ''}{version}.json"
+
+
+def object_schema_errors(obj: dict) -> dict[str, list[str]]:
+    """Errors of any built-in object (Service, Deployment, Job, Role, ...) per Kubernetes version."""
+    out = {}
+    for version in K8S_VERSIONS:
+        errors = []
+        for err in _validator(version, schema_file(obj)).iter_errors(obj):
             where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in err.absolute_path).lstrip(".")
             errors.append(f"{where or '<root>'}: {err.message}")
         out[version] = sorted(errors)

@@ -10,10 +10,11 @@ from dataclasses import dataclass
 from typing import Any, Optional
 
 from ..config.stack import StackConfig
-from ..naming import JOBSET_CRD, SERVICES_CONFIGMAP
+from ..naming import JOBSET_CRD, LWS_CRD, SERVICES_CONFIGMAP
 from ..workloads.target import LOCAL_QUEUE_NAME
 from .install import InstallSource, install_source
 from .kueue import kueue_objects
+from .lws import gate_objects
 from .priority import PRIORITY_LADDER, priority_class
 from .sizing import ControllerResources, stack_controller_resources
 
@@ -33,6 +34,8 @@ class ServicesSpec:
     marker: dict[str, Any]  # the readiness marker ConfigMap
     queue_name: Optional[str]
     resources: dict[str, ControllerResources]  # per addon whose controller is sized for the cluster
+    lws: Optional[InstallSource] = None  # only when a workload runs in mode serving or service
+    lws_gate: tuple[tuple[str, dict[str, Any]], ...] = ()  # the LWS webhook gate (addons/lws.py)
 
 
 def namespace_object(name: str) -> dict[str, Any]:
@@ -40,7 +43,7 @@ def namespace_object(name: str) -> dict[str, Any]:
 
 
 def readiness_marker(namespace: str, jobset: InstallSource, kueue: Optional[InstallSource],
-                     queue_name: Optional[str],
+                     queue_name: Optional[str], lws: Optional[InstallSource] = None,
                      resources: Optional[dict[str, ControllerResources]] = None) -> dict[str, Any]:
     """ConfigMap created only once the installs are awaited (their controllers Available).
 
@@ -51,6 +54,8 @@ def readiness_marker(namespace: str, jobset: InstallSource, kueue: Optional[Inst
     if kueue is not None:
         data.update({"kueue.version": kueue.version, "kueue.source": kueue.file,
                      "kueue.localQueue": queue_name or ""})
+    if lws is not None:
+        data.update({"lws.version": lws.version, "lws.source": lws.file})
     for addon, sized in (resources or {}).items():
         data[f"{addon}.resources"] = sized.describe()
     return {"apiVersion": "v1", "kind": "ConfigMap",
@@ -66,6 +71,7 @@ def services_spec(stack: StackConfig) -> ServicesSpec:
     jobset = install_source("jobset", stack.jobset.version, stack.jobset.manifest)
     kueue = install_source("kueue", stack.kueue.version, stack.kueue.manifest) if stack.kueue.enabled else None
     queue_name = LOCAL_QUEUE_NAME if stack.kueue.enabled else None
+    lws = install_source("lws", stack.lws.version, stack.lws.manifest) if stack.needs_lws else None
     priorities = tuple((f"priority-{name}", priority_class(name, value)) for name, value in PRIORITY_LADDER) \
         if needs_priority_classes(stack) else ()
     resources = stack_controller_resources(stack)
@@ -75,12 +81,14 @@ def services_spec(stack: StackConfig) -> ServicesSpec:
         cpu_pool=stack.cpu_pool.name,
         jobset=jobset,
         kueue=kueue,
-        protected_crds=(JOBSET_CRD,),
+        protected_crds=(JOBSET_CRD, *((LWS_CRD,) if lws is not None else ())),
         priority_classes=priorities,
         kueue_objects=tuple(kueue_objects(stack)) if stack.kueue.enabled else (),
-        marker=readiness_marker(stack.namespace, jobset, kueue, queue_name, resources),
+        marker=readiness_marker(stack.namespace, jobset, kueue, queue_name, lws, resources),
         queue_name=queue_name,
         resources=resources,
+        lws=lws,
+        lws_gate=gate_objects(stack.namespace, stack.lws.gate_image, stack.cpu_pool.name) if lws is not None else (),
     )
 
 

@@ -1,4 +1,4 @@
-"""Where the JobSet and Kueue controllers come from, and the patches applied to their manifests.
+"""Where the JobSet, Kueue and LeaderWorkerSet controllers come from, and the patches applied to their manifests.
 
 Pure data and functions (no Pulumi import). The component installs each controller with a
 `kubernetes:yaml/v2:ConfigFile` whose `file` is either the pinned upstream release URL or a local
@@ -15,14 +15,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping, Optional
 
-from ..naming import JOBSET_CRD, JOBSET_NAMESPACE, KUEUE_NAMESPACE, NODE_POOL_LABEL
+from ..naming import JOBSET_CRD, JOBSET_NAMESPACE, KUEUE_NAMESPACE, LWS_CRD, LWS_NAMESPACE, NODE_POOL_LABEL
 
 
 @dataclass(frozen=True)
 class Release:
     """One controller's upstream release artifacts (JOBSET_INSTALL.md §2, §7.2)."""
 
-    addon: str  # config section: jobset | kueue
+    addon: str  # config section: jobset | kueue | lws
     url: str  # release manifest URL template, {version} = vX.Y.Z
     image: str  # controller image name (last path segment before the tag)
     namespace: str  # namespace the release manifest creates
@@ -41,12 +41,20 @@ RELEASES: dict[str, Release] = {
         url="https://github.com/kubernetes-sigs/kueue/releases/download/{version}/manifests.yaml",
         image="kueue", namespace=KUEUE_NAMESPACE, crd="clusterqueues.kueue.x-k8s.io", oldest="v0.17.0",
     ),
+    "lws": Release(
+        addon="lws",
+        url="https://github.com/kubernetes-sigs/lws/releases/download/{version}/manifests.yaml",
+        image="lws", namespace=LWS_NAMESPACE, crd=LWS_CRD, oldest="v0.5.0",
+    ),
 }
 
 MINIMUM_REASON = {
     "jobset": "the Pathways JobSet writes failurePolicy.restartStrategy (JobSet v0.7+) and uses the coordinator, "
               "failure rules and publishNotReadyAddresses (v0.6+)",
     "kueue": "the queue objects use kueue.x-k8s.io/v1beta2, validated against the v0.17.1 and v0.19.2 CRDs",
+    "lws": "v0.4.x release manifests run a kube-rbac-proxy sidecar whose image (gcr.io/kubebuilder/kube-rbac-proxy) "
+           "was deleted from gcr.io, so the controller never becomes Ready and every LeaderWorkerSet create fails "
+           "at the webhook; v0.5.0 dropped that sidecar and added the DNS-1035 name check the Service names rely on",
 }
 
 # Kubernetes object types as Pulumi type tokens (what a transform sees in `type_`).

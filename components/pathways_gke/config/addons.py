@@ -1,4 +1,4 @@
-"""`pathways-gke:jobset` and `pathways-gke:kueue`: the controllers installed into the cluster."""
+"""`pathways-gke:jobset`, `pathways-gke:kueue` and `pathways-gke:lws`: the controllers installed into the cluster."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from typing import Optional
 from pydantic import Field, field_validator
 
 from .base import Model, fail
+from .pathways import check_image
 
 RELEASE = re.compile(r"^v[0-9]+\.[0-9]+\.[0-9]+$")
 
@@ -67,3 +68,27 @@ class KueueConfig(Model):
     @classmethod
     def _manifest(cls, value: Optional[str]) -> Optional[str]:
         return check_manifest(value)
+
+
+class LwsConfig(Model):
+    """The LeaderWorkerSet controller, installed only when a workload runs in mode serving or service."""
+
+    version: str = "v0.10.0"
+    manifest: Optional[str] = Field(default=None, description="local release manifests.yaml instead of the URL")
+    gate_image: str = Field(default="registry.k8s.io/kubectl:v1.34.1",
+                            description="kubectl image of the Job that waits until the LWS webhook answers")
+
+    @field_validator("version")
+    @classmethod
+    def _version(cls, value: str) -> str:
+        return check_release(value, "v0.10.0", "lws")
+
+    @field_validator("manifest")
+    @classmethod
+    def _manifest(cls, value: Optional[str]) -> Optional[str]:
+        return check_manifest(value)
+
+    @field_validator("gate_image")
+    @classmethod
+    def _gate_image(cls, value: str) -> str:
+        return check_image(value)

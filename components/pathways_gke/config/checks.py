@@ -6,9 +6,11 @@ from collections import Counter
 from typing import Optional
 
 from ..catalog import CatalogError, SliceShape
+from .. import naming
 from ..errors import Problem, allowed
 from ..gke_rules import JOBSET_METRICS_MIN_GKE, auto_upgrade_problem, below_floor, version_floor_problems, version_floors
 from .cluster import CREATE_ONLY_CLUSTER_FIELDS, GKE_NAME, region_of
+from .serving_checks import serving_workload_problems
 from .stack import StackConfig
 from .tpu import TpuPoolConfig, pool_problems
 from .workloads import JaxSettings, WorkloadConfig, runtime_field_problems
@@ -182,6 +184,8 @@ def addon_problems(stack: StackConfig) -> list[Problem]:
     installed = {RELEASES["jobset"].namespace: "jobset"}
     if stack.kueue.enabled:
         installed[RELEASES["kueue"].namespace] = "kueue"
+    if stack.needs_lws:
+        installed[RELEASES["lws"].namespace] = "lws"
     if stack.namespace in installed:
         addon = installed[stack.namespace]
         out.append(Problem("namespace", f"is where the {addon} release manifest installs its controller "
@@ -191,7 +195,8 @@ def addon_problems(stack: StackConfig) -> list[Problem]:
     elif stack.namespace in RESERVED_NAMESPACES:
         out.append(Problem("namespace", "is a system namespace; workloads need their own (or 'default'); "
                            f"not allowed: {', '.join(RESERVED_NAMESPACES)}", stack.namespace))
-    sections = [("jobset", stack.jobset)] + ([("kueue", stack.kueue)] if stack.kueue.enabled else [])
+    sections = [("jobset", stack.jobset)] + ([("kueue", stack.kueue)] if stack.kueue.enabled else []) \
+        + ([("lws", stack.lws)] if stack.needs_lws else [])
     for addon, section in sections:
         if section.manifest is not None:
             out.extend(Problem(f"{addon}.manifest", message, section.manifest)
@@ -226,9 +231,9 @@ def workload_problems(stack: StackConfig) -> list[Problem]:
                                f"pool group); {allowed(pools) if pools else 'this stack has no tpuPools'}"))
         if workload.runtime == "jax" and workload.mode != "default":
             out.append(Problem(f"{path}.mode", "applies to runtime 'pathways' only", workload.mode))
-        if workload.image is None and not (workload.runtime == "pathways" and workload.mode == "headless"):
+        if workload.image is None and not (workload.runtime == "pathways" and workload.mode in ("headless", "service")):
             out.append(Problem(f"{path}.image", "is required (the user container's image, pinned to a tag); only "
-                               "headless Pathways workloads have no user container"))
+                               "headless and service-mode Pathways workloads have no user container"))
         if workload.command is None and workload.runtime == "jax":
             out.append(Problem(f"{path}.command", "is required for runtime 'jax' (the program every process runs)"))
         for env_name, secret in workload.secret_env.items():
@@ -254,8 +259,41 @@ def pathways_problems(stack: StackConfig) -> list[Problem]:
         pool = stack.pool(workload.tpu_pool) if workload.tpu_pool else None
         if pool is not None and pool.topology is None:
             continue  # reported at tpuPools[i].topology
-        out.extend(pathways_workload_problems(workload, target_for(stack, workload), f"workloads[{i}]",
+        target = target_for(stack, workload)
+        out.extend(pathways_workload_problems(workload, target, f"workloads[{i}]",
                                               cpu_machine_type=stack.cpu_pool.machine_type))
+        out.extend(serving_workload_problems(workload, target, f"workloads[{i}]", lws_version=stack.lws.version,
+                                             cpu_machine_type=stack.cpu_pool.machine_type))
+    out.extend(lws_name_problems(stack))
+    return out
+
+
+def lws_name_problems(stack: StackConfig) -> list[Problem]:
+    """Names LeaderWorkerSets derive must not collide with another workload's objects.
+
+    An LWS `x` owns the headless Service `x` and the worker StatefulSets `x-<group>`; a second LWS named
+    `x-<digits>` collides with them (kubernetes-sigs/lws#236); our own Services `x-svc` / `x-proxy-<client>`
+    must not be another workload's name either.
+    """
+    out: list[Problem] = []
+    names = [w.name for w in stack.workloads]
+    for i, workload in enumerate(stack.workloads):
+        if not workload.on_lws:
+            continue
+        derived = {naming.serving_service_name(workload.name): "its Service"}
+        if workload.service is not None:
+            derived.update({naming.client_proxy_name(workload.name, c): f"client {c}'s proxy"
+                            for c in workload.service.clients})
+        for j, other in enumerate(names):
+            if j == i:
+                continue
+            suffix = other[len(workload.name) + 1:] if other.startswith(workload.name + "-") else ""
+            if suffix.isdigit() and stack.workloads[j].on_lws:
+                out.append(Problem(f"workloads[{j}].name", f"collides with the LeaderWorkerSet '{workload.name}' "
+                                   f"(its worker StatefulSet '{other}'); rename one of them", other))
+            elif other in derived:
+                out.append(Problem(f"workloads[{j}].name", f"is the name of {derived[other]} of workload "
+                                   f"'{workload.name}'; rename one of them", other))
     return out
 
 

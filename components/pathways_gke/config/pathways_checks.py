@@ -13,7 +13,7 @@ from .. import naming
 from ..catalog import TPU_HOSTS, Allocatable, cpu_machine, gke_allocatable
 from ..errors import Problem
 from .pathways import parse_quantity
-from .workloads import WorkloadConfig
+from .workloads import WorkloadConfig, is_given
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..workloads.target import WorkloadTarget
@@ -87,7 +87,9 @@ def pathways_workload_problems(workload: WorkloadConfig, target: "WorkloadTarget
     if workload.mode == "headless":
         for field, given in (("image", workload.image is not None), ("command", workload.command is not None),
                              ("env", bool(workload.env)), ("secretEnv", bool(workload.secret_env)),
-                             ("privileged", workload.privileged)):
+                             ("privileged", workload.privileged),
+                             ("containerName", is_given(workload, "container_name")),
+                             ("resources", is_given(workload, "resources"))):
             if given:
                 out.append(Problem(at(field), "has no effect in mode 'headless' (the head runs only the Pathways "
                                    "servers; connect a notebook through the port-forward output); remove it"))
@@ -117,14 +119,16 @@ def pathways_workload_problems(workload: WorkloadConfig, target: "WorkloadTarget
                            "set workers: true or remove the volume"))
 
     shape = target.shape
-    if shape is not None:
+    if shape is not None and not workload.on_lws:
         # generated names (Jobs, pod host names) must be DNS labels <= 63 (the JobSet webhook checks these)
         longest = naming.worker_pod_hostname(workload.name, max(target.slices - 1, 0), shape.vms_per_slice - 1)
         if len(longest) > MAX_DNS_LABEL:
             out.append(Problem(at("name"), f"makes worker host name '{longest}' longer than {MAX_DNS_LABEL} "
                                "characters", workload.name))
 
-    if workload.mode == "colocated" and shape is not None:
+    if workload.on_lws:
+        pass  # where the head runs and whether it fits: config/serving_checks.py
+    elif workload.mode == "colocated" and shape is not None:
         if target.slices > 1:
             out.append(Problem(at("mode"), f"needs a single-slice TPU pool (this one has {target.slices} "
                                "slices): JobSet's exclusive placement gives each slice's Job a whole node pool, so "

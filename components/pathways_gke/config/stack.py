@@ -17,7 +17,7 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from ..errors import ConfigError, Problem, allowed, did_you_mean
 from .access import BucketConfig
-from .addons import JobSetConfig, KueueConfig
+from .addons import JobSetConfig, KueueConfig, LwsConfig
 from .base import problems_from
 from .cluster import ClusterConfig, CpuPoolConfig
 from .observability import ObservabilityConfig
@@ -42,6 +42,12 @@ class StackConfig:
     secret_names: tuple[str, ...] = field(default_factory=tuple)
     buckets: tuple[BucketConfig, ...] = field(default_factory=tuple)
     observability: ObservabilityConfig = field(default_factory=ObservabilityConfig)
+    lws: LwsConfig = field(default_factory=LwsConfig)
+
+    @property
+    def needs_lws(self) -> bool:
+        """The LeaderWorkerSet controller is installed only for workloads that run on one."""
+        return any(w.on_lws for w in self.workloads)
 
     def pool(self, name: str) -> Optional[TpuPoolConfig]:
         return next((p for p in self.tpu_pools if p.name == name), None)
@@ -57,11 +63,12 @@ _SECTIONS: dict[str, tuple[Any, Any]] = {
     "workloads": (TypeAdapter(list[WorkloadConfig]), []),
     "buckets": (TypeAdapter(list[BucketConfig]), []),
     "observability": (ObservabilityConfig, {}),
+    "lws": (LwsConfig, {}),
 }
 _ROOT_MODELS = {
     "cluster": ClusterConfig, "cpuPool": CpuPoolConfig, "tpuPools": TpuPoolConfig,
     "jobset": JobSetConfig, "kueue": KueueConfig, "workloads": WorkloadConfig, "buckets": BucketConfig,
-    "observability": ObservabilityConfig,
+    "observability": ObservabilityConfig, "lws": LwsConfig,
 }
 _PLAIN_KEYS = ("namespace", "secrets")
 KNOWN_KEYS = tuple(_SECTIONS) + _PLAIN_KEYS
@@ -153,7 +160,7 @@ def parse_stack(values: Mapping[str, Any]) -> StackConfig:
             cluster=parsed["cluster"], cpu_pool=parsed["cpuPool"], tpu_pools=parsed["tpuPools"],
             jobset=parsed["jobset"], kueue=parsed["kueue"], workloads=parsed["workloads"],
             namespace=namespace, secret_names=tuple(sorted(str(k) for k in secrets)), buckets=parsed["buckets"],
-            observability=parsed["observability"],
+            observability=parsed["observability"], lws=parsed["lws"],
         )
         problems.extend(cross_section_problems(stack))
         if not problems:

@@ -1,23 +1,29 @@
-"""`pathways-gke:workloads`: Pathways (head + workers) and multi-controller JAX JobSets."""
+"""`pathways-gke:workloads`: Pathways (head + workers) and multi-controller JAX JobSets, and Pathways serving
+(`mode: serving` / `mode: service`, on a LeaderWorkerSet; their blocks live in serving.py)."""
 
 from __future__ import annotations
 
 import re
 import shlex
-from typing import Literal, Optional, Union
+from typing import Any, Literal, Optional, Union
 
-from pydantic import Field, field_validator
+from pydantic import Field, ValidationError, field_validator, model_validator
+from pydantic_core import PydanticCustomError
 
 from ..errors import Problem
 from .access import GSA_EMAIL, BucketAccess
 from .base import Model, fail
 from .pathways import (ContainerResources, GcsFuseVolume, ImagePullPolicy, PathwaysSettings, check_env,
                        check_image, image_is_pinned, parse_quantity)
+from .serving import ServiceSettings, ServingSettings
 
 __all__ = ["JaxSettings", "PathwaysSettings", "WorkloadConfig", "check_env", "check_image", "image_is_pinned"]
 
 # JobSet puts `<name>-pathways-head-0-0.<name>` into a 63-character label (PATHWAYS_JOBSET.md §6).
 MAX_WORKLOAD_NAME = 22
+# LWS: the worker StatefulSet `<name>-<group>` labels its pods `controller-revision-hash: <sts>-<hash>` (<= 63),
+# so an LWS name is at most 52 - 1 - digits(replicas - 1): 50 for up to 10 replicas (kubernetes-sigs/lws#410).
+MAX_LWS_NAME = 50
 DNS_1035 = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
 DNS_1123_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 DNS_1123_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
@@ -25,7 +31,9 @@ RESERVED_CONTAINER_NAMES = ("pathways-rm", "pathways-proxy", "pathways-worker", 
 IMAGE = re.compile(r"^[a-z0-9][a-z0-9._\-/:]*[a-z0-9](@sha256:[0-9a-f]{64})?$")
 
 Runtime = Literal["pathways", "jax"]
-Mode = Literal["default", "colocated", "headless"]
+Mode = Literal["default", "colocated", "headless", "serving", "service"]
+JOBSET_MODES = ("default", "colocated", "headless")
+LWS_MODES = ("serving", "service")  # run on a LeaderWorkerSet (config/serving.py)
 
 
 def check_quantity(value: str, kind: str, example: str) -> str:
@@ -111,6 +119,56 @@ class WorkloadConfig(Model):
         default=None, description="every container; default IfNotPresent (all images are pinned)")
     gcs_fuse: list[GcsFuseVolume] = Field(default_factory=list)
     image_pull_secrets: list[str] = Field(default_factory=list, description="Secrets for private registries")
+    # --- Pathways on a LeaderWorkerSet (mode serving / service; config/serving.py) ---
+    serving: Optional[ServingSettings] = None
+    service: Optional[ServiceSettings] = None
+
+    @property
+    def on_lws(self) -> bool:
+        """Rendered as a LeaderWorkerSet (modes serving and service) instead of a JobSet."""
+        return self.mode in LWS_MODES
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _jobset_name_length(cls, data: Any, handler: Any) -> Any:
+        """JobSet workloads' 22-character name limit, reported beside every other problem of the workload.
+
+        The limit depends on the mode (a LeaderWorkerSet allows 50), which the `name` field check cannot see.
+        """
+        name = data.get("name") if isinstance(data, dict) else None
+        mode = data.get("mode", "default") if isinstance(data, dict) else None
+        too_long = (isinstance(name, str) and mode not in LWS_MODES
+                    and MAX_WORKLOAD_NAME < len(name.strip()) <= MAX_LWS_NAME)
+        error = fail("name", f"is {len(name.strip())} characters; at most {MAX_WORKLOAD_NAME} are allowed (JobSet "
+                     f"writes '<name>-pathways-head-0-0.<name>' into a 63-character label)") if too_long else None
+        try:
+            result = handler(data)
+        except ValidationError as exc:
+            if error is None:
+                raise
+            details = [{"type": PydanticCustomError(e["type"], e["msg"].replace("{", "{{").replace("}", "}}"),
+                                                    e.get("ctx")),
+                        "loc": e["loc"], "input": e.get("input")} for e in exc.errors(include_url=False)]
+            details.append({"type": error, "loc": ("name",), "input": name})
+            raise ValidationError.from_exception_data(exc.title, details) from None
+        if error is not None:
+            raise ValidationError.from_exception_data(cls.__name__, [{"type": error, "loc": ("name",),
+                                                                      "input": name}])
+        return result
+
+    @model_validator(mode="after")
+    def _mode_blocks(self) -> "WorkloadConfig":
+        for block, mode in (("serving", "serving"), ("service", "service")):
+            if getattr(self, block) is not None and self.mode != mode:
+                raise fail(block, f"applies to mode '{mode}' only (this workload's mode is '{self.mode}')",
+                           field=block)
+        if self.mode == "serving" and self.serving is None:
+            raise fail("serving", "is required for mode 'serving': at least the server's port, e.g. "
+                       "serving: {port: 8000}", field="serving")
+        if self.mode == "service" and self.service is None:
+            raise fail("service", "is required for mode 'service': the clients, e.g. service: {clients: [alice, "
+                       "bob]}", field="service")
+        return self
 
     @field_validator("image_pull_secrets")
     @classmethod
@@ -155,9 +213,10 @@ class WorkloadConfig(Model):
     @field_validator("name")
     @classmethod
     def _name(cls, value: str) -> str:
-        if len(value) > MAX_WORKLOAD_NAME:
+        if len(value) > MAX_LWS_NAME:
             raise fail("name", f"is {len(value)} characters; at most {MAX_WORKLOAD_NAME} are allowed (JobSet writes "
-                       f"'<name>-pathways-head-0-0.<name>' into a 63-character label)")
+                       f"'<name>-pathways-head-0-0.<name>' into a 63-character label), {MAX_LWS_NAME} in modes "
+                       "serving/service (LeaderWorkerSet)")
         if not DNS_1035.match(value):
             raise fail("name", "must be lower-case letters, digits and '-', starting with a letter "
                        "(a DNS-1035 label)")
@@ -189,10 +248,14 @@ class WorkloadConfig(Model):
         return self.command if isinstance(self.command, str) else shlex.join(self.command)
 
 
+def is_given(workload: WorkloadConfig, field: str) -> bool:
+    """The field holds something other than its default (a model dump's defaults count as not given)."""
+    return getattr(workload, field) != WorkloadConfig.model_fields[field].get_default(call_default_factory=True)
+
+
 def runtime_field_problems(workload: WorkloadConfig, path: str) -> list[Problem]:
     """A problem for every key set (to other than its default) that the workload's runtime does not read."""
     fields = WorkloadConfig.model_fields
     return [Problem(f"{path}.{fields[field].alias or field}", f"is not read by runtime '{workload.runtime}': {hint}")
             for field, (runtime, hint) in RUNTIME_ONLY_FIELDS.items()
-            if runtime != workload.runtime and getattr(workload, field) != fields[field].get_default(
-                call_default_factory=True)]
+            if runtime != workload.runtime and is_given(workload, field)]

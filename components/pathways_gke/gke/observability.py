@@ -12,9 +12,11 @@ from typing import Any
 from urllib.parse import quote
 
 from ..config.stack import StackConfig
+from ..config.workloads import WorkloadConfig
 
 CONSOLE = "https://console.cloud.google.com"
 JOBSET_NAME_LOG_LABEL = 'labels."k8s-pod/jobset_sigs_k8s_io/jobset-name"'  # Cloud Logging's form of the pod label
+LWS_NAME_LOG_LABEL = 'labels."k8s-pod/leaderworkerset_sigs_k8s_io/name"'  # on every pod of a LeaderWorkerSet
 
 
 def cluster_link(stack: StackConfig, tab: str = "details") -> str:
@@ -22,7 +24,7 @@ def cluster_link(stack: StackConfig, tab: str = "details") -> str:
     return f"{CONSOLE}/kubernetes/clusters/details/{c.location}/{c.name}/{tab}?project={stack.project}"
 
 
-def logs_query(stack: StackConfig, workload: str) -> str:
+def logs_query(stack: StackConfig, workload: str, label: str = JOBSET_NAME_LOG_LABEL) -> str:
     c = stack.cluster
     return "\n".join([
         'resource.type="k8s_container"',
@@ -30,12 +32,13 @@ def logs_query(stack: StackConfig, workload: str) -> str:
         f'resource.labels.location="{c.location}"',
         f'resource.labels.cluster_name="{c.name}"',
         f'resource.labels.namespace_name="{stack.namespace}"',
-        f'{JOBSET_NAME_LOG_LABEL}="{workload}"',
+        f'{label}="{workload}"',
     ])
 
 
-def logs_link(stack: StackConfig, workload: str) -> str:
-    return f"{CONSOLE}/logs/query;query={quote(logs_query(stack, workload), safe='')}?project={stack.project}"
+def logs_link(stack: StackConfig, workload: str, label: str = JOBSET_NAME_LOG_LABEL) -> str:
+    query = quote(logs_query(stack, workload, label), safe="")
+    return f"{CONSOLE}/logs/query;query={query}?project={stack.project}"
 
 
 def jobset_link(stack: StackConfig, workload: str) -> str:
@@ -51,9 +54,17 @@ def console_links(stack: StackConfig) -> dict[str, Any]:
     return {
         "cluster": cluster_link(stack),
         "tpuDashboard": cluster_link(stack, "observability"),
-        "workloads": {w.name: {"jobset": jobset_link(stack, w.name), "logs": logs_link(stack, w.name)}
-                      for w in stack.workloads},
+        "workloads": {w.name: _workload_links(stack, w) for w in stack.workloads},
     }
+
+
+def _workload_links(stack: StackConfig, workload: WorkloadConfig) -> dict[str, str]:
+    """A JobSet's page and logs; a LeaderWorkerSet's (serving, service) page and logs. Both controllers create a
+    headless Service named after the object, whose Kubernetes Engine page is the link."""
+    if workload.on_lws:
+        return {"leaderWorkerSet": jobset_link(stack, workload.name),
+                "logs": logs_link(stack, workload.name, LWS_NAME_LOG_LABEL)}
+    return {"jobset": jobset_link(stack, workload.name), "logs": logs_link(stack, workload.name)}
 
 
 # --- alert policies ---------------------------------------------------------------------------
@@ -73,6 +84,8 @@ def alert_policy_specs(stack: StackConfig) -> list[tuple[str, dict[str, Any]]]:
         return []
     out = []
     for w in stack.workloads:
+        if w.on_lws:
+            continue  # the JobSet metrics say nothing about a LeaderWorkerSet
         sel = _selector(stack, w.name)
         common = {
             "project": stack.project,

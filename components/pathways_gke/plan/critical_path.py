@@ -95,6 +95,18 @@ DURATIONS: Mapping[str, Row] = {
                                                                           "Kueue webhook"),
     JOBSET_T: Row(5, "custom resource: no await logic (done when admitted, not when pods run); JobSet (and Kueue) "
                      "webhooks on the write path"),
+    "kubernetes:leaderworkerset.x-k8s.io/v1:LeaderWorkerSet": Row(5, "custom resource: no await logic (done when "
+                                                                     "admitted by the LWS webhooks; the groups' TPU "
+                                                                     "scheduling and checkpoint loading come later)"),
+    "kubernetes:core/v1:Service": Row(5, "ClusterIP / internal LB Service: the serving one skips await (its endpoints "
+                                         "are ready only once the model is loaded); a proxy's waits for its pod"),
+    "kubernetes:apps/v1:Deployment": Row(60, "pulumi-kubernetes awaits Available: a client proxy pod on the CPU pool, "
+                                             "image pulled, readiness probe passed"),
+    "kubernetes:batch/v1:Job": Row(20, "the LWS webhook gate, awaited until it completes: one kubectl dry run when the "
+                                       "webhook already answers, retried with the Job's pod backoff until it does"),
+    "kubernetes:core/v1:ServiceAccount": Row(2, "no await logic"),
+    "kubernetes:rbac.authorization.k8s.io/v1:Role": Row(2, "no await logic"),
+    "kubernetes:rbac.authorization.k8s.io/v1:RoleBinding": Row(2, "no await logic"),
     READ_KEY: Row(2, "`read: true` (adopted cluster, StackReference): one GET, nothing is created"),
     DEFAULT_KEY: Row(30, "any type without a row (override it with --durations)"),
 }

@@ -71,6 +71,15 @@ _CLUSTER_FORCE_NEW = (
 # Every Kubernetes object: a new name, namespace, kind or group/version is a different object.
 _K8S_IDENTITY = ("apiVersion", "kind", "metadata.name", "metadata.namespace")
 
+# Built-in kinds with fields pulumi-kubernetes replaces instead of patching (its provider's forceNew table,
+# pkg/provider/diff.go): the ones the serving objects and the LWS webhook gate use.
+_K8S_FORCE_NEW: Mapping[str, tuple[str, ...]] = MappingProxyType({
+    "kubernetes:apps/v1:Deployment": ("spec.selector",),
+    "kubernetes:batch/v1:Job": ("spec.selector", "spec.template"),
+    "kubernetes:core/v1:Service": ("spec.clusterIP", "spec.type"),
+    "kubernetes:rbac.authorization.k8s.io/v1:RoleBinding": ("roleRef",),
+})
+
 REPLACE_PATHS: Mapping[str, tuple[str, ...]] = MappingProxyType({
     NODE_POOL: _NODE_POOL_FORCE_NEW,
     CLUSTER: _CLUSTER_FORCE_NEW,
@@ -97,7 +106,7 @@ NODES_RECREATED: Mapping[str, tuple[str, ...]] = MappingProxyType({
 def replace_patterns(resource_type: str, new_inputs: Mapping) -> tuple[str, ...]:
     """The replace-forcing input patterns of a resource (empty when none are known)."""
     if resource_type.startswith("kubernetes:") and "apiVersion" in new_inputs:  # an object, not a component
-        return _K8S_IDENTITY
+        return _K8S_IDENTITY + _K8S_FORCE_NEW.get(resource_type, ())
     patterns = REPLACE_PATHS.get(resource_type, ())
     if resource_type == K8S_PROVIDER and not new_inputs.get("clusterIdentifier"):
         patterns = patterns + K8S_PROVIDER_WITHOUT_IDENTIFIER

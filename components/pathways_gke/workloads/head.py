@@ -19,7 +19,7 @@ from typing import Any
 
 from .. import naming
 
-SAFE_TO_EVICT_ANNOTATION = "cluster-autoscaler.kubernetes.io/safe-to-evict"
+SAFE_TO_EVICT_ANNOTATION = naming.SAFE_TO_EVICT_ANNOTATION
 HEAD_POD_LABEL = naming.HEAD_POD_LABEL
 
 

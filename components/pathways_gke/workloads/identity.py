@@ -29,6 +29,7 @@ from ..config.workloads import WorkloadConfig
 from ..gke.cluster_spec import NODE_SERVICE_ACCOUNT_ROLES, node_service_account_email
 from .jax_jobset import build_jax_jobset
 from .pathways_jobset import build_pathways_jobset
+from .serving_lws import serving_objects
 from .target import target_for
 
 OBJECT_USER = "roles/storage.objectUser"  # read/write objects, no bucket administration
@@ -149,6 +150,21 @@ def pod_templates(jobset: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]
         yield rjob["name"], rjob["template"]["spec"]["template"]
 
 
+def workload_pod_templates(stack: StackConfig, workload: WorkloadConfig) -> Iterator[tuple[str, dict[str, Any]]]:
+    """(role, pod template) of every pod a workload runs: a JobSet's replicated jobs, or a LeaderWorkerSet's
+    leader and workers plus each client's proxy (modes serving and service)."""
+    if not workload.on_lws:
+        yield from pod_templates(render_jobset(stack, workload))
+        return
+    secret = naming.workload_secret_name(workload.name) if workload.secret_env else None
+    made = serving_objects(workload, target_for(stack, workload), secret_name=secret)
+    group = made.lws["spec"]["leaderWorkerTemplate"]
+    yield "leader", group["leaderTemplate"]
+    yield "worker", group["workerTemplate"]
+    for client, (proxy, _service) in sorted(made.clients.items()):
+        yield f"proxy-{client}", proxy["spec"]["template"]
+
+
 def _containers(spec: dict[str, Any]) -> list[dict[str, Any]]:
     return [*spec.get("initContainers", []), *spec.get("containers", [])]
 
@@ -194,7 +210,7 @@ def pod_identity(stack: StackConfig, workload: WorkloadConfig, replicated_job: s
 
 def workload_pods(stack: StackConfig, workload: WorkloadConfig) -> list[PodIdentity]:
     return [pod_identity(stack, workload, name, template)
-            for name, template in pod_templates(render_jobset(stack, workload))]
+            for name, template in workload_pod_templates(stack, workload)]
 
 
 # --- grants ----------------------------------------------------------------------------------------------

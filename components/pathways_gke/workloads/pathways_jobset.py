@@ -24,10 +24,10 @@ SERVER_IMAGE = "us-docker.pkg.dev/cloud-tpu-v2-images/pathways/server"
 PROXY_IMAGE = "us-docker.pkg.dev/cloud-tpu-v2-images/pathways/proxy_server"
 
 PROXY_PORT = naming.PROXY_PORT  # 29000, IFRT proxy gRPC (JAX_BACKEND_TARGET)
-RM_PORT = 29001
-RM_PORTS = (29001, 29002)
-WORKER_PORT = 29005
-WORKER_PORTS = (29005, 29006, 8471, 8080)
+RM_PORTS = naming.RM_PORTS
+RM_PORT = RM_PORTS[0]
+WORKER_PORTS = naming.WORKER_PORTS
+WORKER_PORT = WORKER_PORTS[0]
 COLOCATED_PYTHON_PORT = 50051
 
 RM_CONTAINER = "pathways-rm"

@@ -1,0 +1,188 @@
+"""Checks of one `mode: serving` / `mode: service` workload against its pool, the LWS release and the CPU pool.
+
+Used by `checks.workload_problems` for stack files and by the `PathwaysServing` component for standalone use,
+so both report the same problems with the same paths. Facts: kubernetes-sigs/lws (name limits lws#410,
+feature tags), Pathways ports (naming.PATHWAYS_PORTS).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import TYPE_CHECKING, Optional
+
+from .. import naming
+from ..catalog import TPU_HOSTS, cpu_machine, gke_allocatable
+from ..errors import Problem
+from .pathways_checks import GB, MAX_DNS_LABEL, _fits, head_requests
+from .workloads import WorkloadConfig, is_given
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..workloads.target import WorkloadTarget
+
+# LWS releases that bring a feature the rendered LeaderWorkerSet uses (LWS git tags, read from the code).
+LEADER_EXCLUDED_SINCE = "v0.6.0"  # subGroupPolicyType: LeaderExcluded (a head on the CPU pool)
+MUTABLE_SIZE_SINCE = "v0.7.0"  # leaderWorkerTemplate.size may change (earlier: immutable)
+# Env LWS injects into every container of a group (a user variable of the same name is replaced).
+LWS_ENV = ("LWS_LEADER_ADDRESS", "LWS_GROUP_SIZE", "LWS_WORKER_INDEX")
+# Resource-manager-only head (mode service): limits of the pathways-rm container (workloads/pathways_jobset.py).
+RM_ONLY_REQUESTS = {"cpu": Decimal(8), "memory": Decimal(32) * GB}
+
+
+def version_key(version: str) -> tuple[int, ...]:
+    return tuple(int(p) for p in version.lstrip("v").split("."))
+
+
+@dataclass(frozen=True)
+class Layout:
+    """The group shape of an LWS workload: `replicas` groups of one head + `slices` slices of `vms` VMs."""
+
+    replicas: int
+    slices: int  # slices per group
+    vms: int  # VMs per slice
+    surge: int  # extra groups during a rolling update
+    leader: str  # tpu | cpu
+
+    @property
+    def size(self) -> int:
+        """LWS `leaderWorkerTemplate.size`: the leader plus every worker VM of the group."""
+        return self.slices * self.vms + 1
+
+
+def layout_of(workload: WorkloadConfig, target: "WorkloadTarget") -> Layout:
+    if target.shape is None:
+        raise ValueError(f"workload {workload.name!r} has no TPU pool group")
+    vms = target.shape.vms_per_slice
+    if workload.serving is not None:
+        s = workload.serving
+        return Layout(s.replicas, s.slices_per_replica, vms, s.max_surge, s.leader)
+    if workload.service is not None:
+        return Layout(1, target.slices, vms, 0, workload.service.leader)
+    raise ValueError(f"workload {workload.name!r} is not in mode serving or service")
+
+
+def max_lws_name(groups: int) -> int:
+    """Longest LWS name whose worker StatefulSet `<lws>-<g>` still fits the 52-character StatefulSet limit."""
+    return 52 - 1 - len(str(max(groups - 1, 0)))
+
+
+def serving_workload_problems(workload: WorkloadConfig, target: "WorkloadTarget", path: str, *, lws_version: str,
+                              cpu_machine_type: Optional[str] = None) -> list[Problem]:
+    """Every problem of a serving/service workload that the LWS builder relies on being absent."""
+    if not workload.on_lws or target.shape is None:
+        return []
+    out: list[Problem] = []
+    at = lambda field: f"{path}.{field}"  # noqa: E731
+    block = "serving" if workload.mode == "serving" else "service"
+    layout = layout_of(workload, target)
+    pw = workload.pathways
+
+    # options of the JobSet layout that have no meaning on a LeaderWorkerSet
+    for field, given in (("maxRestarts", workload.max_restarts > 0),
+                         ("pathways.elasticSlices", pw.elastic_slices > 0),
+                         ("pathways.maxSliceRestarts", pw.max_slice_restarts != 1),
+                         ("pathways.images.colocatedPython", pw.images.colocated_python is not None)):
+        if given:
+            out.append(Problem(at(field), f"is not supported in mode '{workload.mode}' (a LeaderWorkerSet "
+                               "recreates a failed group instead of counting restarts); remove it"))
+
+    if layout.leader == "cpu" and version_key(lws_version) < version_key(LEADER_EXCLUDED_SINCE):
+        out.append(Problem(at(f"{block}.leader"), f"'cpu' needs LeaderWorkerSet {LEADER_EXCLUDED_SINCE} or newer "
+                           f"(subGroupPolicyType LeaderExcluded keeps the head out of the slices' node pools); lws."
+                           f"version is {lws_version}: raise it or use leader: tpu", layout.leader))
+
+    # names LWS derives: worker StatefulSet <lws>-<g> (<= 52), pods <lws>-<g>-<w> (<= 63)
+    groups = layout.replicas + layout.surge
+    limit = max_lws_name(groups)
+    if len(workload.name) > limit:
+        out.append(Problem(at("name"), f"is {len(workload.name)} characters; a LeaderWorkerSet of {groups} group(s) "
+                           f"allows at most {limit} (its worker StatefulSet '<name>-<group>' labels pods with "
+                           "'<name>-<group>-<revision hash>', a 63-character label)", workload.name))
+    else:
+        longest = f"{workload.name}-{groups - 1}-{layout.size - 1}"
+        if len(longest) > MAX_DNS_LABEL:
+            out.append(Problem(at("name"), f"makes worker pod name '{longest}' longer than {MAX_DNS_LABEL} "
+                               "characters", workload.name))
+
+    if workload.serving is not None:
+        out.extend(_serving_problems(workload, target, layout, path))
+    else:
+        out.extend(_service_problems(workload, target, path))
+
+    for source, names in (("env", workload.env), ("secretEnv", workload.secret_env),
+                          ("pathways.env.server", pw.env.server), ("pathways.env.proxy", pw.env.proxy),
+                          ("pathways.env.worker", pw.env.worker)):
+        for name in sorted(set(names) & set(LWS_ENV)):
+            out.append(Problem(at(f"{source}.{name}"), "is set by the LeaderWorkerSet controller in every container "
+                               f"of the group; not allowed: {', '.join(LWS_ENV)}"))
+
+    # the head pod must fit where it runs
+    need = head_requests(workload) if workload.mode == "serving" else dict(RM_ONLY_REQUESTS)
+    if layout.leader == "tpu":
+        host = TPU_HOSTS.get(target.shape.machine_type)
+        short = _fits(need, gke_allocatable(host)) if host else None
+        if short:
+            out.append(Problem(at(f"{block}.leader"), f"'tpu' puts the head on a {target.shape.machine_type} TPU "
+                               f"host, which cannot hold it ({short}); use leader: cpu or lower resources.requests",
+                               layout.leader))
+    elif cpu_machine_type is not None:
+        machine = cpu_machine(cpu_machine_type)
+        short = _fits(need, gke_allocatable(machine)) if machine else None
+        if short:
+            out.append(Problem(at("resources"), f"makes the head pod too large for a cpuPool node ({machine.name}: "
+                               f"{short}); lower resources.requests or use a larger cpuPool.machineType"))
+    return out
+
+
+def _serving_problems(workload: WorkloadConfig, target: "WorkloadTarget", layout: Layout, path: str) -> list[Problem]:
+    out: list[Problem] = []
+    serving = workload.serving
+    assert serving is not None
+    at = lambda field: f"{path}.serving.{field}"  # noqa: E731
+    needed = (layout.replicas + layout.surge) * layout.slices
+    if layout.replicas * layout.slices > target.slices:
+        out.append(Problem(at("replicas"), f"x serving.slicesPerReplica ({layout.replicas} x {layout.slices} = "
+                           f"{layout.replicas * layout.slices} slices) is more than TPU pool '{target.tpu_group}' has "
+                           f"({target.slices}); every group holds whole slices", layout.replicas))
+    elif needed > target.slices:
+        out.append(Problem(at("maxSurge"), f"needs {layout.surge} spare group(s) of {layout.slices} slice(s) during a "
+                           f"rolling update: {needed} slices, but TPU pool '{target.tpu_group}' has {target.slices}",
+                           layout.surge))
+    reserved = set(naming.PATHWAYS_PORTS)
+    if serving.port is not None and serving.port in reserved:
+        out.append(Problem(at("port"), _port_clash(), serving.port))
+    for i, port in enumerate(serving.ports):
+        if port.port in reserved:
+            out.append(Problem(at(f"ports[{i}].port"), _port_clash(), port.port))
+    if serving.probes.port is not None and serving.probes.port in reserved:
+        out.append(Problem(at("probes.port"), _port_clash(), serving.probes.port))
+    return out  # env names pathways-gke sets in the server container: pathways_checks (MANAGED_ENV["user"])
+
+
+def _port_clash() -> str:
+    return (f"is a port of the Pathways servers in the same group; not allowed: "
+            f"{', '.join(str(p) for p in naming.PATHWAYS_PORTS)}")
+
+
+def _service_problems(workload: WorkloadConfig, target: "WorkloadTarget", path: str) -> list[Problem]:
+    out: list[Problem] = []
+    service = workload.service
+    assert service is not None
+    at = lambda field: f"{path}.{field}"  # noqa: E731
+    if service.client_slices > target.slices:
+        out.append(Problem(at("service.clientSlices"), f"is more than the backend's {target.slices} slice(s) "
+                           f"(TPU pool '{target.tpu_group}')", service.client_slices))
+    for i, client in enumerate(service.clients):
+        name = naming.client_proxy_name(workload.name, client)
+        if len(name) > MAX_DNS_LABEL:
+            out.append(Problem(at(f"service.clients[{i}]"), f"makes the proxy Service name '{name}' longer than "
+                               f"{MAX_DNS_LABEL} characters; shorten the client or workload name", client))
+    for field, given in (("image", workload.image is not None), ("command", workload.command is not None),
+                         ("env", bool(workload.env)), ("secretEnv", bool(workload.secret_env)),
+                         ("privileged", workload.privileged), ("gcsFuse", bool(workload.gcs_fuse)),
+                         ("containerName", is_given(workload, "container_name")),
+                         ("resources", is_given(workload, "resources"))):
+        if given:
+            out.append(Problem(at(field), "has no effect in mode 'service' (the backend runs only the Pathways "
+                               "servers; each client brings its own program); remove it"))
+    return out

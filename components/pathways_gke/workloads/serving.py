@@ -1,0 +1,238 @@
+"""`PathwaysServing`: a Pathways serving workload (mode serving) or persistent Pathways service (mode service)
+on a LeaderWorkerSet, as a Pulumi component.
+
+Usable inside `PathwaysCluster` and on its own against a cluster that runs the LWS controller: pass your
+`pulumi_kubernetes.Provider` through `opts`. The objects are rendered by the pure builder in `serving_lws.py`;
+this module validates the args and registers one resource per object, so adding or removing a service
+client touches only that client's Deployment and Service.
+
+Cross-language clean (see workloads/pathways.py): TypedDict args, no `from __future__ import annotations`.
+"""
+
+import copy
+from typing import Any, Mapping, NotRequired, Optional, TypedDict
+
+import pulumi
+import pulumi_kubernetes as k8s
+from pydantic import ValidationError
+
+from .. import naming
+from ..config.addons import LwsConfig
+from ..config.base import problems_from
+from ..config.pathways_checks import pathways_workload_problems
+from ..config.serving_checks import MUTABLE_SIZE_SINCE, serving_workload_problems, version_key
+from ..config.workloads import WorkloadConfig
+from ..errors import ConfigError, Problem
+from .pathways import _as_list, _plain, pathways_args_from_stack
+from .placement import placement_problems, target_from_placement
+from .serving_lws import ServingObjects, access_facts, serving_objects
+from .target import WorkloadTarget
+
+TOKEN = "pathways-gke:index:PathwaysServing"
+
+
+class PathwaysServingArgs(TypedDict):
+    """Inputs of a PathwaysServing. Values that shape the LeaderWorkerSet are plain (validated before registering)."""
+
+    workload: dict[str, Any]
+    """The workload, exactly as one `pathways-gke:workloads` entry (camelCase keys) with mode serving (and a
+    serving: block) or service (and a service: block); see docs/serving.md."""
+    tpu_type: str
+    """TPU generation of the worker slices: v4, v5e, v5p, v6e, tpu7x (or a shorthand such as v6e-16)."""
+    tpu_topology: NotRequired[str]
+    """Slice topology, e.g. 4x4 (implied by a shorthand tpu_type)."""
+    slices: int
+    """Slices of the TPU pool group the workload may use (serving: replicas x slicesPerReplica must fit)."""
+    tpu_machine_type: NotRequired[str]
+    """Host machine type when several fit the topology."""
+    namespace: NotRequired[str]
+    """Kubernetes namespace of the objects (default: default)."""
+    cpu_pool: NotRequired[str]
+    """GKE node pool of a CPU leader and of the client proxies (default: cpu-np)."""
+    cpu_machine_type: NotRequired[str]
+    """Machine type of the CPU pool, to check the head pod fits a node (optional)."""
+    tpu_group: NotRequired[str]
+    """Value of the node label pathways-gke/tpu-group on the slices' nodes (omit for pools not made by pathways-gke)."""
+    capacity: NotRequired[str]
+    """on-demand | spot | reservation | flex-start | queued: adds the matching worker tolerations/selectors."""
+    placement_policy: NotRequired[str]
+    """tpu7x multi-host workload-policy name (node label cloud.google.com/placement-policy-name)."""
+    queue_name: NotRequired[str]
+    """Kueue LocalQueue; sets kueue.x-k8s.io/queue-name on the LeaderWorkerSet."""
+    lws_version: NotRequired[str]
+    """Release of the LWS controller in the cluster (vMAJOR.MINOR.PATCH, >= v0.5.0; default v0.10.0)."""
+    secrets: NotRequired[dict[str, pulumi.Input[str]]]
+    """Secret values by name, for the workload's secretEnv (ENV_VAR: secret name), stored in a Kubernetes Secret."""
+
+
+class PathwaysServing(pulumi.ComponentResource):
+    """Pathways serving (LeaderWorkerSet + Service) or a persistent Pathways service (LWS + a proxy per client)."""
+
+    lws_name: pulumi.Output[str]
+    """Name of the LeaderWorkerSet (= the workload name)."""
+    namespace: pulumi.Output[str]
+    """Namespace of the objects."""
+    service_name: Optional[pulumi.Output[str]]
+    """mode serving: the Service in front of the leaders (<name>-svc)."""
+    endpoint: Optional[pulumi.Output[str]]
+    """mode serving: in-cluster URL of the server's first port through the Service."""
+    port_forward_command: Optional[pulumi.Output[str]]
+    """mode serving: kubectl port-forward to the Service (for a quick test from a laptop)."""
+    jax_backend_target: Optional[pulumi.Output[str]]
+    """mode serving: in-cluster JAX_BACKEND_TARGET of group 0's IFRT proxy (grpc://<name>-0.<name>.<ns>:29000)."""
+    client_targets: Optional[pulumi.Output[dict[str, str]]]
+    """mode service: each client's in-cluster JAX_BACKEND_TARGET (its own proxy's Service)."""
+    client_port_forward_commands: Optional[pulumi.Output[dict[str, str]]]
+    """mode service: per client, kubectl port-forward to its proxy (then JAX_BACKEND_TARGET=grpc://127.0.0.1:29000)."""
+
+    def __init__(self, name: str, args: PathwaysServingArgs, opts: Optional[pulumi.ResourceOptions] = None):
+        if opts is not None and opts.urn:  # rehydration
+            super().__init__(TOKEN, name, None, opts)
+            return
+        workload, objects, secret_values, lws_version = validate_args(dict(args or {}))
+        own = copy.copy(opts) if opts is not None else None
+        if own is not None:
+            own.replace_with = None  # StatefulSets reschedule on a replaced pool: nothing here is replaced with it
+        super().__init__(TOKEN, name, None, own)
+        extra_deps = list(_as_list(opts.depends_on) if opts else [])
+        ns = objects.lws["metadata"]["namespace"]
+
+        secret = None
+        if secret_values:
+            secret = k8s.core.v1.Secret(
+                f"{name}-env",
+                metadata=k8s.meta.v1.ObjectMetaArgs(
+                    name=naming.workload_secret_name(workload.name), namespace=ns,
+                    labels={naming.WORKLOAD_LABEL: workload.name}),
+                type="Opaque",
+                string_data={env: pulumi.Output.secret(value) for env, value in sorted(secret_values.items())},
+                opts=pulumi.ResourceOptions(parent=self, depends_on=extra_deps),
+            )
+        lws = objects.lws
+        self.lws = k8s.apiextensions.CustomResource(
+            f"{name}-lws",
+            api_version=lws["apiVersion"], kind=lws["kind"], metadata=lws["metadata"], spec=lws["spec"],
+            opts=pulumi.ResourceOptions(
+                parent=self, depends_on=[*extra_deps, *([secret] if secret else [])],
+                # everything else rolls group by group; these the LWS webhook refuses to change in place
+                replace_on_changes=immutable_paths(lws, lws_version) or None,
+                delete_before_replace=True,  # fixed name
+            ),
+        )
+        self.secret = secret
+        self.service = None
+        if objects.service is not None:
+            svc = objects.service
+            # a new spec.type (ClusterIP <-> internal LoadBalancer) replaces the Service; its name is fixed
+            self.service = k8s.core.v1.Service(
+                f"{name}-svc", metadata=svc["metadata"], spec=svc["spec"],
+                opts=pulumi.ResourceOptions(parent=self, depends_on=extra_deps, delete_before_replace=True))
+        self.clients = {}
+        for client, (deployment, svc) in objects.clients.items():
+            proxy = k8s.apps.v1.Deployment(
+                f"{name}-proxy-{client}", metadata=deployment["metadata"], spec=deployment["spec"],
+                opts=pulumi.ResourceOptions(parent=self, depends_on=[*extra_deps, self.lws],
+                                            delete_before_replace=True))
+            service = k8s.core.v1.Service(
+                f"{name}-proxy-{client}-svc", metadata=svc["metadata"], spec=svc["spec"],
+                opts=pulumi.ResourceOptions(parent=self, depends_on=extra_deps, delete_before_replace=True))
+            self.clients[client] = (proxy, service)
+
+        facts = access_facts(workload, ns)
+        known = lambda key: pulumi.Output.from_input(facts[key]) if key in facts else None  # noqa: E731
+        self.lws_name = pulumi.Output.from_input(workload.name)
+        self.namespace = pulumi.Output.from_input(ns)
+        self.service_name = known("service_name")
+        self.endpoint = known("endpoint")
+        self.port_forward_command = known("port_forward_command")
+        self.jax_backend_target = known("jax_backend_target")
+        self.client_targets = known("client_targets")
+        self.client_port_forward_commands = known("client_port_forward_commands")
+        self.register_outputs({
+            "lwsName": self.lws_name,
+            "namespace": self.namespace,
+            "serviceName": self.service_name,
+            "endpoint": self.endpoint,
+            "portForwardCommand": self.port_forward_command,
+            "jaxBackendTarget": self.jax_backend_target,
+            "clientTargets": self.client_targets,
+            "clientPortForwardCommands": self.client_port_forward_commands,
+        })
+
+
+def immutable_paths(lws: Mapping[str, Any], lws_version: str) -> list[str]:
+    """LWS spec paths the webhook refuses to update: a change there replaces the LWS (delete, then create).
+
+    `subGroupPolicy` cannot be added, removed or resized; `size` is immutable before v0.7.0
+    (kubernetes-sigs/lws `pkg/webhooks/leaderworkerset_webhook.go` ValidateUpdate).
+    """
+    paths = ["spec.leaderWorkerTemplate.subGroupPolicy"]
+    if version_key(lws_version) < version_key(MUTABLE_SIZE_SINCE):
+        paths.append("spec.leaderWorkerTemplate.size")
+    return paths
+
+
+def validate_args(args: Mapping[str, Any]) -> tuple[WorkloadConfig, ServingObjects, dict[str, Any], str]:
+    """Validate component args; return (workload, objects, secret values by env, LWS version).
+
+    Raises ConfigError naming every bad arg path (e.g. `workload.serving.port`, `lws_version`).
+    """
+    problems: list[Problem] = []
+    raw_workload = args.get("workload")
+    workload: Optional[WorkloadConfig] = None
+    if not isinstance(raw_workload, Mapping):
+        problems.append(Problem("workload", "is required: a mapping like one pathways-gke:workloads entry"))
+    else:
+        try:
+            workload = WorkloadConfig.model_validate(_plain(raw_workload), by_alias=True)
+        except ValidationError as exc:
+            problems.extend(problems_from(exc, WorkloadConfig, ["workload"]))
+    lws_version = LwsConfig().version
+    try:
+        lws_version = LwsConfig.model_validate({"version": args.get("lws_version", lws_version)}).version
+    except ValidationError as exc:
+        problems.extend(Problem("lws_version", p.message, args.get("lws_version"))
+                        for p in problems_from(exc, LwsConfig, []))
+    placement_fields = {k: v for k, v in args.items() if k not in ("workload", "secrets", "lws_version")}
+    placement, placement_errors = placement_problems(placement_fields)
+    problems.extend(placement_errors)
+    secret_values: dict[str, Any] = {}
+    target: Optional[WorkloadTarget] = None
+    if workload is not None and placement is not None:
+        if workload.runtime != "pathways" or not workload.on_lws:
+            problems.append(Problem("workload.mode", "must be 'serving' or 'service' (runtime pathways) for a "
+                                    "PathwaysServing; other workloads are PathwaysWorkload / JaxWorkload",
+                                    workload.mode))
+        else:
+            if workload.image is None and workload.mode == "serving":
+                problems.append(Problem("workload.image", "is required (the server container's image, pinned to "
+                                        "a tag)"))
+            target = target_from_placement(placement)
+            problems.extend(pathways_workload_problems(workload, target, "workload",
+                                                       cpu_machine_type=placement.cpu_machine_type))
+            problems.extend(serving_workload_problems(workload, target, "workload", lws_version=lws_version,
+                                                      cpu_machine_type=placement.cpu_machine_type))
+        secrets = args.get("secrets") or {}
+        for env, secret_name in sorted(workload.secret_env.items()):
+            if secret_name not in secrets:
+                problems.append(Problem(f"workload.secretEnv.{env}", "names no entry of secrets; "
+                                        + (f"allowed: {', '.join(sorted(secrets))}" if secrets else
+                                           "pass secrets={name: pulumi secret}"), secret_name))
+            else:
+                secret_values[env] = secrets[secret_name]
+    if problems or workload is None or target is None:
+        raise ConfigError(problems)
+    objects = serving_objects(workload, target,
+                              secret_name=naming.workload_secret_name(workload.name) if secret_values else None)
+    return workload, objects, secret_values, lws_version
+
+
+def serving_args_from_stack(stack: Any, workload: WorkloadConfig,
+                            secrets: Optional[Mapping[str, Any]] = None) -> PathwaysServingArgs:
+    """Args for one serving/service workload of a validated StackConfig (used by PathwaysCluster)."""
+    args: dict[str, Any] = dict(pathways_args_from_stack(stack, workload, secrets))
+    args["lws_version"] = stack.lws.version
+    return args  # type: ignore[return-value]
+
+
+__all__ = ["PathwaysServing", "PathwaysServingArgs", "immutable_paths", "serving_args_from_stack", "validate_args"]

@@ -1,0 +1,430 @@
+"""Pathways serving on a LeaderWorkerSet (LWS) as plain data — no Pulumi import.
+
+`serving_objects(workload, target, ...)` returns every Kubernetes object of one `mode: serving` or
+`mode: service` workload:
+
+- serving: one `leaderworkerset.x-k8s.io/v1` LeaderWorkerSet of `replicas` groups; a group is the Pathways
+  head (leader pod: the user's server, the IFRT proxy and the resource manager) plus the workers of
+  `slicesPerReplica` slices, so `size = slices x VMs per slice + 1`; and a Service selecting the leaders.
+- service: the same LWS shape with a resource-manager-only leader spanning the pool's slices, whose workers
+  restart in place (`restartPolicy: None`), and per client an IFRT-proxy Deployment + Service.
+
+Layout (kubernetes-sigs/lws `leaderworkerset_types.go`, pod webhook): with the leader on a TPU VM (Google's
+JetStream + Pathways layout) a one-slice group is pinned to one node pool with `exclusive-topology`; a multi-slice
+group gets `subGroupPolicy` (one subgroup per slice) and `subgroup-exclusive-topology`. With the leader on the CPU
+pool the subgroups are `LeaderExcluded` (LWS >= v0.6.0), so the exclusive placement never pins the workers to the
+CPU pool. Every server finds the resource manager at `$(LWS_LEADER_ADDRESS)`, which LWS injects into every
+container. Deterministic: same inputs, same dicts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+from .. import naming
+from ..config.serving_checks import Layout, layout_of
+from ..config.workloads import WorkloadConfig
+from .pathways_jobset import (DEFAULT_GRACE_PERIOD, PROXY_CONTAINER, PROXY_PORT, PROXY_RESOURCES, RM_CONTAINER,
+                              RM_PORT, RM_PORTS, RM_RESOURCES, WORKER_CONTAINER, WORKER_PORT, WORKER_PORTS,
+                              _tpu_node_selector, _tpu_tolerations, component_images, image_pull_policy)
+from .head import guard_head
+from .target import WorkloadTarget
+from .wrapper import wrap_command
+
+LEADER_ADDRESS = "$(LWS_LEADER_ADDRESS)"
+DEFAULT_CONTAINER_ANNOTATION = "kubectl.kubernetes.io/default-container"
+SKIP_AWAIT_ANNOTATION = "pulumi.com/skipAwait"
+# Liveness after startup: a server that stops answering for this long is restarted (its group recreated).
+LIVENESS_FAILURES = 6
+READINESS_FAILURES = 3
+
+
+@dataclass(frozen=True)
+class ServingObjects:
+    """The objects of one serving/service workload (each is registered as its own resource)."""
+
+    lws: dict[str, Any]
+    service: Optional[dict[str, Any]] = None  # mode serving: the Service in front of the leaders
+    clients: dict[str, tuple[dict[str, Any], dict[str, Any]]] = field(default_factory=dict)  # client -> (Deployment, Service)
+
+
+def _env(name: str, value: str) -> dict[str, str]:
+    return {"name": name, "value": value}
+
+
+def _custom_env(env: dict[str, str]) -> list[dict[str, str]]:
+    return [_env(k, env[k]) for k in sorted(env)]
+
+
+def _ports(*ports: int) -> list[dict[str, Any]]:
+    return [{"containerPort": p, "protocol": "TCP"} for p in ports]
+
+
+def _pod_common(workload: WorkloadConfig) -> dict[str, Any]:
+    spec: dict[str, Any] = {
+        "terminationGracePeriodSeconds": (workload.termination_grace_period_seconds
+                                          if workload.termination_grace_period_seconds is not None
+                                          else DEFAULT_GRACE_PERIOD),
+    }
+    if workload.priority_class:
+        spec["priorityClassName"] = workload.priority_class
+    if workload.service_account:
+        spec["serviceAccountName"] = workload.service_account
+    if workload.image_pull_secrets:
+        spec["imagePullSecrets"] = [{"name": n} for n in workload.image_pull_secrets]
+    return spec
+
+
+# --- containers ----------------------------------------------------------------------------------------------
+
+
+def rm_container(workload: WorkloadConfig, target: WorkloadTarget, slices: int) -> dict[str, Any]:
+    pw = workload.pathways
+    assert target.shape is not None
+    return {
+        "name": RM_CONTAINER,
+        "image": component_images(workload)["server"],
+        "imagePullPolicy": image_pull_policy(workload),
+        "args": [
+            f"--server_port={RM_PORT}",
+            f"--gcs_scratch_location={pw.gcs_scratch}",
+            "--node_type=resource_manager",
+            f"--instance_count={slices}",
+            f"--instance_type={target.shape.instance_type}",
+            *(["--enable_metrics_collection=true"] if pw.metrics else []),
+            *pw.flags.server,
+        ],
+        "env": [_env("HOST_ADDRESS", LEADER_ADDRESS), _env("TPU_SKIP_MDS_QUERY", "true"),
+                *_custom_env(pw.env.server)],
+        "ports": _ports(*RM_PORTS),
+        "resources": {k: dict(v) for k, v in RM_RESOURCES.items()},
+    }
+
+
+def proxy_container(workload: WorkloadConfig, rm_address: str, virtual_slices: Optional[str] = None) -> dict[str, Any]:
+    pw = workload.pathways
+    return {
+        "name": PROXY_CONTAINER,
+        "image": component_images(workload)["proxy"],
+        "imagePullPolicy": image_pull_policy(workload),
+        "args": [
+            f"--server_port={PROXY_PORT}",
+            f"--resource_manager_address={rm_address}:{RM_PORT}",
+            f"--gcs_scratch_location={pw.gcs_scratch}",
+            *([f"--virtual_slices={virtual_slices}"] if virtual_slices else []),
+            *(["--enable_metrics_collection=true"] if pw.metrics else []),
+            *pw.flags.proxy,
+        ],
+        "env": _custom_env(pw.env.proxy),
+        "ports": _ports(PROXY_PORT),
+        "resources": {k: dict(v) for k, v in PROXY_RESOURCES.items()},
+    }
+
+
+def _probe(workload: WorkloadConfig) -> dict[str, Any]:
+    serving = workload.serving
+    assert serving is not None
+    if serving.probes.path is not None:
+        return {"httpGet": {"path": serving.probes.path, "port": serving.probe_port}}
+    return {"tcpSocket": {"port": serving.probe_port}}
+
+
+def probes(workload: WorkloadConfig) -> dict[str, Any]:
+    """Startup (sized for checkpoint loading), readiness (gates the Service) and liveness probes."""
+    serving = workload.serving
+    assert serving is not None
+    p = serving.probes
+    if not p.enabled:
+        return {}
+    period = p.period_seconds
+    return {
+        "startupProbe": {**_probe(workload), "periodSeconds": period,
+                         "failureThreshold": -(-p.startup_seconds // period)},
+        "readinessProbe": {**_probe(workload), "periodSeconds": period, "failureThreshold": READINESS_FAILURES},
+        "livenessProbe": {**_probe(workload), "periodSeconds": period, "failureThreshold": LIVENESS_FAILURES},
+    }
+
+
+def server_container(workload: WorkloadConfig, *, secret_name: Optional[str]) -> dict[str, Any]:
+    """The user's server (JetStream, vLLM-TPU, SGLang-JAX, ...): a JAX client of the proxy in its own pod."""
+    serving = workload.serving
+    assert serving is not None
+    env = [
+        _env("JAX_PLATFORMS", "proxy"),
+        _env("XCLOUD_ENVIRONMENT", "GCP"),
+        _env("JAX_BACKEND_TARGET", f"grpc://localhost:{PROXY_PORT}"),
+        *_custom_env(workload.env),
+    ]
+    if workload.secret_env:
+        if not secret_name:
+            raise ValueError(f"workload {workload.name!r} has secretEnv but no Secret name was given")
+        env += [{"name": k, "valueFrom": {"secretKeyRef": {"name": secret_name, "key": k}}}
+                for k in sorted(workload.secret_env)]
+    container: dict[str, Any] = {
+        "name": workload.container_name,
+        "image": workload.image,
+        "imagePullPolicy": image_pull_policy(workload),
+    }
+    if workload.command_text is not None:
+        container["command"] = wrap_command(workload.command_text)
+    container["env"] = env
+    container["ports"] = [{"name": name, "containerPort": port, "protocol": "TCP"}
+                          for name, port in serving.port_list()]
+    container.update(probes(workload))
+    resources = {k: dict(sorted(v.items())) for k, v in (("requests", workload.resources.requests),
+                                                         ("limits", workload.resources.limits)) if v}
+    if resources:
+        container["resources"] = resources
+    if workload.privileged:
+        container["securityContext"] = {"privileged": True}
+    mounts = _fuse_mounts(workload, workers=False)
+    if mounts:
+        container["volumeMounts"] = mounts
+    return container
+
+
+def worker_container(workload: WorkloadConfig, target: WorkloadTarget) -> dict[str, Any]:
+    pw = workload.pathways
+    assert target.shape is not None
+    container: dict[str, Any] = {
+        "name": WORKER_CONTAINER,
+        "image": component_images(workload)["worker"],
+        "imagePullPolicy": image_pull_policy(workload),
+        "args": [
+            f"--server_port={WORKER_PORT}",
+            f"--resource_manager_address={LEADER_ADDRESS}:{RM_PORT}",
+            f"--gcs_scratch_location={pw.gcs_scratch}",
+            *(["--enable_metrics_collection=true"] if pw.metrics else []),
+            *pw.flags.worker,
+        ],
+        "env": [_env("TPU_MIN_LOG_LEVEL", "0"), _env("TF_CPP_MIN_LOG_LEVEL", "0"), _env("XCLOUD_ENVIRONMENT", "GCP"),
+                *_custom_env(pw.env.worker)],
+        "ports": _ports(*WORKER_PORTS),
+        "resources": {"limits": {naming.TPU_RESOURCE: str(target.shape.chips_per_vm)}},
+    }
+    mounts = _fuse_mounts(workload, workers=True)
+    if mounts:
+        container["volumeMounts"] = mounts
+    return container
+
+
+# --- volumes (GCS FUSE; these pods use the pod network, so no hostNetworkPodKSA) ------------------------------
+
+
+def _fuse_mounts(workload: WorkloadConfig, *, workers: bool) -> list[dict[str, Any]]:
+    return [{"name": v.name, "mountPath": v.mount_path, **({"readOnly": True} if v.read_only else {})}
+            for v in workload.gcs_fuse if (v.workers if workers else True)]
+
+
+def _fuse_volumes(workload: WorkloadConfig, *, workers: bool) -> list[dict[str, Any]]:
+    out = []
+    for v in workload.gcs_fuse:
+        if workers and not v.workers:
+            continue
+        attributes = {"bucketName": v.bucket}
+        if v.mount_options:
+            attributes["mountOptions"] = ",".join(v.mount_options)
+        out.append({"name": v.name, "csi": {"driver": "gcsfuse.csi.storage.gke.io",
+                                            **({"readOnly": True} if v.read_only else {}),
+                                            "volumeAttributes": attributes}})
+    return out
+
+
+# --- pods ----------------------------------------------------------------------------------------------------
+
+
+def leader_template(workload: WorkloadConfig, target: WorkloadTarget, layout: Layout, *,
+                    secret_name: Optional[str]) -> dict[str, Any]:
+    annotations: dict[str, str] = {}
+    spec = _pod_common(workload)
+    if layout.leader == "tpu":
+        spec["nodeSelector"] = _tpu_node_selector(target)
+        spec["tolerations"] = _tpu_tolerations(target)
+    else:
+        spec["nodeSelector"] = {naming.NODE_POOL_LABEL: target.cpu_pool}
+    rm = rm_container(workload, target, layout.slices)
+    if workload.mode == "serving":
+        server = server_container(workload, secret_name=secret_name)
+        spec["containers"] = [server, proxy_container(workload, LEADER_ADDRESS), rm]
+        annotations[DEFAULT_CONTAINER_ANNOTATION] = server["name"]
+        volumes = _fuse_volumes(workload, workers=False)
+        if volumes:
+            spec["volumes"] = volumes
+            annotations[naming.GCS_FUSE_ANNOTATION] = "true"
+    else:
+        spec["containers"] = [rm]
+    # the leader is a Pathways head: alone on its node and never evicted by the autoscaler, like a JobSet head
+    metadata, spec = guard_head({"labels": {naming.WORKLOAD_LABEL: workload.name},
+                                 "annotations": dict(sorted(annotations.items()))}, spec)
+    return {"metadata": metadata, "spec": spec}
+
+
+def worker_template(workload: WorkloadConfig, target: WorkloadTarget) -> dict[str, Any]:
+    spec = _pod_common(workload)
+    spec["nodeSelector"] = _tpu_node_selector(target)
+    spec["tolerations"] = _tpu_tolerations(target)
+    spec["containers"] = [worker_container(workload, target)]
+    metadata: dict[str, Any] = {"labels": {naming.WORKLOAD_LABEL: workload.name}}
+    volumes = _fuse_volumes(workload, workers=True)
+    if volumes:
+        spec["volumes"] = volumes
+        metadata["annotations"] = {naming.GCS_FUSE_ANNOTATION: "true"}
+    return {"metadata": metadata, "spec": spec}
+
+
+# --- the LeaderWorkerSet -------------------------------------------------------------------------------------
+
+
+def uses_subgroups(layout: Layout) -> bool:
+    """One subgroup per slice: always for a CPU leader (LeaderExcluded), and for multi-slice groups."""
+    return layout.leader == "cpu" or layout.slices > 1
+
+
+def build_lws(workload: WorkloadConfig, target: WorkloadTarget, *, secret_name: Optional[str] = None) -> dict[str, Any]:
+    """The LeaderWorkerSet of a validated serving/service workload on `target` (see module doc)."""
+    if not workload.on_lws:
+        raise ValueError(f"workload {workload.name!r} is in mode {workload.mode!r}, not serving or service")
+    layout = layout_of(workload, target)
+    labels = {naming.WORKLOAD_LABEL: workload.name}
+    if target.queue_name:
+        labels[naming.QUEUE_NAME_LABEL] = target.queue_name
+    if uses_subgroups(layout):
+        annotations = {naming.LWS_SUBGROUP_EXCLUSIVE_TOPOLOGY: naming.NODE_POOL_LABEL}
+    else:  # the leader's node pool (a TPU slice) takes the whole group
+        annotations = {naming.LWS_EXCLUSIVE_TOPOLOGY: naming.NODE_POOL_LABEL}
+    template: dict[str, Any] = {
+        "size": layout.size,
+        # serving: a failed pod recreates its group (a Pathways cluster is all or nothing); service: the
+        # long-lived resource manager stays up and a failed worker restarts in place and rejoins it.
+        "restartPolicy": "RecreateGroupOnPodRestart" if workload.mode == "serving" else "None",
+        "leaderTemplate": leader_template(workload, target, layout, secret_name=secret_name),
+        "workerTemplate": worker_template(workload, target),
+    }
+    if uses_subgroups(layout):
+        policy: dict[str, Any] = {"subGroupSize": layout.vms}
+        if layout.leader == "cpu":
+            policy["subGroupPolicyType"] = "LeaderExcluded"
+        template["subGroupPolicy"] = policy
+    return {
+        "apiVersion": naming.LWS_API_VERSION,
+        "kind": "LeaderWorkerSet",
+        "metadata": {"name": workload.name, "namespace": target.namespace, "labels": dict(sorted(labels.items())),
+                     "annotations": annotations},
+        "spec": {
+            "replicas": layout.replicas,
+            "leaderWorkerTemplate": template,
+            # workers start with the leader pod: its readiness waits for the model loaded on them
+            "startupPolicy": "LeaderCreated",
+            # the webhook's defaults, written out so a live object never differs from the plan
+            "rolloutStrategy": {"type": "RollingUpdate",
+                                "rollingUpdateConfiguration": {"maxUnavailable": 1, "maxSurge": layout.surge}},
+            "networkConfig": {"subdomainPolicy": "Shared"},
+        },
+    }
+
+
+# --- Services and client proxies -----------------------------------------------------------------------------
+
+
+def leader_selector(lws: str) -> dict[str, str]:
+    """Exactly the leader pods of an LWS (LWS labels every group pod; worker-index 0 is the leader)."""
+    return {naming.LWS_NAME_KEY: lws, naming.LWS_WORKER_INDEX_KEY: "0"}
+
+
+def build_serving_service(workload: WorkloadConfig, target: WorkloadTarget) -> dict[str, Any]:
+    serving = workload.serving
+    assert serving is not None
+    metadata: dict[str, Any] = {"name": naming.serving_service_name(workload.name), "namespace": target.namespace,
+                                "labels": {naming.WORKLOAD_LABEL: workload.name}}
+    # pulumi-kubernetes awaits a Service until it has ready endpoints; the leaders are ready only once the model
+    # is loaded (up to serving.probes.startupSeconds), so `pulumi up` must not wait for them here.
+    annotations = {SKIP_AWAIT_ANNOTATION: "true"}
+    spec: dict[str, Any] = {"type": "ClusterIP"}
+    if serving.load_balancer == "internal":
+        # GKE internal passthrough Network Load Balancer (https://cloud.google.com/kubernetes-engine/docs/
+        # concepts/service-load-balancer-parameters): a VPC-internal address, never an external one.
+        annotations[naming.INTERNAL_LB_ANNOTATION] = "Internal"
+        spec["type"] = "LoadBalancer"
+    metadata["annotations"] = dict(sorted(annotations.items()))
+    spec["selector"] = leader_selector(workload.name)
+    spec["ports"] = [{"name": name, "port": port, "targetPort": port, "protocol": "TCP"}
+                     for name, port in serving.port_list()]
+    return {"apiVersion": "v1", "kind": "Service", "metadata": metadata, "spec": spec}
+
+
+def client_labels(workload: WorkloadConfig, client: str) -> dict[str, str]:
+    return {naming.CLIENT_LABEL: client, naming.WORKLOAD_LABEL: workload.name}
+
+
+def virtual_slices(workload: WorkloadConfig, target: WorkloadTarget) -> str:
+    """The proxy's `--virtual_slices`: the backend's instance type once per slice the client asks for."""
+    assert workload.service is not None and target.shape is not None
+    return ",".join([target.shape.instance_type] * workload.service.client_slices)
+
+
+def build_client_proxy(workload: WorkloadConfig, target: WorkloadTarget, client: str) -> dict[str, Any]:
+    """One client's IFRT proxy: a Deployment on the CPU pool talking to the backend's resource manager."""
+    labels = client_labels(workload, client)
+    container = proxy_container(workload, naming.lws_leader_host(workload.name), virtual_slices(workload, target))
+    container["readinessProbe"] = {"tcpSocket": {"port": PROXY_PORT}, "periodSeconds": 10}
+    spec = _pod_common(workload)
+    spec["nodeSelector"] = {naming.NODE_POOL_LABEL: target.cpu_pool}
+    spec["containers"] = [container]
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": naming.client_proxy_name(workload.name, client), "namespace": target.namespace,
+                     "labels": dict(labels)},
+        "spec": {
+            "replicas": 1,
+            "selector": {"matchLabels": dict(labels)},
+            # never two proxies for one client (the client's session lives in its proxy)
+            "strategy": {"type": "Recreate"},
+            "template": {"metadata": {"labels": dict(labels)}, "spec": spec},
+        },
+    }
+
+
+def build_client_service(workload: WorkloadConfig, target: WorkloadTarget, client: str) -> dict[str, Any]:
+    return {
+        "apiVersion": "v1",
+        "kind": "Service",
+        "metadata": {"name": naming.client_proxy_name(workload.name, client), "namespace": target.namespace,
+                     "labels": client_labels(workload, client)},
+        "spec": {"type": "ClusterIP", "selector": client_labels(workload, client),
+                 "ports": [{"name": "grpc", "port": PROXY_PORT, "targetPort": PROXY_PORT, "protocol": "TCP"}]},
+    }
+
+
+def serving_objects(workload: WorkloadConfig, target: WorkloadTarget, *,
+                    secret_name: Optional[str] = None) -> ServingObjects:
+    lws = build_lws(workload, target, secret_name=secret_name)
+    if workload.mode == "serving":
+        return ServingObjects(lws=lws, service=build_serving_service(workload, target))
+    assert workload.service is not None
+    return ServingObjects(lws=lws, clients={
+        c: (build_client_proxy(workload, target, c), build_client_service(workload, target, c))
+        for c in workload.service.clients})
+
+
+def access_facts(workload: WorkloadConfig, namespace: str) -> dict[str, Any]:
+    """Where clients connect (docs/serving.md)."""
+    domain = f"{namespace}.svc.cluster.local"
+    leader = naming.lws_leader_host(workload.name)
+    facts: dict[str, Any] = {}
+    if workload.serving is not None:
+        service = naming.serving_service_name(workload.name)
+        port = workload.serving.port_list()[0][1]
+        facts.update(jax_backend_target=f"grpc://{leader}.{namespace}:{PROXY_PORT}", service_name=service, endpoint=f"http://{service}.{domain}:{port}",
+                     port_forward_command=f"kubectl port-forward -n {namespace} svc/{service} {port}:{port}")
+    if workload.service is not None:
+        facts["client_targets"] = {
+            c: f"grpc://{naming.client_proxy_name(workload.name, c)}.{domain}:{PROXY_PORT}"
+            for c in workload.service.clients}
+        facts["client_port_forward_commands"] = {
+            c: (f"kubectl port-forward -n {namespace} svc/{naming.client_proxy_name(workload.name, c)} "
+                f"{PROXY_PORT}:{PROXY_PORT}  # then: JAX_PLATFORMS=proxy "
+                f"JAX_BACKEND_TARGET=grpc://127.0.0.1:{PROXY_PORT}")
+            for c in workload.service.clients}
+    return facts
