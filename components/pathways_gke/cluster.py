@@ -18,6 +18,7 @@ from .gke.cluster_spec import (CLUSTER_TIMEOUTS, NODE_SERVICE_ACCOUNT_ROLES, clu
 from .gke.kubeconfig import kubeconfig
 from .gke.nodepools import NodePoolSpec, cpu_pool_spec, tpu_pool_specs, workload_policy_args
 from .naming import node_service_account_id, workload_policy_name
+from .protection import protect_child
 from .services import ClusterServices
 from .workloads.jax import JaxWorkload, jax_args_from_stack
 from .workloads.pathways import PathwaysWorkload, pathways_args_from_stack
@@ -26,7 +27,9 @@ TOKEN = "pathways-gke:index:PathwaysCluster"
 GROUP_TOKEN = "pathways-gke:index:TpuSliceGroup"
 
 
-def node_pool(spec: NodePoolSpec, parent: pulumi.Resource, depends_on: Optional[list] = None) -> gcp.container.NodePool:
+def node_pool(spec: NodePoolSpec, parent: pulumi.Resource, depends_on: Optional[list] = None,
+              protect: Optional[bool] = None) -> gcp.container.NodePool:
+    """`protect`: the decided protect (protection.py); None keeps the spec's (cluster.protect / pool.protect)."""
     timeouts = pulumi.CustomTimeouts(**spec.custom_timeouts) if spec.custom_timeouts else None
     return gcp.container.NodePool(
         spec.resource_name,
@@ -35,11 +38,16 @@ def node_pool(spec: NodePoolSpec, parent: pulumi.Resource, depends_on: Optional[
             depends_on=depends_on,
             ignore_changes=list(spec.ignore_changes) or None,
             delete_before_replace=spec.delete_before_replace,
-            protect=spec.protect,
+            protect=spec.protect if protect is None else protect,
             custom_timeouts=timeouts,
         ),
         **spec.args,
     )
+
+
+def infrastructure_protected(stack: StackConfig, opts: Optional[pulumi.ResourceOptions]) -> bool:
+    """The component's `protect` option, or the stack's `cluster.protect`: either protects the infrastructure."""
+    return bool(opts is not None and opts.protect) or stack.cluster.protect
 
 
 class TpuSliceGroup(pulumi.ComponentResource):
@@ -49,8 +57,12 @@ class TpuSliceGroup(pulumi.ComponentResource):
     shape: Any
 
     def __init__(self, name: str, stack: StackConfig, pool: TpuPoolConfig, cluster: Any, service_account: Any,
-                 opts: Optional[pulumi.ResourceOptions] = None):
+                 opts: Optional[pulumi.ResourceOptions] = None, protected: Optional[bool] = None):
+        """`protected`: whether the infrastructure is protected (default: cluster.protect); `pool.protect`
+        overrides it for this group's node pools."""
         super().__init__(GROUP_TOKEN, name, None, opts)
+        protected = stack.cluster.protect if protected is None else protected
+        pools_protected = protected if pool.protect is None else pool.protect
         self.config = pool
         self.shape = pool.shape
         policy_name = None
@@ -58,13 +70,13 @@ class TpuSliceGroup(pulumi.ComponentResource):
         if self.shape.needs_workload_policy:
             self.workload_policy = gcp.compute.ResourcePolicy(
                 f"{name}-wp",
-                opts=pulumi.ResourceOptions(parent=self),
+                opts=pulumi.ResourceOptions(parent=self, protect=protect_child("workload-policy", pools_protected)),
                 **workload_policy_args(stack, pool, workload_policy_name(stack.cluster.name, pool.name)),
             )
             policy_name = self.workload_policy.name
         component = name.rsplit(f"-{pool.name}", 1)[0]
         self.node_pools = [
-            node_pool(spec, self)
+            node_pool(spec, self, protect=protect_child("node-pool", pools_protected))
             for spec in tpu_pool_specs(stack, pool, component=component, cluster=cluster,
                                        service_account=service_account, policy_name=policy_name)
         ]
@@ -120,13 +132,16 @@ class PathwaysCluster(pulumi.ComponentResource):
         super().__init__(TOKEN, name, None, opts)
         self.stack = stack
         self.secrets = secrets
-        child = pulumi.ResourceOptions(parent=self)
+        # every child sets protect from one table (protection.py); inheriting the component's would
+        # protect the JobSets too
+        self.protected = protected = infrastructure_protected(stack, opts)
+        component = protect_child("component", protected)
 
         service_account = self._node_service_account(name, stack)
         if stack.cluster.create:
             self.cluster = gcp.container.Cluster(
                 f"{name}-cluster",
-                opts=pulumi.ResourceOptions(parent=self, protect=stack.cluster.protect,
+                opts=pulumi.ResourceOptions(parent=self, protect=protect_child("cluster", protected),
                                             custom_timeouts=pulumi.CustomTimeouts(**CLUSTER_TIMEOUTS)),
                 **cluster_args(stack),
             )
@@ -143,12 +158,14 @@ class PathwaysCluster(pulumi.ComponentResource):
 
         firewall = webhook_firewall_args(stack)
         self.webhook_firewall = gcp.compute.Firewall(
-            f"{name}-webhooks", opts=pulumi.ResourceOptions(parent=self), **firewall) if firewall else None
+            f"{name}-webhooks", opts=pulumi.ResourceOptions(
+                parent=self, protect=protect_child("webhook-firewall", protected)), **firewall) if firewall else None
         self.cpu_pool = node_pool(
-            cpu_pool_spec(stack, component=name, cluster=cluster_ref, service_account=service_account), self)
+            cpu_pool_spec(stack, component=name, cluster=cluster_ref, service_account=service_account), self,
+            protect=protect_child("node-pool", protected))
         self.tpu_groups = {
             pool.name: TpuSliceGroup(f"{name}-{pool.name}", stack, pool, cluster_ref, service_account,
-                                     pulumi.ResourceOptions(parent=self))
+                                     pulumi.ResourceOptions(parent=self, protect=component), protected=protected)
             for pool in stack.tpu_pools
         }
 
@@ -161,7 +178,8 @@ class PathwaysCluster(pulumi.ComponentResource):
         # Depends on the CPU pool only (never a TPU pool); workloads depend_on self.services.ready.
         self.services = ClusterServices(
             f"{name}-services", stack, self.cpu_pool,
-            pulumi.ResourceOptions(parent=self, providers={"kubernetes": self.kubernetes_provider}))
+            pulumi.ResourceOptions(parent=self, protect=component, providers={"kubernetes": self.kubernetes_provider}),
+            protected=protected)
         # issue 4/5 hook: one workload component per stack.workloads entry
         self.workloads = self._workloads(name, stack, secrets)
 
@@ -221,6 +239,7 @@ class PathwaysCluster(pulumi.ComponentResource):
             out[workload.name] = component(
                 f"{name}-{workload.name}", build_args(stack, workload, values),
                 pulumi.ResourceOptions(parent=self, providers=[self.kubernetes_provider],
+                                       protect=protect_child("workload", self.protected),
                                        depends_on=[*ready, *head, *pools], replace_with=pools),
             )
         return out
@@ -233,7 +252,7 @@ class PathwaysCluster(pulumi.ComponentResource):
             return None  # GKE's default: the Compute Engine default service account
         self.node_service_account = gcp.serviceaccount.Account(
             f"{name}-node-sa",
-            opts=pulumi.ResourceOptions(parent=self),
+            opts=pulumi.ResourceOptions(parent=self, protect=protect_child("node-service-account", self.protected)),
             account_id=node_service_account_id(stack.cluster.name),
             display_name=f"GKE nodes of {stack.cluster.name} (pathways-gke)",
             project=stack.project,
@@ -242,7 +261,8 @@ class PathwaysCluster(pulumi.ComponentResource):
         self.node_service_account_roles = [
             gcp.projects.IAMMember(
                 f"{name}-node-sa-{role.split('/')[-1].replace('.', '-').lower()}",
-                opts=pulumi.ResourceOptions(parent=self),
+                opts=pulumi.ResourceOptions(parent=self,
+                                            protect=protect_child("node-service-account-role", self.protected)),
                 project=stack.project, role=role, member=member,
             )
             for role in NODE_SERVICE_ACCOUNT_ROLES
@@ -257,7 +277,7 @@ class PathwaysCluster(pulumi.ComponentResource):
             return given
         return k8s.Provider(
             f"{name}-k8s",
-            opts=pulumi.ResourceOptions(parent=self),
+            opts=pulumi.ResourceOptions(parent=self, protect=protect_child("kubernetes-provider", self.protected)),
             kubeconfig=self.kubeconfig,
             cluster_identifier=cluster_identifier(stack),
             enable_server_side_apply=True,

@@ -16,8 +16,10 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 from .addons import ServicesSpec, services_spec
-from .addons.install import InstallSource, must_protect, pin_to_node_pool, with_force_apply
+from .addons.install import (InstallSource, install_resource_name, is_protected_crd, legacy_child_name,
+                             pin_to_node_pool, resource_prefix, with_force_apply)
 from .config.stack import StackConfig
+from .protection import protect_child
 
 TYPE_TOKEN = "pathways-gke:index:ClusterServices"
 
@@ -34,13 +36,33 @@ def keep_on_node_pool(node_pool: str) -> Callable[[pulumi.ResourceTransformArgs]
     return transform
 
 
-def protect_crds(crds: tuple[str, ...]) -> Callable[[pulumi.ResourceTransformArgs], Optional[pulumi.ResourceTransformResult]]:
-    """Transform: the named CRDs get `protect=True` (deleting the JobSet CRD deletes every JobSet)."""
+def protect_crds(crds: tuple[str, ...], protected: bool = True) -> Callable[[pulumi.ResourceTransformArgs], Optional[pulumi.ResourceTransformResult]]:
+    """Transform: every object of the install gets an explicit `protect` from `protection.protect_child`.
+
+    The named CRDs (deleting the JobSet CRD deletes every JobSet) are protected exactly when the cluster
+    is (`protected`); every other object never is, whatever the parent's protect."""
 
     def transform(args: pulumi.ResourceTransformArgs) -> Optional[pulumi.ResourceTransformResult]:
-        if not must_protect(args.type_, args.props or {}, crds):
+        kind = "crd" if is_protected_crd(args.type_, args.props or {}, crds) else "controller"
+        opts = pulumi.ResourceOptions.merge(args.opts, pulumi.ResourceOptions(protect=protect_child(kind, protected)))
+        return pulumi.ResourceTransformResult(props=args.props, opts=opts)
+
+    return transform
+
+
+def alias_legacy_names(prefix: str, legacy_prefix: str) -> Callable[[pulumi.ResourceTransformArgs], Optional[pulumi.ResourceTransformResult]]:
+    """Transform: each object keeps its URN of the old fixed prefix as an alias (`jobset:<ns>/<name>`).
+
+    A stack created before the prefix became per-install moves its CRDs and controllers to the new names
+    instead of replacing them. (Adding a second cluster to such a stack needs one `pulumi up` first: two
+    installs claiming one old URN are refused by the engine.)"""
+
+    def transform(args: pulumi.ResourceTransformArgs) -> Optional[pulumi.ResourceTransformResult]:
+        old = legacy_child_name(args.name, prefix, legacy_prefix)
+        if old is None:
             return None
-        opts = pulumi.ResourceOptions.merge(args.opts, pulumi.ResourceOptions(protect=True))
+        aliases = [*(args.opts.aliases or []), pulumi.Alias(name=old)]
+        opts = pulumi.ResourceOptions.merge(args.opts, pulumi.ResourceOptions(aliases=aliases))
         return pulumi.ResourceTransformResult(props=args.props, opts=opts)
 
     return transform
@@ -58,9 +80,13 @@ def force_apply() -> Callable[[pulumi.ResourceTransformArgs], Optional[pulumi.Re
     return transform
 
 
-def install_transforms(spec: ServicesSpec) -> list:
+def install_transforms(spec: ServicesSpec, protected: bool = False, prefix: str = "",
+                       legacy_prefix: str = "") -> list:
     """The transforms registered on each install, in the order the engine applies them."""
-    return [force_apply(), keep_on_node_pool(spec.cpu_pool), protect_crds(spec.protected_crds)]
+    out = [force_apply(), keep_on_node_pool(spec.cpu_pool), protect_crds(spec.protected_crds, protected)]
+    if prefix and legacy_prefix and prefix != legacy_prefix:
+        out.append(alias_legacy_names(prefix, legacy_prefix))
+    return out
 
 
 class ClusterServices(pulumi.ComponentResource):
@@ -85,18 +111,22 @@ class ClusterServices(pulumi.ComponentResource):
     spec: ServicesSpec
 
     def __init__(self, name: str, stack: StackConfig, cpu_pool: pulumi.Resource,
-                 opts: Optional[pulumi.ResourceOptions] = None) -> None:
+                 opts: Optional[pulumi.ResourceOptions] = None, protected: bool = False) -> None:
+        """`protected`: whether the cluster's infrastructure is protected (the JobSet CRD and the namespace
+        follow it; nothing else here is ever protected, see protection.py)."""
         super().__init__(TYPE_TOKEN, name, None, opts)
         spec = services_spec(stack)
         self.spec = spec
+        self.protected = protected
         self.namespace = spec.namespace
         self.queue_name = spec.queue_name
-        child = pulumi.ResourceOptions(parent=self)
+        child = pulumi.ResourceOptions(parent=self, protect=protect_child("priority-class", protected))
 
         namespace: list[pulumi.Resource] = []
         if spec.namespace_object is not None:
             namespace.append(k8s.core.v1.Namespace(
-                f"{name}-namespace", metadata=spec.namespace_object["metadata"], opts=child))
+                f"{name}-namespace", metadata=spec.namespace_object["metadata"],
+                opts=pulumi.ResourceOptions(parent=self, protect=protect_child("namespace", protected))))
 
         jobset = self._install(name, "jobset", spec.jobset, spec, depends_on=[cpu_pool])
         kueue = (self._install(name, "kueue", spec.kueue, spec, depends_on=[cpu_pool, jobset])
@@ -117,14 +147,15 @@ class ClusterServices(pulumi.ComponentResource):
             queues[suffix] = k8s.apiextensions.CustomResource(
                 f"{name}-{suffix}", api_version=obj["apiVersion"], kind=obj["kind"], metadata=obj["metadata"],
                 spec=obj["spec"],
-                opts=pulumi.ResourceOptions(parent=self, depends_on=[*installs, *(namespace if needs_namespace else [])]))
+                opts=pulumi.ResourceOptions(parent=self, protect=protect_child("queue", protected),
+                                            depends_on=[*installs, *(namespace if needs_namespace else [])]))
 
         # The gate is created last: after the awaited installs (controller Deployments Available, so the
         # webhooks answer), the namespace, the PriorityClasses and the LocalQueue.
         marker = spec.marker
         gate = k8s.core.v1.ConfigMap(
             f"{name}-ready", metadata=marker["metadata"], data=marker["data"],
-            opts=pulumi.ResourceOptions(parent=self, depends_on=[
+            opts=pulumi.ResourceOptions(parent=self, protect=protect_child("readiness", protected), depends_on=[
                 *installs, *namespace, *priorities, *([queues["local-queue"]] if "local-queue" in queues else [])]))
 
         self.installs = installs
@@ -140,13 +171,18 @@ class ClusterServices(pulumi.ComponentResource):
 
     def _install(self, name: str, addon: str, source: InstallSource, spec: ServicesSpec,
                  depends_on: list[Any]) -> pulumi.Resource:
-        """One controller from its release manifest (or local copy), server-side applied, awaited."""
+        """One controller from its release manifest (or local copy), server-side applied, awaited.
+
+        Its children are named `<prefix>:<namespace>/<name>` with the prefix = this ConfigFile's name, so two
+        clusters in one program never share a child URN (addons/install.py)."""
+        install = install_resource_name(name, addon)
+        prefix = resource_prefix(install)
         return k8s.yaml.v2.ConfigFile(
-            f"{name}-{addon}",
+            install,
             file=source.file,
-            resource_prefix=source.resource_prefix,
+            resource_prefix=prefix,
             skip_await=False,
             opts=pulumi.ResourceOptions(
-                parent=self, depends_on=depends_on,
-                transforms=install_transforms(spec)),
+                parent=self, depends_on=depends_on, protect=protect_child("install", self.protected),
+                transforms=install_transforms(spec, self.protected, prefix, source.legacy_prefix)),
         )

@@ -20,6 +20,7 @@ import pulumi_kubernetes as k8s
 from ..config.stack import StackConfig
 from ..config.workloads import WorkloadConfig
 from ..naming import RUNTIME_LABEL, WORKLOAD_LABEL, workload_secret_name
+from ..protection import protect_child
 from .jax_inputs import jax_inputs_from_stack, validate_jax_inputs
 from .jax_jobset import build_jax_jobset, coordinator_address, jax_layout
 
@@ -144,7 +145,8 @@ class JaxWorkload(pulumi.ComponentResource):
                 type="Opaque",
                 string_data={env: pulumi.Output.secret(secrets[key])
                              for env, key in sorted(workload.secret_env.items())},
-                opts=pulumi.ResourceOptions(parent=self, depends_on=depends_on),
+                opts=pulumi.ResourceOptions(parent=self, depends_on=depends_on,
+                                            protect=protect_child("workload-secret", False)),
             )
             depends_on = [*depends_on, secret]
 
@@ -156,6 +158,7 @@ class JaxWorkload(pulumi.ComponentResource):
             metadata=manifest["metadata"],
             spec=manifest["spec"],
             opts=pulumi.ResourceOptions(parent=self, depends_on=depends_on, replace_with=replace_with or None,
+                                        protect=protect_child("jobset", False),
                                         replace_on_changes=["spec"], delete_before_replace=True),
         )
 

@@ -23,6 +23,7 @@ from ..config.base import problems_from
 from ..config.pathways_checks import pathways_workload_problems
 from ..config.workloads import WorkloadConfig
 from ..errors import ConfigError, Problem
+from ..protection import protect_child
 from .pathways_jobset import build_pathways_jobset
 from .placement import placement_problems, target_from_placement
 
@@ -104,7 +105,8 @@ class PathwaysWorkload(pulumi.ComponentResource):
                     labels={naming.WORKLOAD_LABEL: workload.name}),
                 type="Opaque",
                 string_data={env: pulumi.Output.secret(value) for env, value in sorted(secret_values.items())},
-                opts=pulumi.ResourceOptions(parent=self, depends_on=extra_deps),
+                opts=pulumi.ResourceOptions(parent=self, depends_on=extra_deps,
+                                            protect=protect_child("workload-secret", False)),
             )
         self.jobset = k8s.apiextensions.CustomResource(
             f"{name}-jobset",
@@ -114,6 +116,7 @@ class PathwaysWorkload(pulumi.ComponentResource):
             spec=jobset["spec"],
             opts=pulumi.ResourceOptions(
                 parent=self,
+                protect=protect_child("jobset", False),  # replaced on every spec change; never protected
                 depends_on=[*extra_deps, *([secret] if secret else [])],
                 replace_on_changes=["spec"],
                 delete_before_replace=True,
