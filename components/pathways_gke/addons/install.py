@@ -137,6 +137,19 @@ def child_resource(obj: Mapping[str, Any], prefix: str, default_namespace: str =
     return kubernetes_type(api_version, kind), f"{prefix}:{resource_name}" if prefix else resource_name
 
 
+def child_urn(parent_urn: str, type_: str, name: str) -> str:
+    """The URN the engine gives a child: the parent's type chain + `$<type>`, then `::<name>`
+    (pulumi sdk/go/common/resource/urn/urn.go)."""
+    head, _, _ = parent_urn.rpartition("::")
+    prefix, _, parent_types = head.rpartition("::")
+    return f"{prefix}::{parent_types}${type_}::{name}"
+
+
+def predicted_child_urns(configfile_urn: str, objects: list[Mapping[str, Any]], prefix: str) -> list[str]:
+    """The URNs of the children a yaml/v2 ConfigFile registers for `objects` (one per object)."""
+    return [child_urn(configfile_urn, *child_resource(obj, prefix)) for obj in objects]
+
+
 def legacy_child_name(name: str, prefix: str, legacy_prefix: str) -> Optional[str]:
     """The name a child had under the old fixed prefix (for its alias), or None when it has none."""
     if prefix == legacy_prefix or not name.startswith(prefix + ":"):
