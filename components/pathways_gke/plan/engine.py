@@ -16,9 +16,10 @@ from typing import Any, Callable, Mapping, Optional
 
 import yaml
 
+from ..config.stack_file import SECRET_PLACEHOLDER, cli_config
+
 COMPUTED = "<computed>"
 SECRET = "<secret>"
-SECRET_PLACEHOLDER = "[offline-plan-secret]"
 
 
 @dataclass
@@ -321,35 +322,13 @@ def _collect_exports(root: Any, into: dict[str, Any]) -> Any:
 # --- stack files -> engine config ------------------------------------------------------------
 
 
-def flatten_config(config: Mapping[str, Any]) -> tuple[dict[str, str], list[str]]:
-    """Stack-file config -> the flat map the CLI passes to a program (objects as JSON strings).
+def flatten_config(config: Mapping[str, Any], project: str = "pathways-gke") -> tuple[dict[str, str], list[str]]:
+    """Stack-file config -> the flat map of strings the CLI passes a program, and the secret keys.
 
-    `secure:` values cannot be decrypted offline: they become a placeholder, marked secret.
+    Exactly the CLI's conversion (config/stack_file.py): bare keys get the project's namespace, objects
+    become Go JSON text; `secure:` values cannot be decrypted offline and become a placeholder, marked secret.
     """
-    flat: dict[str, str] = {}
-    secret_keys: list[str] = []
-    for key, value in config.items():
-        has_secret, value = _strip_secure(value)
-        if has_secret:
-            secret_keys.append(key)
-        flat[key] = value if isinstance(value, str) else json.dumps(value)
-    return flat, secret_keys
-
-
-def _strip_secure(value: Any) -> tuple[bool, Any]:
-    if isinstance(value, dict):
-        if set(value) == {"secure"}:
-            return True, SECRET_PLACEHOLDER
-        found = False
-        out = {}
-        for k, v in value.items():
-            secret, out[k] = _strip_secure(v)
-            found = found or secret
-        return found, out
-    if isinstance(value, list):
-        results = [_strip_secure(v) for v in value]
-        return any(s for s, _ in results), [v for _, v in results]
-    return False, value
+    return cli_config(config, project)
 
 
 def project_name(project_dir: Path) -> str:
@@ -375,12 +354,16 @@ def program_for(project_dir: Path) -> Callable[[], Any]:
 
 def plan_config(config: Mapping[str, Any], *, stack: str, project: str = "pathways-gke",
                 program: Optional[Callable[[], Any]] = None, validate: bool = True) -> Plan:
-    """Plan a stack-file `config:` mapping. Raises ConfigError (before running anything) when invalid."""
-    if validate:
-        from ..config.stack import parse_stack
+    """Plan a stack-file `config:` mapping (as `read_stack_file` decoded it).
 
-        parse_stack(config)
-    flat, secret_keys = flatten_config(config)
+    The program receives exactly the strings the CLI would pass; with `validate`, those same strings go
+    through the program's own reader first (`stack_from_cli`), so an invalid config raises ConfigError
+    before anything runs, with the messages `pulumi up` would print."""
+    from ..config.stack import PROJECT, stack_from_cli
+
+    flat, secret_keys = flatten_config(config, project)
+    if validate and project == PROJECT:
+        stack_from_cli(flat, secret_keys)
     if program is None:
         from ..program import main as program
     return run_program(program, stack=stack, project=project, config=flat, secret_keys=secret_keys)
