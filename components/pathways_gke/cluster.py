@@ -13,6 +13,7 @@ import pulumi_kubernetes as k8s
 from .args import PathwaysClusterArgs, TpuPoolFacts, stack_input
 from .config.stack import StackConfig, parse_stack
 from .config.tpu import TpuPoolConfig
+from .deferred import Deferred
 from .gke.cluster_spec import (CLUSTER_TIMEOUTS, NODE_SERVICE_ACCOUNT_ROLES, cluster_args, cluster_identifier,
                                webhook_firewall_args)
 from .gke.kubeconfig import kubeconfig
@@ -124,11 +125,19 @@ class PathwaysCluster(pulumi.ComponentResource):
         """`args`: PathwaysClusterArgs (snake_case or camelCase keys), or an already validated StackConfig
         (then `secrets` carries the secret values; otherwise they are args["secrets"])."""
         # validate everything before the first registration: a bad config registers nothing
+        deferred = Deferred()
         if isinstance(args, StackConfig):
             stack = args
         else:
-            stack = parse_stack(stack_input(args))
+            config = stack_input(args, deferred)
+            stack = parse_stack(config)
             secrets = args.get("secrets", secrets)
+        if deferred:
+            # Outputs (network, images, labels, ...) were validated as stand-ins; each is validated with the
+            # same models once known, and swapped into every child's inputs by this transformation
+            deferred.validate_with(config, parse_stack)
+            opts = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(transformations=[deferred.transformation]))
+        self.deferred = deferred
         super().__init__(TOKEN, name, None, opts)
         self.stack = stack
         self.secrets = secrets
@@ -192,7 +201,7 @@ class PathwaysCluster(pulumi.ComponentResource):
             {g: group.node_pool_names for g, group in self.tpu_groups.items()})
         self.tpu_pools = pulumi.Output.from_input(tpu_pool_facts(stack))
         self.namespace = pulumi.Output.from_input(stack.namespace)
-        self.node_service_account_email = (pulumi.Output.from_input(service_account)
+        self.node_service_account_email = (pulumi.Output.from_input(deferred.resolve(service_account))
                                            if service_account is not None else None)
         self.queue_name = (pulumi.Output.from_input(self.services.queue_name)
                            if self.services.queue_name else None)

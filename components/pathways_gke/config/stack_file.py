@@ -172,11 +172,12 @@ def parse_stack_yaml(text: str, source: str = "stack file") -> Any:
         if node is None:
             return None
         try:
-            if _expanded_size(node, MAX_EXPANDED_VALUES) > MAX_EXPANDED_VALUES:
-                raise ConfigError([Problem(source, f"expands to more than {MAX_EXPANDED_VALUES} values through "
-                                           "aliases (excessive aliasing); write the values out")])
-        except (ValueError, RecursionError) as exc:
-            raise ConfigError([Problem(source, f"cannot be read: {exc if isinstance(exc, ValueError) else 'nested too deeply'}")]) from None
+            size = _expanded_size(node, MAX_EXPANDED_VALUES)
+        except ValueError as exc:
+            raise ConfigError([Problem(source, f"cannot be read: {exc}")]) from None
+        if size > MAX_EXPANDED_VALUES:
+            raise ConfigError([Problem(source, f"expands to more than {MAX_EXPANDED_VALUES} values through "
+                                       "aliases (excessive aliasing); write the values out")])
         return loader.construct_document(node)
     except yaml.YAMLError as exc:
         raise ConfigError([Problem(source, f"is not valid YAML: {_yaml_problem(exc)}")]) from None

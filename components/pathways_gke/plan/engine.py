@@ -260,9 +260,32 @@ def run_program(program: Callable[[], Any], *, stack: str, project: str, config:
         program()
         return _collect_exports(settings.get_root_resource(), exports)
 
-    pulumi.runtime.test(program_and_exports)()
+    from ..deferred import FAILURES
+
+    FAILURES.clear()
+    try:
+        pulumi.runtime.test(program_and_exports)()
+    except Exception as exc:  # the SDK re-wraps a value's failure ("While processing resource ..."): report ours
+        config_error = _config_error_in(exc) or (FAILURES[0] if FAILURES else None)
+        if config_error is not None:
+            raise config_error from None
+        raise
     resources = sorted(monitor.records, key=lambda r: r.urn)
     return Plan(stack=stack, project=project, resources=resources, outputs=dict(sorted(exports.items())))
+
+
+def _config_error_in(exc: BaseException) -> Any:
+    """The ConfigError an exception was caused by (an Output validated at apply time), if any."""
+    from ..errors import ConfigError
+
+    seen: set[int] = set()
+    current: Optional[BaseException] = exc
+    while current is not None and id(current) not in seen:
+        if isinstance(current, ConfigError):
+            return current
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return None
 
 
 def _current_event_loop():

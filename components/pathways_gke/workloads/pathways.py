@@ -20,6 +20,8 @@ from pydantic import ValidationError
 
 from .. import naming
 from ..config.base import problems_from
+from ..config.deferrable import WORKLOAD_FIELDS, accepted_paths
+from ..deferred import Deferred
 from ..config.pathways_checks import pathways_workload_problems
 from ..config.workloads import WorkloadConfig
 from ..errors import ConfigError, Problem
@@ -86,10 +88,15 @@ class PathwaysWorkload(pulumi.ComponentResource):
             super().__init__(TOKEN, name, None, opts)
             return
         args = dict(args or {})
+        deferred = Deferred(WORKLOAD_FIELDS)
+        args["workload"] = defer_outputs(args.get("workload"), deferred)
         workload, jobset, secret_values = validate_args(args)
         own = copy.copy(opts) if opts is not None else None
         if own is not None:
             own.replace_with = None  # forwarded to the JobSet below; a component is never replaced itself
+        if deferred:  # image / env / ... Outputs: validated when known, swapped into the children's inputs
+            deferred.validate_with(args, validate_args)
+            own = pulumi.ResourceOptions.merge(own, pulumi.ResourceOptions(transformations=[deferred.transformation]))
         super().__init__(TOKEN, name, None, own)
 
         ns = jobset["metadata"]["namespace"]
@@ -228,6 +235,22 @@ def pathways_args_from_stack(stack: Any, workload: WorkloadConfig,
             whole = pulumi.Output.secret(secrets)
             args["secrets"] = {k: whole.apply(lambda m, k=k: (m or {}).get(k)) for k in needed}
     return args  # type: ignore[return-value]
+
+
+def defer_outputs(workload: Any, deferred: Deferred, path: str = "") -> Any:
+    """The `workload` mapping with each Output at a property-only path replaced by a stand-in (see
+    config/deferrable.py); an Output anywhere else raises ConfigError (it shapes the JobSet)."""
+    if isinstance(workload, pulumi.Output):
+        if deferred.accepts(path):
+            return deferred.take(path, workload)
+        raise ConfigError([Problem(f"workload.{path}" if path else "workload", "must be a plain value known when the "
+                                   "component is created: it shapes the JobSet; an Output was given. Outputs are "
+                                   f"accepted for workload.{{{accepted_paths(WORKLOAD_FIELDS)}}}")])
+    if isinstance(workload, Mapping):
+        return {k: defer_outputs(v, deferred, f"{path}.{k}" if path else str(k)) for k, v in workload.items()}
+    if isinstance(workload, (list, tuple)):
+        return [defer_outputs(v, deferred, f"{path}[{i}]") for i, v in enumerate(workload)]
+    return workload
 
 
 def _plain(value: Any) -> Any:
