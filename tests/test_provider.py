@@ -114,7 +114,8 @@ def test_provider_entry_point_hosts_the_components(monkeypatch):
     monkeypatch.setattr(host, "is_hosting", False)
     runpy.run_path(str(ROOT / "provider/__main__.py"), run_name="__main__")
     provider = seen["provider"]
-    assert (provider._name, provider._version) == (PACKAGE, __version__)
+    assert (provider._name, provider.version) == (PACKAGE, __version__)
+    assert json.loads(provider.schema)["resources"][CLUSTER]["properties"]["kubeconfig"]["secret"] is True
     assert sorted(provider._components) == sorted(c.__name__ for c in COMPONENTS)
 
 
@@ -292,3 +293,14 @@ def test_plugin_boots_like_the_cli_starts_it_and_serves_the_committed_schema():
         plugin.stdout.close()
         plugin.stderr.close()
     assert schema_cli.render(served) == (ROOT / schema_cli.SNAPSHOT).read_text()
+
+
+def test_schema_types_the_workload_marks_kubeconfig_secret_and_names_no_args_types(schema):
+    workload = schema["resources"][WORKLOAD]["inputProperties"]["workload"]
+    assert workload["$ref"] == "#/types/pathways-gke:index:Workload"  # not a map of Any
+    assert schema["resources"][CLUSTER]["properties"]["kubeconfig"]["secret"] is True
+    # generated SDKs append "Args" to input types: a type already named ...Args becomes ...ArgsArgs
+    assert [t for t in schema["types"] if t.endswith("Args")] == []
+    # property-only values accept outputs cross-language; graph-shaping ones stay plain
+    cluster = schema["types"]["pathways-gke:index:Cluster"]["properties"]
+    assert "plain" not in cluster["network"] and cluster["name"].get("plain") is True

@@ -45,6 +45,18 @@ def input_properties_error(error: ConfigError) -> pulumi.InputPropertiesError:
     return pulumi.InputPropertiesError(error.render(), errors)
 
 
+SECRET_OUTPUTS = {"PathwaysCluster": ("kubeconfig",)}
+"""Outputs the schema marks `secret` (the analyzer infers no secrecy; the values are already Output.secret)."""
+
+
+def mark_secret_outputs(schema: dict[str, Any]) -> dict[str, Any]:
+    for component, names in SECRET_OUTPUTS.items():
+        properties = schema["resources"][f"{PACKAGE}:index:{component}"]["properties"]
+        for name in names:
+            properties[name]["secret"] = True
+    return schema
+
+
 def component_provider(version: Optional[str] = None) -> Any:
     """The SDK's ComponentProvider for our components (the analyzer and construct logic the host runs), with
     invalid inputs reported per property (`InputPropertiesError`) instead of as one exception text."""
@@ -52,6 +64,10 @@ def component_provider(version: Optional[str] = None) -> Any:
     from pulumi.provider.server import ComponentInitError
 
     class PathwaysComponentProvider(ComponentProvider):
+        def __init__(self, *args: Any) -> None:
+            super().__init__(*args)
+            self.schema = json.dumps(mark_secret_outputs(json.loads(self.schema)))
+
         def construct(self, name: str, resource_type: str, inputs: Any, options: Any = None) -> Any:
             try:
                 return super().construct(name, resource_type, inputs, options)

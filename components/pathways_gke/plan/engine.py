@@ -284,7 +284,8 @@ def _config_error_in(exc: BaseException) -> Any:
         if isinstance(current, ConfigError):
             return current
         seen.add(id(current))
-        current = current.__cause__ or current.__context__
+        current = current.__cause__ if current.__cause__ is not None else (
+            None if current.__suppress_context__ else current.__context__)
     return None
 
 

@@ -27,7 +27,7 @@ from .jax_jobset import build_jax_jobset, coordinator_address, jax_layout
 TOKEN = "pathways-gke:index:JaxWorkload"
 
 
-class JaxProcessArgs(TypedDict):
+class JaxProcess(TypedDict):
     """Process layout on the CPU pool (on TPU it comes from the slices: one process per TPU VM)."""
 
     processes: NotRequired[int]
@@ -40,7 +40,7 @@ class JaxProcessArgs(TypedDict):
     """CPU: memory request and limit per process (default "4Gi")."""
 
 
-class JaxWorkloadSpecArgs(TypedDict):
+class JaxWorkloadSpec(TypedDict):
     """The workload: what every process runs."""
 
     name: str
@@ -51,7 +51,7 @@ class JaxWorkloadSpecArgs(TypedDict):
     """Bash text every process runs (one line or many); wrapped so SIGTERM reaches it."""
     tpu_pool: NotRequired[str]
     """TPU pool group the workload runs on; absent: the CPU pool."""
-    jax: NotRequired[JaxProcessArgs]
+    jax: NotRequired[JaxProcess]
     """Process layout on the CPU pool."""
     env: NotRequired[dict[str, str]]
     """Extra environment variables."""
@@ -69,7 +69,7 @@ class JaxWorkloadSpecArgs(TypedDict):
     """Run the container privileged (default false)."""
 
 
-class JaxTargetArgs(TypedDict):
+class JaxTarget(TypedDict):
     """Where the workload runs (the cluster side)."""
 
     namespace: str
@@ -96,12 +96,18 @@ class JaxTargetArgs(TypedDict):
     """Kueue LocalQueue when Kueue is enabled."""
 
 
+# the names before the schema dropped the "Args" suffix (generated SDKs add their own: JaxTargetArgsArgs)
+JaxProcessArgs = JaxProcess
+JaxWorkloadSpecArgs = JaxWorkloadSpec
+JaxTargetArgs = JaxTarget
+
+
 class JaxWorkloadArgs(TypedDict):
     """Inputs of a JaxWorkload."""
 
-    workload: JaxWorkloadSpecArgs
+    workload: JaxWorkloadSpec
     """The workload: what every process runs."""
-    target: JaxTargetArgs
+    target: JaxTarget
     """Where it runs (the cluster side)."""
     secrets: NotRequired[dict[str, pulumi.Input[str]]]
     """Secret values by key (Pulumi secrets), for secret_env."""

@@ -12,6 +12,7 @@ must NOT use `from __future__ import annotations`.
 
 import copy
 import json
+from enum import Enum
 from typing import Any, Mapping, NotRequired, Optional, Sequence, TypedDict
 
 import pulumi
@@ -19,6 +20,7 @@ import pulumi_kubernetes as k8s
 from pydantic import ValidationError
 
 from .. import naming
+from ..args import Workload, camel
 from ..config.base import problems_from
 from ..config.deferrable import WORKLOAD_FIELDS, accepted_paths
 from ..deferred import Deferred
@@ -35,10 +37,10 @@ TOKEN = "pathways-gke:index:PathwaysWorkload"
 class PathwaysWorkloadArgs(TypedDict):
     """Inputs of a PathwaysWorkload. Values that shape the JobSet are plain (validated before registering)."""
 
-    workload: dict[str, Any]
-    """The workload, exactly as one `pathways-gke:workloads` entry (camelCase keys): name, image, command,
-    mode, pathways: {version, gcsScratch, images, flags, env, elasticSlices, maxSliceRestarts, metrics},
-    maxRestarts, priorityClass, env, secretEnv, serviceAccount, resources, gcsFuse, ... (docs/pathways-workloads.md)."""
+    workload: Workload
+    """The workload, exactly as one `pathways-gke:workloads` entry (camelCase or snake_case keys): name, image,
+    command, mode, pathways, maxRestarts, priorityClass, env, secretEnv, serviceAccount, resources, gcsFuse, ...
+    (docs/pathways-workloads.md)."""
     tpu_type: str
     """TPU generation of the worker slices: v4, v5e, v5p, v6e, tpu7x (or a shorthand such as v6e-16)."""
     tpu_topology: NotRequired[str]
@@ -247,14 +249,23 @@ def defer_outputs(workload: Any, deferred: Deferred, path: str = "") -> Any:
                                    "component is created: it shapes the JobSet; an Output was given. Outputs are "
                                    f"accepted for workload.{{{accepted_paths(WORKLOAD_FIELDS)}}}")])
     if isinstance(workload, Mapping):
-        return {k: defer_outputs(v, deferred, f"{path}.{k}" if path else str(k)) for k, v in workload.items()}
+        return {k: defer_outputs(v, deferred, f"{path}.{_schema_name(path, k)}" if path else camel(str(k)))
+                for k, v in workload.items()}
     if isinstance(workload, (list, tuple)):
         return [defer_outputs(v, deferred, f"{path}[{i}]") for i, v in enumerate(workload)]
     return workload
 
 
+def _schema_name(path: str, key: Any) -> str:
+    """Config-path segment of a key: camelCase, except under maps whose keys are user data (env names)."""
+    return str(key) if path.split(".")[-1] in ("env", "server", "proxy", "worker") and "env" in path else camel(str(key))
+
+
 def _plain(value: Any) -> Any:
-    """Cross-language inputs: ints arrive as floats (3.0); pydantic's lax int takes them. Tuples -> lists."""
+    """Cross-language inputs: ints arrive as floats (3.0); pydantic's lax int takes them; Enum members (what the
+    provider maps schema enums to) become their values. Tuples -> lists."""
+    if isinstance(value, Enum):
+        return value.value
     if isinstance(value, Mapping):
         return {k: _plain(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
