@@ -179,7 +179,10 @@ def rule_protect_production(resource: Resource, settings: Mapping[str, Any]) -> 
 
 
 def rule_protect_jobset_crd(resource: Resource, settings: Mapping[str, Any]) -> list[str]:
-    """The JobSet CRD is protected: deleting it deletes every JobSet in the cluster.
+    """In production, the JobSet CRD is protected: deleting it deletes every JobSet in the cluster.
+
+    Outside production it must not be: a protected CRD makes `pulumi destroy` of a dev stack fail (the
+    install protects it exactly where the cluster is protected).
 
     Checks the CRD resource itself. Installed from a manifest (yaml/v2 ConfigFile), the CRD is a child
     the provider registers during `pulumi preview`: the policy pack sees it there (our install protects
@@ -188,7 +191,7 @@ def rule_protect_jobset_crd(resource: Resource, settings: Mapping[str, Any]) -> 
     """
     if resource.get("type") != CRD or object_name(resource) != JOBSET_CRD_NAME:
         return []
-    if (resource.get("options") or {}).get("protect"):
+    if not is_production(resource, settings) or (resource.get("options") or {}).get("protect"):
         return []
     return ["the JobSet CRD is not protected (Pulumi `protect`): deleting it deletes every JobSet in the cluster"]
 
@@ -275,7 +278,7 @@ RULES: tuple[Rule, ...] = (
          rule_no_privileged),
     Rule("pathways-gke-protect-production", "Production GKE clusters have deletionProtection and `protect`",
          MANDATORY, rule_protect_production),
-    Rule("pathways-gke-protect-jobset-crd", "The JobSet CRD is protected", MANDATORY,
+    Rule("pathways-gke-protect-jobset-crd", "The JobSet CRD is protected in production", MANDATORY,
          rule_protect_jobset_crd),
     Rule("pathways-gke-one-zone-per-tpu-group", "All node pools of a TPU group are in one single zone",
          MANDATORY, stack_one_zone_per_tpu_group, stack=True),
