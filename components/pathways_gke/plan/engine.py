@@ -130,15 +130,18 @@ def _make_monitor_class():
             return "urn:pulumi:" + "::".join([pulumi.get_stack(), pulumi.get_project(), type_, name])
 
         def RegisterResource(self, request):
-            response = super().RegisterResource(request)
+            response = _with_thread_loop(super().RegisterResource, request)
             if request.type == "pulumi:pulumi:Stack":
                 self.stack_urn = response.urn
                 return response
             self.records.append(self._record(request, response.urn))
             return response
 
+        def Invoke(self, request):
+            return _with_thread_loop(super().Invoke, request)
+
         def ReadResource(self, request):
-            response = super().ReadResource(request)
+            response = _with_thread_loop(super().ReadResource, request)
             record = PlanResource(
                 urn=response.urn, type=request.type, name=request.name, parent=self._parent(request.parent),
                 custom=True, depends_on=sorted(set(request.dependencies)), read=True,
@@ -193,6 +196,25 @@ def _make_monitor_class():
             )
 
     return RecordingMonitor
+
+
+def _with_thread_loop(call: Callable[[Any], Any], request: Any) -> Any:
+    """Run a mock-monitor call on a worker thread inside an event loop that is closed afterwards.
+
+    The SDK's MockMonitor creates an event loop in each worker thread it is called on and never closes it;
+    those loops surface at interpreter exit as "unclosed event loop" ResourceWarnings."""
+    import asyncio
+    import threading
+
+    if threading.current_thread() is threading.main_thread():
+        return call(request)
+    loop = asyncio.new_event_loop()
+    asyncio.set_event_loop(loop)
+    try:
+        return call(request)
+    finally:
+        asyncio.set_event_loop(None)
+        loop.close()
 
 
 def _provider_urn(reference: str) -> Optional[str]:
