@@ -16,6 +16,7 @@ import yaml
 from pathways_gke import PathwaysCluster
 from pathways_gke.addons.install import child_resource, manifest_objects, predicted_child_urns
 from pathways_gke.plan.engine import Plan, run_program
+from tests.support.examples import plan_example
 
 FIXTURES = Path(__file__).parent / "fixtures"
 CONFIG_FILE = "kubernetes:yaml/v2:ConfigFile"
@@ -47,12 +48,23 @@ def plan() -> Plan:
     return run_program(two_clusters, stack="dev", project="platform", config={}, secret_keys=[])
 
 
+# the objects of each pinned release manifest (names and kinds), standing in for the URL offline
+RELEASE_OBJECTS = {
+    "https://github.com/kubernetes-sigs/jobset/releases/download/v0.10.1/manifests.yaml": "jobset-manifests.yaml",
+    "https://github.com/kubernetes-sigs/kueue/releases/download/v0.17.1/manifests.yaml": "kueue-manifests.yaml",
+}
+
+
+def manifest_of(file: str) -> list[dict]:
+    path = FIXTURES / RELEASE_OBJECTS[file] if file in RELEASE_OBJECTS else Path(file)
+    return manifest_objects(list(yaml.safe_load_all(path.read_text())))
+
+
 def expanded_urns(plan: Plan) -> list[str]:
     """The URNs yaml/v2 will register for every ConfigFile of the plan (local manifests read here)."""
     out = []
     for install in plan.of_type(CONFIG_FILE):
-        objects = manifest_objects(list(yaml.safe_load_all(Path(install.inputs["file"]).read_text())))
-        out += predicted_child_urns(install.urn, objects, install.inputs["resourcePrefix"])
+        out += predicted_child_urns(install.urn, manifest_of(install.inputs["file"]), install.inputs["resourcePrefix"])
     return out
 
 
@@ -105,3 +117,18 @@ def test_every_component_child_name_starts_with_its_component_name(plan):
         parent = by_urn.get(resource.parent) if resource.parent else None
         if parent is not None and parent.type.startswith("pathways-gke:"):
             assert resource.name.startswith(parent.name + "-"), (resource.name, parent.name)
+
+
+def test_the_two_cluster_example_plans_without_a_duplicate_urn():
+    """examples/two-clusters: a training and a serving cluster on a VPC the program creates."""
+    plan = plan_example("two-clusters", "shared")
+    installs = plan.of_type(CONFIG_FILE)
+    assert sorted(i.name for i in installs) == ["serve-services-jobset", "train-services-jobset",
+                                                "train-services-kueue"]
+    expanded = expanded_urns(plan)
+    assert len(expanded) == 11 + 11 + 4
+    assert duplicates([r.urn for r in plan.resources] + expanded) == []
+    # both clusters sit on the VPC created next to them (unknown until it exists)
+    vpc = plan.named("ml-vpc").urn
+    for name in ("train-cluster", "serve-cluster"):
+        assert plan.named(name).inputs["network"] == "<computed>" and vpc in plan.named(name).depends_on
