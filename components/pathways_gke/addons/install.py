@@ -67,7 +67,7 @@ class InstallSource:
     version: str
     file: str  # release URL or local manifest path, exactly as the ConfigFile receives it
     origin: str  # "release" (pinned upstream URL) | "manifest" (local file)
-    legacy_prefix: str  # the fixed prefix (the add-on name) releases before 0.2 gave every child; aliased
+    legacy_prefix: str  # the fixed prefix (the add-on name) earlier versions gave every child; aliased
 
     @property
     def describe(self) -> str:
