@@ -40,7 +40,8 @@ from pathways_gke.config.checks import RESERVED_NAMESPACES
 from pathways_gke.config.cluster import ClusterConfig, CpuPoolConfig, ReleaseChannel
 from pathways_gke.config.pathways import DEFAULT_USER_REQUESTS, MANAGED_FLAGS, ImagePullPolicy, parse_quantity
 from pathways_gke.config.pathways_checks import GB, MANAGED_ENV, SERVER_REQUESTS, TPU_HOSTS
-from pathways_gke.config.stack import KNOWN_KEYS, _StackFileLoader
+from pathways_gke.config.stack import KNOWN_KEYS
+from pathways_gke.config.stack_file import _GoYamlLoader as _StackFileLoader  # the CLI-compatible reader
 from pathways_gke.config.tpu import Capacity, TpuPoolConfig
 from pathways_gke.config.workloads import MAX_WORKLOAD_NAME, RESERVED_CONTAINER_NAMES, Mode, Runtime, \
     WorkloadConfig
@@ -684,7 +685,8 @@ def _gcp_project(draw, cfg, base, taken):
         del cfg["gcp:project"]
         return Mistake("gcp-project", "gcp", "gcp:project", ("must be set",), "parse")
     cfg["gcp:project"] = bad
-    return Mistake("gcp-project", "gcp", "gcp:project", ("must be set", show(bad)), "parse")
+    # the CLI passes every top-level value as text: null as '' (pulumi/pulumi workspace/loaders.go)
+    return Mistake("gcp-project", "gcp", "gcp:project", ("must be set", show("" if bad is None else str(bad))), "parse")
 
 
 @mistake("cluster-null", site="cluster")

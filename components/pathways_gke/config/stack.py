@@ -191,6 +191,8 @@ def stack_from_cli(values: Mapping[str, str], secret_keys: Any = ()) -> StackCon
                 problems.append(Problem(full_key, f"unknown config key; {did_you_mean(key, KNOWN_KEYS)}"
                                         f"{allowed(KNOWN_KEYS)}"))
                 continue
+            if key in _OBJECT_KEYS and raw == "":
+                continue  # `key:` with no value: the CLI passes "" (and warns); read as unset
             if key in _OBJECT_KEYS:
                 try:
                     ours[key] = json.loads(raw)

@@ -66,9 +66,8 @@ def _go_parse_int(text: str) -> int | None:
         value = sign * int(digits, base)
     except ValueError:
         return None
-    if _INT64[0] <= value <= 2 ** 64 - 1 and (value >= 0 or value >= _INT64[0]):
-        return value
-    return None
+    # ParseInt (int64), else ParseUint (uint64); beyond both, yaml.v3 tries a float
+    return value if _INT64[0] <= value <= 2 ** 64 - 1 else None
 
 
 def go_scalar(text: str) -> tuple[str, Any]:
@@ -235,7 +234,7 @@ def read_stack_file(path: str | Path) -> dict[str, Any]:
     parsed = parse_stack_yaml(decode_text(data, source), source) or {}
     if not isinstance(parsed, dict):
         raise ConfigError([Problem(source, "must be a mapping with a 'config:' key")])
-    config = parsed.get("config", parsed) if "config" in parsed else parsed
+    config = parsed.get("config", parsed)
     if config is None:
         return {}
     if not isinstance(config, dict):
