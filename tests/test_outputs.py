@@ -144,3 +144,30 @@ def test_a_standalone_workload_takes_an_image_built_in_the_program():
     plan = run_program(program, stack="dev", project="ml", config={}, secret_keys=[])
     assert any(c["image"] == "us-docker.pkg.dev/acme/train/trainer:build-7" for c in containers(plan))
     no_stand_in_anywhere(plan)
+
+
+def test_a_standalone_jax_workload_takes_an_image_and_env_from_outputs():
+    from pathways_gke import JaxWorkload
+
+    def program():
+        JaxWorkload("eval", {
+            "workload": {"name": "eval", "image": known("us-docker.pkg.dev/acme/eval/eval:build-3"),
+                         "command": "python3 eval.py", "jax": {"processes": 2}, "env": {"RUN": known("r7")}},
+            "target": {"namespace": "ml", "cpu_pool": "cpu-np"},
+        })
+
+    plan = run_program(program, stack="dev", project="ml", config={}, secret_keys=[])
+    (container,) = {c["image"]: c for c in containers(plan)}.values()
+    assert container["image"] == "us-docker.pkg.dev/acme/eval/eval:build-3"
+    assert {"name": "RUN", "value": "r7"} in container["env"]
+    no_stand_in_anywhere(plan)
+
+
+def test_a_workload_output_where_the_jobset_shape_is_decided_is_refused():
+    from tests.test_provider import workload_wire_inputs
+
+    wire = workload_wire_inputs()
+    args = {"workload": {**wire["workload"], "name": known("train")}, "tpu_type": "v6e", "tpu_topology": "4x4",
+            "slices": 2}
+    with pytest.raises(ConfigError, match="workload.name: must be a plain value"):
+        run_program(lambda: PathwaysWorkload("train", args), stack="dev", project="ml", config={}, secret_keys=[])

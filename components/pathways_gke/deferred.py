@@ -14,7 +14,8 @@ from typing import Any, Callable, Mapping, Optional
 
 import pulumi
 
-from .config.deferrable import TOKEN, deferrable_kind, stand_in
+from .args import camel
+from .config.deferrable import TOKEN, WORKLOAD_FIELDS, accepted_paths, deferrable_kind, stand_in
 from .errors import ConfigError, Problem
 
 _numbers = itertools.count(1)
@@ -99,6 +100,29 @@ class Deferred:
         return pulumi.ResourceTransformationResult(props=self.resolve(args.props), opts=args.opts)
 
 
+def defer_workload_outputs(workload: Any, deferred: Deferred, path: str = "") -> Any:
+    """A workload component's `workload` mapping with each Output at a property-only path (config.deferrable
+    WORKLOAD_FIELDS: image, env values, ...) replaced by a stand-in; an Output anywhere else raises ConfigError
+    (it shapes the JobSet). Keys may be camelCase or snake_case (what the provider maps them to)."""
+    if isinstance(workload, pulumi.Output):
+        if deferred.accepts(path):
+            return deferred.take(path, workload)
+        raise ConfigError([Problem(f"workload.{path}" if path else "workload", "must be a plain value known when "
+                                   "the component is created: it shapes the JobSet; an Output was given. Outputs "
+                                   f"are accepted for workload.{{{accepted_paths(WORKLOAD_FIELDS)}}}")])
+    if isinstance(workload, Mapping):
+        return {k: defer_workload_outputs(v, deferred, _join(path, k)) for k, v in workload.items()}
+    if isinstance(workload, (list, tuple)):
+        return [defer_workload_outputs(v, deferred, f"{path}[{i}]") for i, v in enumerate(workload)]
+    return workload
+
+
+def _join(path: str, key: Any) -> str:
+    """Config path of a key: camelCase, except keys of maps that hold user data (env variable names)."""
+    in_env = path == "env" or path.startswith("pathways.env")
+    return f"{path}.{key}" if in_env else (f"{path}.{camel(str(key))}" if path else camel(str(key)))
+
+
 def _finish(text: str, known: Mapping[str, str]) -> str:
     out = text
     for placeholder, value in known.items():
@@ -135,4 +159,4 @@ def _contains_token(value: Any) -> bool:
     return False
 
 
-__all__ = ["Deferred", "DeferredConfigError"]
+__all__ = ["Deferred", "DeferredConfigError", "defer_workload_outputs"]

@@ -20,10 +20,10 @@ import pulumi_kubernetes as k8s
 from pydantic import ValidationError
 
 from .. import naming
-from ..args import Workload, camel
+from ..args import Workload
 from ..config.base import problems_from
-from ..config.deferrable import WORKLOAD_FIELDS, accepted_paths
-from ..deferred import Deferred
+from ..config.deferrable import WORKLOAD_FIELDS
+from ..deferred import Deferred, defer_workload_outputs
 from ..config.pathways_checks import pathways_workload_problems
 from ..config.workloads import WorkloadConfig
 from ..errors import ConfigError, Problem
@@ -91,7 +91,7 @@ class PathwaysWorkload(pulumi.ComponentResource):
             return
         args = dict(args or {})
         deferred = Deferred(WORKLOAD_FIELDS)
-        args["workload"] = defer_outputs(args.get("workload"), deferred)
+        args["workload"] = defer_workload_outputs(args.get("workload"), deferred)
         workload, jobset, secret_values = validate_args(args)
         own = copy.copy(opts) if opts is not None else None
         if own is not None:
@@ -237,28 +237,6 @@ def pathways_args_from_stack(stack: Any, workload: WorkloadConfig,
             whole = pulumi.Output.secret(secrets)
             args["secrets"] = {k: whole.apply(lambda m, k=k: (m or {}).get(k)) for k in needed}
     return args  # type: ignore[return-value]
-
-
-def defer_outputs(workload: Any, deferred: Deferred, path: str = "") -> Any:
-    """The `workload` mapping with each Output at a property-only path replaced by a stand-in (see
-    config/deferrable.py); an Output anywhere else raises ConfigError (it shapes the JobSet)."""
-    if isinstance(workload, pulumi.Output):
-        if deferred.accepts(path):
-            return deferred.take(path, workload)
-        raise ConfigError([Problem(f"workload.{path}" if path else "workload", "must be a plain value known when the "
-                                   "component is created: it shapes the JobSet; an Output was given. Outputs are "
-                                   f"accepted for workload.{{{accepted_paths(WORKLOAD_FIELDS)}}}")])
-    if isinstance(workload, Mapping):
-        return {k: defer_outputs(v, deferred, f"{path}.{_schema_name(path, k)}" if path else camel(str(k)))
-                for k, v in workload.items()}
-    if isinstance(workload, (list, tuple)):
-        return [defer_outputs(v, deferred, f"{path}[{i}]") for i, v in enumerate(workload)]
-    return workload
-
-
-def _schema_name(path: str, key: Any) -> str:
-    """Config-path segment of a key: camelCase, except under maps whose keys are user data (env names)."""
-    return str(key) if path.split(".")[-1] in ("env", "server", "proxy", "worker") and "env" in path else camel(str(key))
 
 
 def _plain(value: Any) -> Any:
