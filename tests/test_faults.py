@@ -98,3 +98,21 @@ def test_a_good_plan_exits_quietly():
     code, out, err, _ = run("plan", "--stack", "dev", "--json")
     assert code == 0 and out.startswith("{")
     assert "Exception ignored" not in err and "Traceback" not in err and "ResourceWarning" not in err, err
+
+
+def test_a_value_set_with_secret_is_not_echoed_when_invalid(tmp_path):
+    """`pulumi config set --secret pathways-gke:namespace ...`: the program sees the plaintext; errors must not."""
+    from pathways_gke.config.stack import stack_from_cli
+    from pathways_gke.config.stack_file import cli_config, read_stack_file
+    from pathways_gke.errors import ConfigError
+
+    path = tmp_path / "Pulumi.dev.yaml"
+    path.write_text(DEV)
+    flat, _ = cli_config(read_stack_file(path), "pathways-gke")
+    flat["pathways-gke:namespace"] = "Not_A_Namespace-hunter2"
+    with pytest.raises(ConfigError) as caught:
+        stack_from_cli(flat, ["pathways-gke:namespace"])
+    assert "hunter2" not in str(caught.value) and "namespace" in str(caught.value)
+    with pytest.raises(ConfigError) as shown:
+        stack_from_cli(flat, [])
+    assert "hunter2" in str(shown.value)  # not a secret: the value is shown as usual

@@ -85,8 +85,7 @@ class Deferred:
             outputs = [self.values[p][1] for p in used]
             return pulumi.Output.all(*outputs).apply(lambda known: _finish(value, dict(zip(used, known))))
         if isinstance(value, Mapping):
-            return {self.resolve(k) if isinstance(k, str) and not TOKEN.search(k) else k: self.resolve(v)
-                    for k, v in value.items()}
+            return {k: self.resolve(v) for k, v in value.items()}  # keys are always plain (deferrable.py)
         if isinstance(value, list):
             return [self.resolve(v) for v in value]
         if isinstance(value, tuple):

@@ -214,10 +214,33 @@ def stack_from_cli(values: Mapping[str, str], secret_keys: Any = ()) -> StackCon
     try:
         stack = parse_stack(ours)
     except ConfigError as exc:
-        raise ConfigError([*problems, *exc.problems]) from None
+        hidden = {key.partition(":")[2]: ours.get(key.partition(":")[2]) for key in secret_keys
+                  if key.partition(":")[0] == PROJECT and key.partition(":")[2] != "secrets"}
+        raise ConfigError([*problems, *(_without_secret_values(p, hidden) for p in exc.problems)]) from None
     if problems:
         raise ConfigError(problems)
     return stack
+
+
+def _without_secret_values(problem: Problem, hidden: Mapping[str, Any]) -> Problem:
+    """A problem under a key set with --secret, without the value (and without its text in the message)."""
+    root = re.split(r"[.\[]", problem.path, maxsplit=1)[0]
+    if root not in hidden:
+        return problem
+    message = problem.message
+    for text in sorted(_strings(hidden[root]), key=len, reverse=True):
+        message = message.replace(text, "<secret>")
+    return Problem(problem.path, f"{message} (value not shown: {root} is a secret)")
+
+
+def _strings(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value] if len(value) >= 3 else []
+    if isinstance(value, Mapping):
+        return [s for v in value.values() for s in _strings(v)]
+    if isinstance(value, list):
+        return [s for v in value for s in _strings(v)]
+    return []
 
 
 def _secret_names(value: Any, problems: list[Problem]) -> Any:
@@ -237,7 +260,8 @@ def from_pulumi_config() -> StackConfig:
     """Read the running program's config (what `pulumi up` or the offline plan set) with `stack_from_cli`."""
     from pulumi.runtime import config as runtime_config
 
-    return stack_from_cli({**runtime_config.get_config_env(), **runtime_config.CONFIG.get()})
+    values = {**runtime_config.get_config_env(), **runtime_config.CONFIG.get()}
+    return stack_from_cli(values, [key for key in values if runtime_config.is_config_secret(key)])
 
 
 def as_plain(model: BaseModel) -> dict[str, Any]:
