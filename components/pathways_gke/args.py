@@ -144,7 +144,8 @@ class Cluster(TypedDict):
     deletion_protection: NotRequired[bool]
     """GKE-side deletion protection of the cluster. Default: true."""
     protect: NotRequired[bool]
-    """Pulumi `protect` on the cluster and every node pool. Default: false."""
+    """Pulumi `protect` on the infrastructure (cluster, node pools, node service account, namespace, JobSet CRD),
+    never on JobSets; the component's own `protect` option does the same. Default: false."""
     labels: NotRequired[dict[str, pulumi.Input[str]]]
     """GCE labels on the cluster (lower-case keys and values; values may be Outputs)."""
     node_service_account: NotRequired[NodeServiceAccount]
