@@ -116,3 +116,12 @@ def test_a_value_set_with_secret_is_not_echoed_when_invalid(tmp_path):
     with pytest.raises(ConfigError) as shown:
         stack_from_cli(flat, [])
     assert "hunter2" in str(shown.value)  # not a secret: the value is shown as usual
+
+
+def test_bare_keys_in_a_project_with_another_name_get_a_did_you_mean(tmp_path):
+    """Bare keys belong to the project (here `platform`), which this program does not read."""
+    (tmp_path / "stacks").mkdir()
+    (tmp_path / "Pulumi.yaml").write_text("name: platform\nruntime: python\nstackConfigDir: stacks\n")
+    (tmp_path / "stacks" / "Pulumi.dev.yaml").write_text(DEV.replace("  pathways-gke:", "  "))
+    code, _, err, _ = run("plan", "--stack", "dev", "--project-dir", str(tmp_path))
+    assert_clean(code, err, "platform:cluster: is under the namespace 'platform'", "did you mean 'pathways-gke:cluster'?")

@@ -24,8 +24,13 @@ FAILURES: list["DeferredConfigError"] = []
 ValueError ("While processing resource ..."), so the offline plan reads the original from here."""
 
 
-class DeferredConfigError(ConfigError, pulumi.RunError):
-    """An Output's value, once known, is invalid: ends the Pulumi program without a traceback."""
+class ConfigRunError(ConfigError, pulumi.RunError):
+    """Invalid config inside a running program: Pulumi ends the program with the message and no traceback
+    (RunError); the offline plan and the CLI see a ConfigError (exit 2)."""
+
+
+class DeferredConfigError(ConfigRunError):
+    """An Output's value, once known, is invalid."""
 
 
 class Deferred:
@@ -158,4 +163,4 @@ def _contains_token(value: Any) -> bool:
     return False
 
 
-__all__ = ["Deferred", "DeferredConfigError", "defer_workload_outputs"]
+__all__ = ["ConfigRunError", "Deferred", "DeferredConfigError", "defer_workload_outputs"]

@@ -203,11 +203,11 @@ def stack_from_cli(values: Mapping[str, str], secret_keys: Any = ()) -> StackCon
         elif full_key == "gcp:project":
             ours["gcp:project"] = raw
         elif namespace not in _PROVIDER_NAMESPACES and (head in KNOWN_KEYS or did_you_mean(namespace, [PROJECT])):
-            hint = did_you_mean(f"{PROJECT}:{head}", [f"{PROJECT}:{k}" for k in KNOWN_KEYS]) or \
-                f"this program reads {PROJECT}:* keys; "
+            hint = did_you_mean(f"{PROJECT}:{head}", [f"{PROJECT}:{k}" for k in KNOWN_KEYS])
             problems.append(Problem(full_key, f"is under the namespace '{namespace}', which this program does not "
-                                    f"read; {hint}keys without a namespace belong to the project named in "
-                                    f"Pulumi.yaml ({PROJECT})"))
+                                    f"read (it reads {PROJECT}:*); {hint}a key written without a namespace "
+                                    f"belongs to the Pulumi project ('{namespace}' if that is the project's name): "
+                                    f"write it as {PROJECT}:{head}"))
     secrets = ours.get("secrets")
     if "secrets" in ours:
         ours["secrets"] = _secret_names(secrets, problems)

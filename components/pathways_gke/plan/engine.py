@@ -408,7 +408,7 @@ def plan_config(config: Mapping[str, Any], *, stack: str, project: str = "pathwa
     from ..config.stack import PROJECT, stack_from_cli
 
     flat, secret_keys = flatten_config(config, project)
-    if validate and project == PROJECT:
+    if validate and (project == PROJECT or program is None):
         stack_from_cli(flat, secret_keys)
     if program is None:
         from ..program import main as program
