@@ -142,10 +142,10 @@ def test_renaming_a_child_without_an_alias_is_caught_against_the_golden_plan(mon
 
     real = cluster.node_pool
 
-    def renamed(spec, parent, depends_on=None):
+    def renamed(spec, parent, *args, **kwargs):
         if spec.resource_name.endswith("-cpu"):
             spec = dataclasses.replace(spec, resource_name=spec.resource_name.replace("-cpu", "-head-pool"))
-        return real(spec, parent, depends_on)
+        return real(spec, parent, *args, **kwargs)
 
     monkeypatch.setattr(cluster, "node_pool", renamed)
     current = plan_config(read_stack_file(ROOT / "stacks" / "Pulumi.dev.yaml"), stack="dev")

@@ -178,6 +178,6 @@ def test_the_component_is_cross_language_clean():
     component = result["component_definitions"]["JaxWorkload"]
     assert set(component.inputs) == {"workload", "target", "secrets"}
     assert set(component.outputs) == {"jobsetName", "namespace", "coordinatorAddress", "processes"}
-    spec = result["type_definitions"]["JaxWorkloadSpecArgs"].properties
+    spec = result["type_definitions"]["JaxWorkloadSpec"].properties
     assert {"name", "image", "command", "tpuPool", "jax", "secretEnv", "maxRestarts"} <= set(spec)
     assert spec["tpuPool"].optional and not spec["image"].optional

@@ -110,9 +110,17 @@ def test_rule_passes_good_resources(policy):
 @pytest.mark.parametrize("policy", sorted(CASES))
 def test_rule_fails_bad_resources(policy):
     _, bad = CASES[policy]
+    stack = "prod" if policy == "pathways-gke-protect-jobset-crd" else "dev"  # the CRD rule is for production
     for r in bad:
-        found = check_resources([r], {"stack": "dev"})
+        found = check_resources([r], {"stack": stack})
         assert names(found, policy) == [(policy, r["name"])], f"{policy} missed {r['name']}: {found}"
+
+
+def test_an_unprotected_jobset_crd_is_right_outside_production():
+    """A dev stack's CRD is unprotected on purpose: `pulumi destroy -s dev` must not meet a protected resource."""
+    crd = named(edited(mini_plan(), "jobsets.jobset.x-k8s.io", options__protect=False), "jobsets.jobset.x-k8s.io")
+    assert check_resources([crd], {"stack": "dev"}) == []
+    assert names(check_resources([crd], {"stack": "prod"}), "pathways-gke-protect-jobset-crd")
 
 
 def test_only_the_jobset_crd_must_be_protected():
@@ -219,8 +227,10 @@ def test_pack_validate_agrees_with_the_offline_rule(policy):
     good, bad = CASES[policy]
     for r in good:
         assert run_resource_policy(policy, r) == [], r["name"]
+    # the pack sees one resource: production comes from its config (the CRD rule applies only there)
+    config = {"production": True} if policy == "pathways-gke-protect-jobset-crd" else {}
     for r in bad:
-        assert len(run_resource_policy(policy, r, {})) >= 1, r["name"]
+        assert len(run_resource_policy(policy, r, config)) >= 1, r["name"]
 
 
 def test_pack_reads_its_own_config():

@@ -105,17 +105,20 @@ def test_plugin_manifest_and_requirements():
 
 
 def test_provider_entry_point_hosts_the_components(monkeypatch):
-    """provider/__main__.py hands our components to the SDK host under the package name and version."""
+    """provider/__main__.py serves our ComponentProvider (package name, version, components) like the SDK host."""
     import runpy
 
-    from pulumi.provider import experimental
+    import pulumi.provider
+    from pulumi.provider.experimental import host
 
     seen = {}
-    monkeypatch.setattr(experimental, "component_provider_host",
-                        lambda components, name, version=None, namespace=None: seen.update(
-                            components=components, name=name, version=version))
+    monkeypatch.setattr(pulumi.provider, "main", lambda provider, args: seen.update(provider=provider, args=args))
+    monkeypatch.setattr(host, "is_hosting", False)
     runpy.run_path(str(ROOT / "provider/__main__.py"), run_name="__main__")
-    assert seen == {"components": COMPONENTS, "name": PACKAGE, "version": __version__}
+    provider = seen["provider"]
+    assert (provider._name, provider.version) == (PACKAGE, __version__)
+    assert json.loads(provider.schema)["resources"][CLUSTER]["properties"]["kubeconfig"]["secret"] is True
+    assert sorted(provider._components) == sorted(c.__name__ for c in COMPONENTS)
 
 
 # --- Construct: what the plugin does for a TypeScript / Go / YAML program ------------------------------
@@ -160,14 +163,65 @@ def test_map_inputs_gives_the_constructor_snake_case_dicts_with_floats_and_enums
     assert mapped["cpu_pool"]["min_nodes"] == 1.0 and "minNodes" not in mapped["cpu_pool"]
 
 
-def test_construct_refuses_bad_input_naming_the_config_path():
-    from pulumi.provider.server import ComponentInitError
+def test_construct_reports_bad_inputs_per_property():
+    """TypeScript/Go/YAML programs get `InputPropertiesError`: one entry per bad property, by its input path."""
+    import pulumi
 
     inputs = wire_inputs(read_stack_file(ROOT / "stacks/Pulumi.dev.yaml"))
     inputs["tpuPools"][0]["topology"] = "3x3"
-    with pytest.raises(ComponentInitError) as caught:
+    inputs["cpuPool"]["maxNodes"] = 0.0
+    with pytest.raises(pulumi.InputPropertiesError) as caught:
         construct("pw-dev", inputs, "dev")
-    assert "tpuPools[0].topology: '3x3'" in str(caught.value)
+    errors = {e["property_path"]: e["reason"] for e in caught.value.errors}
+    assert set(errors) == {"tpuPools[0].topology", "cpuPool.maxNodes"}
+    assert errors["tpuPools[0].topology"].startswith("'3x3' is not a v6e topology")
+    assert "tpuPools[0].topology" in caught.value.message
+
+
+def test_construct_reports_workload_args_by_their_schema_names():
+    import pulumi
+
+    inputs = workload_wire_inputs()
+    inputs["tpuTopology"] = "3x3"
+    inputs["workload"]["pathways"]["version"] = "latest"
+    with pytest.raises(pulumi.InputPropertiesError) as caught:
+        construct_plan(WORKLOAD, "train", inputs, stack="dev", project="ml")
+    paths = {e["property_path"] for e in caught.value.errors}
+    assert paths == {"tpuTopology", "workload.pathways.version"}
+
+
+def test_the_plugin_answers_construct_errors_with_input_properties_details():
+    """What the gRPC server does with our error: INVALID_ARGUMENT with InputPropertiesError details."""
+    import asyncio
+
+    from pulumi.provider.server import ProviderServicer
+
+    class Aborted(Exception):
+        pass
+
+    class Context:
+        status = None
+
+        async def abort_with_status(self, status):
+            Context.status = status
+            raise Aborted()
+
+    servicer = ProviderServicer.__new__(ProviderServicer)
+    inputs = wire_inputs(read_stack_file(ROOT / "stacks/Pulumi.dev.yaml"))
+    inputs["tpuPools"][0]["topology"] = "3x3"
+
+    async def failing_construct(request, context):
+        try:
+            construct("pw-dev", inputs, "dev")
+        except Exception as exc:  # the error the provider's construct raises
+            raise exc
+
+    servicer._construct = failing_construct
+    with pytest.raises(Aborted):
+        asyncio.new_event_loop().run_until_complete(servicer.Construct(None, Context()))
+    status = Context.status
+    assert status.code.name == "INVALID_ARGUMENT" and "tpuPools[0].topology" in status.details
+    assert status.trailing_metadata and status.trailing_metadata[0][0] == "grpc-status-details-bin"
 
 
 # --- PathwaysWorkload through the provider ------------------------------------------------------------
@@ -290,3 +344,14 @@ def test_plugin_boots_like_the_cli_starts_it_and_serves_the_committed_schema():
         plugin.stdout.close()
         plugin.stderr.close()
     assert schema_cli.render(served) == (ROOT / schema_cli.SNAPSHOT).read_text()
+
+
+def test_schema_types_the_workload_marks_kubeconfig_secret_and_names_no_args_types(schema):
+    workload = schema["resources"][WORKLOAD]["inputProperties"]["workload"]
+    assert workload["$ref"] == "#/types/pathways-gke:index:Workload"  # not a map of Any
+    assert schema["resources"][CLUSTER]["properties"]["kubeconfig"]["secret"] is True
+    # generated SDKs append "Args" to input types: a type already named ...Args becomes ...ArgsArgs
+    assert [t for t in schema["types"] if t.endswith("Args")] == []
+    # property-only values accept outputs cross-language; graph-shaping ones stay plain
+    cluster = schema["types"]["pathways-gke:index:Cluster"]["properties"]
+    assert "plain" not in cluster["network"] and cluster["name"].get("plain") is True

@@ -9,8 +9,8 @@ import pytest
 
 from pathways_gke.addons import services_spec
 from pathways_gke.addons.install import (
-    CRD_TYPE, DEPLOYMENT_TYPE, controller_image_tags, install_source, manifest_problems, must_protect,
-    pin_to_node_pool,
+    CRD_TYPE, DEPLOYMENT_TYPE, controller_image_tags, install_resource_name, install_source, is_protected_crd,
+    manifest_problems, pin_to_node_pool, resource_prefix,
 )
 from pathways_gke.addons.kueue import (
     COVERED_RESOURCES, HOST_RESOURCES_NOT_LIMITED, kueue_objects, tpu_chips,
@@ -38,8 +38,8 @@ def test_a_version_bump_changes_only_the_url_so_it_is_an_update_not_a_replace():
     old, new = install_source("jobset", "v0.10.1", None), install_source("jobset", "v0.12.0", None)
     assert new.file == RELEASE_URL.format("v0.12.0")
     # child URNs are <resource_prefix>:<namespace>/<name>: the prefix must not move with the version
-    assert old.resource_prefix == new.resource_prefix == "jobset"
-    assert "v0." not in new.resource_prefix
+    assert old.legacy_prefix == new.legacy_prefix == "jobset"
+    assert resource_prefix(install_resource_name("pw-dev-services", "jobset")) == "pw-dev-services-jobset"
 
 
 def test_a_local_manifest_replaces_the_url_and_keeps_the_version_on_record(tmp_path):
@@ -140,21 +140,31 @@ def test_the_pulumi_transform_pins_deployments_and_leaves_other_children_alone()
     assert transform(pulumi.ResourceTransformArgs(True, CRD_TYPE, "jobset:jobsets.jobset.x-k8s.io", CRD, opts)) is None
 
 
-def test_the_jobset_crd_is_protected_and_nothing_else_is():
-    assert must_protect(CRD_TYPE, CRD, (JOBSET_CRD,))
+def test_only_the_jobset_crd_is_a_protectable_crd():
+    assert is_protected_crd(CRD_TYPE, CRD, (JOBSET_CRD,))
     other = {**CRD, "metadata": {"name": "clusterqueues.kueue.x-k8s.io"}}
-    assert not must_protect(CRD_TYPE, other, (JOBSET_CRD,))
-    assert not must_protect(DEPLOYMENT_TYPE, DEPLOYMENT, (JOBSET_CRD,))
+    assert not is_protected_crd(CRD_TYPE, other, (JOBSET_CRD,))
+    assert not is_protected_crd(DEPLOYMENT_TYPE, DEPLOYMENT, (JOBSET_CRD,))
 
 
-def test_the_pulumi_transform_sets_protect_on_the_crd_only():
-    transform = protect_crds((JOBSET_CRD,))
-    result = transform(pulumi.ResourceTransformArgs(True, CRD_TYPE, "jobset:jobsets.jobset.x-k8s.io", CRD,
-                                                    pulumi.ResourceOptions(ignore_changes=["x"])))
-    assert result is not None and result.opts.protect is True and result.opts.ignore_changes == ["x"]
-    assert result.props is CRD
-    assert transform(pulumi.ResourceTransformArgs(True, DEPLOYMENT_TYPE, "d", DEPLOYMENT,
-                                                  pulumi.ResourceOptions())) is None
+def apply_protect(protected: bool, type_: str, props: dict, parent_protect=None) -> bool:
+    transform = protect_crds((JOBSET_CRD,), protected)
+    result = transform(pulumi.ResourceTransformArgs(True, type_, "x", props,
+                                                    pulumi.ResourceOptions(ignore_changes=["x"], protect=parent_protect)))
+    assert result is not None and result.props is props and result.opts.ignore_changes == ["x"]
+    return result.opts.protect
+
+
+def test_the_jobset_crd_is_protected_exactly_where_the_cluster_is():
+    assert apply_protect(True, CRD_TYPE, CRD) is True
+    # a dev stack (cluster not protected): `pulumi destroy` must not meet a protected CRD
+    assert apply_protect(False, CRD_TYPE, CRD) is False
+
+
+def test_no_other_install_object_is_protected_even_under_a_protected_parent():
+    other_crd = {**CRD, "metadata": {"name": "clusterqueues.kueue.x-k8s.io"}}
+    for props, type_ in ((DEPLOYMENT, DEPLOYMENT_TYPE), (other_crd, CRD_TYPE)):
+        assert apply_protect(True, type_, props, parent_protect=True) is False
 
 
 # --- namespace, priority ladder, readiness marker ---------------------------------------------
@@ -315,10 +325,15 @@ def test_the_registered_transforms_compose_on_a_controller_deployment():
     assert not opts.protect
 
 
-def test_the_registered_transforms_protect_the_jobset_crd():
+@pytest.mark.parametrize("protected", [True, False])
+def test_the_registered_transforms_protect_the_jobset_crd_where_the_cluster_is(protected):
     props, opts = CRD, pulumi.ResourceOptions()
-    for transform in install_transforms(services_spec(stack("dev"))):
-        result = transform(pulumi.ResourceTransformArgs(True, CRD_TYPE, "jobset:jobsets.jobset.x-k8s.io", props, opts))
+    prefix = "pw-dev-services-jobset"
+    for transform in install_transforms(services_spec(stack("dev")), protected=protected, prefix=prefix, legacy_prefix="jobset"):
+        result = transform(pulumi.ResourceTransformArgs(True, CRD_TYPE, f"{prefix}:jobsets.jobset.x-k8s.io", props,
+                                                        opts))
         if result is not None:
             props, opts = result.props, result.opts
-    assert opts.protect is True and props["metadata"]["annotations"][PATCH_FORCE_ANNOTATION] == "true"
+    assert opts.protect is protected and props["metadata"]["annotations"][PATCH_FORCE_ANNOTATION] == "true"
+    # the child keeps the URN it had under the old fixed prefix as an alias: an existing stack moves it
+    assert [a.name for a in opts.aliases] == ["jobset:jobsets.jobset.x-k8s.io"]

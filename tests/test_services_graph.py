@@ -43,7 +43,7 @@ def test_the_jobset_install_is_the_pinned_release_awaited_after_the_cpu_pool_onl
     assert install.type == CONFIG_FILE and install.remote
     assert install.inputs == {
         "file": "https://github.com/kubernetes-sigs/jobset/releases/download/v0.10.1/manifests.yaml",
-        "resourcePrefix": "jobset", "skipAwait": False}
+        "resourcePrefix": f"{cluster}-services-jobset", "skipAwait": False}
     assert install.depends_on == [plan.named(f"{cluster}-cpu").urn]
     assert install.options["providers"]["kubernetes"].endswith(f"::{cluster}-k8s")
 
@@ -181,7 +181,8 @@ def test_standalone_children_inherit_the_provider_and_register_the_transforms():
         assert child.provider.startswith(recording.urn("k8s")) or child.providers.get("kubernetes", "").startswith(
             recording.urn("k8s")), child.name
     install = recording.by_name("svc-jobset")
-    assert install.transforms == 4  # force_apply + keep_on_node_pool + sized_for_cluster + protect_crds
+    # force_apply + keep_on_node_pool + sized_for_cluster + protect_crds + alias_legacy_names
+    assert install.transforms == 5
     assert install.depends_on == [recording.urn("cpu")]
     assert recording.by_name("svc").type == "pathways-gke:index:ClusterServices"
 

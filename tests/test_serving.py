@@ -415,10 +415,13 @@ def test_switching_to_an_internal_load_balancer_replaces_only_the_service_deleti
 
 def test_the_lws_install_protects_its_crd_and_records_its_version_in_the_readiness_gate():
     from pathways_gke.addons import services_spec
+    from pathways_gke.addons.install import install_resource_name, resource_prefix
 
     spec = services_spec(parse_stack(serve_config()))
     assert spec.lws is not None and (spec.lws.version, spec.lws.origin) == ("v0.10.0", "release")
-    assert spec.lws.resource_prefix == "lws", "child URNs survive an upgrade"
+    # children named after this cluster's install (two clusters never share a URN), never after the version
+    assert resource_prefix(install_resource_name("pw-serve-services", "lws")) == "pw-serve-services-lws"
+    assert "v0.10.0" not in spec.lws.legacy_prefix
     assert "leaderworkersets.leaderworkerset.x-k8s.io" in spec.protected_crds
     assert spec.marker["data"]["lws.source"] == spec.lws.file
     dev = services_spec(parse_stack(read_stack_file(ROOT / "stacks" / "Pulumi.dev.yaml")))
@@ -541,7 +544,12 @@ def test_the_lws_controller_is_installed_with_the_shared_transforms_kept_on_the_
     crd = {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
            "metadata": {"name": "leaderworkersets.leaderworkerset.x-k8s.io"}}
     _, opts = apply(CRD_TYPE, crd)
-    assert opts.protect is True
+    assert opts.protect is False  # the serve cluster is not protected, so `pulumi destroy` may remove it
+    from pathways_gke.services import protect_crds
+
+    protected = protect_crds(("leaderworkersets.leaderworkerset.x-k8s.io",), protected=True)
+    result = protected(pulumi.ResourceTransformArgs(True, CRD_TYPE, "lws:x", crd, pulumi.ResourceOptions()))
+    assert result.opts.protect is True  # where the cluster is protected, so is the CRD
 
 
 # --- property: any serving layout the checks accept renders a valid LeaderWorkerSet ---------------------------

@@ -5,7 +5,7 @@ Cloud Router + NAT for private nodes. A thin shell over workloads/identity.py an
 Every resource here is a child of the PathwaysCluster (names in docs/components.md).
 """
 
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 import pulumi
 import pulumi_gcp as gcp
@@ -14,6 +14,7 @@ import pulumi_kubernetes as k8s
 from .config.access import gsa_project
 from .config.stack import StackConfig
 from .gke.cluster_spec import egress_notes, nat_args, router_args
+from .protection import protect_child
 from .workloads.identity import (GCP_SA_ANNOTATION, WORKLOAD_IDENTITY_USER, bucket_args, grant_plan,
                                  identities_report, ksa_bindings, manual_grants)
 
@@ -23,15 +24,17 @@ def fixed_name(parent: pulumi.Resource, **extra: Any) -> pulumi.ResourceOptions:
     return pulumi.ResourceOptions(parent=parent, delete_before_replace=True, **extra)
 
 
-def egress(parent: pulumi.Resource, name: str, stack: StackConfig) -> list[pulumi.Resource]:
+def egress(parent: pulumi.Resource, name: str, stack: StackConfig, protected: bool) -> list[pulumi.Resource]:
     """Cloud Router + NAT for a private cluster's region (none when the network has its own NAT)."""
     out: list[pulumi.Resource] = []
     router = router_args(stack)
     if router is not None:
-        out.append(gcp.compute.Router(f"{name}-router", opts=fixed_name(parent), **router))
+        out.append(gcp.compute.Router(f"{name}-router", **router,
+                                      opts=fixed_name(parent, protect=protect_child("router", protected))))
     nat = nat_args(stack)
     if nat is not None:
-        out.append(gcp.compute.RouterNat(f"{name}-nat", opts=fixed_name(parent, depends_on=out[:1]), **nat))
+        out.append(gcp.compute.RouterNat(f"{name}-nat", **nat, opts=fixed_name(
+            parent, depends_on=out[:1], protect=protect_child("router", protected))))
     return out
 
 
@@ -40,11 +43,13 @@ class Access:
 
     def __init__(self, parent: pulumi.Resource, name: str, stack: StackConfig, *, cluster: Optional[pulumi.Resource],
                  node_service_account: Optional[pulumi.Resource], kubernetes: pulumi.ProviderResource,
-                 namespace_ready: list):
+                 namespace_ready: list, protected: bool = False,
+                 resolve: Callable[[Any], Any] = lambda value: value):
+        """`resolve`: swaps the stand-ins of config values that are still Outputs for them (deferred.py)."""
         self.report = identities_report(stack)
         self.actions = [*manual_grants(stack), *egress_notes(stack)]
         for action in self.actions:
-            pulumi.log.warn(action, resource=parent)
+            pulumi.Output.from_input(resolve(action)).apply(lambda text: pulumi.log.warn(text, resource=parent))
         number = stack.cluster.project_number or ""  # grant_plan leaves principals to the user without it
         self.service_accounts: list[pulumi.Resource] = []
         self.bindings: list[pulumi.Resource] = []
@@ -56,7 +61,8 @@ class Access:
                     metadata["annotations"] = {GCP_SA_ANNOTATION: ksa["gcpServiceAccount"]}
                 self.service_accounts.append(k8s.core.v1.ServiceAccount(
                     f"{name}-ksa-{ksa['name']}", metadata=metadata,
-                    opts=pulumi.ResourceOptions(parent=parent, provider=kubernetes, depends_on=namespace_ready)))
+                    opts=pulumi.ResourceOptions(parent=parent, provider=kubernetes, depends_on=namespace_ready,
+                                                protect=protect_child("service-account", protected))))
             gsa = ksa["gcpServiceAccount"]
             if gsa:
                 self.bindings.append(gcp.serviceaccount.IAMMember(
@@ -64,10 +70,12 @@ class Access:
                     service_account_id=f"projects/{gsa_project(gsa)}/serviceAccounts/{gsa}",
                     role=WORKLOAD_IDENTITY_USER, member=ksa["member"],
                     # the workload pool <project>.svc.id.goog exists once the cluster has Workload Identity
-                    opts=pulumi.ResourceOptions(parent=parent, depends_on=[cluster] if cluster else None)))
+                    opts=pulumi.ResourceOptions(parent=parent, depends_on=[cluster] if cluster else None,
+                                                protect=protect_child("grant", protected))))
         self.buckets = {
             b.name: gcp.storage.Bucket(f"{name}-bucket-{b.name}", **bucket_args(stack, b.name),
-                                       opts=pulumi.ResourceOptions(parent=parent, retain_on_delete=True))
+                                       opts=pulumi.ResourceOptions(parent=parent, retain_on_delete=True,
+                                                                   protect=protect_child("bucket", protected)))
             for b in stack.buckets if b.create
         }
         self.grants: list[pulumi.Resource] = []
@@ -79,7 +87,8 @@ class Access:
             deps = [d for d in (self.buckets.get(grant.bucket or ""),
                                 node_service_account if grant.identity.kind == "node" else None,
                                 cluster if grant.identity.kind == "workload-identity" else None) if d is not None]
-            opts = pulumi.ResourceOptions(parent=parent, depends_on=deps or None)
+            opts = pulumi.ResourceOptions(parent=parent, depends_on=deps or None,
+                                          protect=protect_child("grant", protected))
             if grant.bucket:
                 self.grants.append(gcp.storage.BucketIAMMember(
                     grant.resource_name(name), bucket=grant.bucket, role=grant.role, member=member, opts=opts))

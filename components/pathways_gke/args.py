@@ -7,7 +7,9 @@ TypedDicts, Enums, list / dict[str, T], no Union, no Literal, and NO
 The docstring under each field becomes its schema description.
 
 Graph-shaping values (names, TPU type, topology, slice count, ...) are plain: the caller must pass
-known values, because they decide which resources exist. Only secret values are `pulumi.Input`s.
+known values, because they decide which resources exist. Values that only flow into properties (network,
+subnetwork, node service-account email, labels, images, env values, reservation project, ...; the list is
+`config.deferrable.STACK_FIELDS`) are `pulumi.Input`s: they may come from other resources of the program.
 
 Validation is NOT done here: `stack_input(args)` turns these dicts into the stack-config mapping
 that `config.parse_stack` validates (one model decides every rule). Field names mirror the
@@ -23,6 +25,7 @@ from typing import (Any, Mapping, NotRequired, Optional, TypedDict, Union, get_a
 
 import pulumi
 
+from .config.deferrable import accepted_paths
 from .errors import ConfigError, Problem
 
 
@@ -163,7 +166,7 @@ class NodeServiceAccount(TypedDict):
     create: NotRequired[bool]
     """Create a dedicated service account `<cluster>-nodes` (logging, monitoring, image pulls, read-only storage;
     the buckets its host-network pods write are granted per bucket). Default: true."""
-    email: NotRequired[str]
+    email: NotRequired[pulumi.Input[str]]
     """Use this existing service account instead (name@project.iam.gserviceaccount.com)."""
 
 
@@ -231,9 +234,10 @@ class Cluster(TypedDict):
     """GKE release channel. Default: "REGULAR"."""
     version: NotRequired[str]
     """Minimum control-plane version (e.g. 1.34 or 1.34.1-gke.1829001); unset lets the channel decide."""
-    network: NotRequired[str]
-    """VPC network (name or self link); unset uses the project's default network."""
-    subnetwork: NotRequired[str]
+    network: NotRequired[pulumi.Input[str]]
+    """VPC network (name or self link); unset uses the project's default network. May be an Output (e.g. a
+    `gcp.compute.Network`'s self_link)."""
+    subnetwork: NotRequired[pulumi.Input[str]]
     """Subnetwork (name or self link) of the nodes."""
     private_nodes: NotRequired[bool]
     """Nodes get internal IP addresses only. Default: false."""
@@ -243,9 +247,10 @@ class Cluster(TypedDict):
     deletion_protection: NotRequired[bool]
     """GKE-side deletion protection of the cluster. Default: true."""
     protect: NotRequired[bool]
-    """Pulumi `protect` on the cluster and every node pool. Default: false."""
-    labels: NotRequired[dict[str, str]]
-    """GCE labels on the cluster (lower-case keys and values)."""
+    """Pulumi `protect` on the infrastructure (cluster, node pools, node service account, namespace, JobSet CRD),
+    never on JobSets; the component's own `protect` option does the same. Default: false."""
+    labels: NotRequired[dict[str, pulumi.Input[str]]]
+    """GCE labels on the cluster (lower-case keys and values; values may be Outputs)."""
     node_service_account: NotRequired[NodeServiceAccount]
     """The service account the nodes run as. Default: a dedicated one is created."""
     maintenance: NotRequired[Maintenance]
@@ -291,8 +296,8 @@ class CpuPool(TypedDict):
     """GKE image streaming (GCFS): the head's containers start before their images are fully pulled. Default: true."""
     image_cache_disk: NotRequired[str]
     """Pinned disk image (projects/P/global/images/NAME) attached as a container-image-cache secondary boot disk."""
-    labels: NotRequired[dict[str, str]]
-    """Extra Kubernetes node labels."""
+    labels: NotRequired[dict[str, pulumi.Input[str]]]
+    """Extra Kubernetes node labels (values may be Outputs)."""
 
 
 class Reservation(TypedDict):
@@ -300,7 +305,7 @@ class Reservation(TypedDict):
 
     name: str
     """Reservation name."""
-    project: NotRequired[str]
+    project: NotRequired[pulumi.Input[str]]
     """Project that owns a shared reservation; default: the stack's project."""
     block: NotRequired[str]
     """Reservation block."""
@@ -349,8 +354,8 @@ class TpuPool(TypedDict):
     """Host maintenance interval of the TPU VMs. Default: "AS_NEEDED"."""
     protect: NotRequired[bool]
     """Pulumi `protect` on this group's node pools; default: cluster.protect."""
-    labels: NotRequired[dict[str, str]]
-    """Extra Kubernetes node labels."""
+    labels: NotRequired[dict[str, pulumi.Input[str]]]
+    """Extra Kubernetes node labels (values may be Outputs)."""
 
 
 class JobSet(TypedDict):
@@ -445,15 +450,15 @@ class ServiceSettings(TypedDict):
 
 
 class PathwaysImages(TypedDict):
-    """Custom images per Pathways component (used verbatim; must be pinned)."""
+    """Custom images per Pathways component (used verbatim; must be pinned; may be Outputs)."""
 
-    server: NotRequired[str]
+    server: NotRequired[pulumi.Input[str]]
     """Resource manager image (pathways-rm)."""
-    proxy: NotRequired[str]
+    proxy: NotRequired[pulumi.Input[str]]
     """IFRT proxy image (pathways-proxy)."""
-    worker: NotRequired[str]
+    worker: NotRequired[pulumi.Input[str]]
     """pathways-worker image; default: the server image."""
-    colocated_python: NotRequired[str]
+    colocated_python: NotRequired[pulumi.Input[str]]
     """Colocated-python sidecar image; setting it adds the sidecar to every worker pod."""
 
 
@@ -471,11 +476,11 @@ class PathwaysFlags(TypedDict):
 class PathwaysEnv(TypedDict):
     """Extra environment variables per component, after the managed ones."""
 
-    server: NotRequired[dict[str, str]]
+    server: NotRequired[dict[str, pulumi.Input[str]]]
     """Extra resource-manager environment."""
-    proxy: NotRequired[dict[str, str]]
+    proxy: NotRequired[dict[str, pulumi.Input[str]]]
     """Extra IFRT proxy environment."""
-    worker: NotRequired[dict[str, str]]
+    worker: NotRequired[dict[str, pulumi.Input[str]]]
     """Extra worker environment."""
 
 
@@ -534,7 +539,7 @@ class PathwaysSettings(TypedDict):
 
     version: NotRequired[str]
     """Pathways image tag, e.g. jax-0.9.2 ('latest' is refused)."""
-    gcs_scratch: NotRequired[str]
+    gcs_scratch: NotRequired[pulumi.Input[str]]
     """GCS location for Pathways scratch data (gs://bucket/path)."""
     elastic_slices: NotRequired[int]
     """Number of slices that may be lost without failing the job (elastic training). Default: 0."""
@@ -574,8 +579,9 @@ class Workload(TypedDict):
     """TPU pool group the workload runs on (required for pathways; none = CPU for jax)."""
     mode: NotRequired[WorkloadMode]
     """Where the Pathways head runs. Default: "default"."""
-    image: NotRequired[str]
-    """The user container's image, pinned to a tag other than latest or to a digest."""
+    image: NotRequired[pulumi.Input[str]]
+    """The user container's image, pinned to a tag other than latest or to a digest (may be an Output, e.g. an
+    image built in the same program)."""
     command: NotRequired[list[str]]
     """The user program as an argument list (the stack file also accepts one shell string)."""
     pathways: NotRequired[PathwaysSettings]
@@ -586,8 +592,8 @@ class Workload(TypedDict):
     """JobSet failure-policy restarts (0-1000). Default: 0."""
     priority_class: NotRequired[str]
     """Kubernetes PriorityClass of the head and worker pods."""
-    env: NotRequired[dict[str, str]]
-    """Environment variables of the user container."""
+    env: NotRequired[dict[str, pulumi.Input[str]]]
+    """Environment variables of the user container (values may be Outputs)."""
     secret_env: NotRequired[dict[str, str]]
     """Environment variables from secrets: ENV_VAR -> key of `secrets`."""
     service_account: NotRequired[str]
@@ -708,13 +714,14 @@ def camel(name: str) -> str:
     return head + "".join(part[:1].upper() + part[1:] for part in rest)
 
 
-def stack_input(args: Mapping[str, Any]) -> dict[str, Any]:
+def stack_input(args: Mapping[str, Any], deferred: Any = None) -> dict[str, Any]:
     """PathwaysClusterArgs (Python snake_case, or the provider's mapped inputs) -> `parse_stack` input.
 
     Keys become the stack file's camelCase names (so errors name the stack-config paths), Enum
     members their values, integral floats ints where the field is an int (cross-language numbers
-    arrive as floats). Secret VALUES never enter validation: only their names do. Raises ConfigError
-    for values that must be plain but are Outputs (they decide the resource graph).
+    arrive as floats). Secret VALUES never enter validation: only their names do. An Output at a path
+    that accepts one is handed to `deferred` (a `pathways_gke.deferred.Deferred`), which gives a stand-in;
+    raises ConfigError for Outputs anywhere else (those values decide the resource graph).
     """
     problems: list[Problem] = []
     if not isinstance(args, Mapping):
@@ -726,12 +733,12 @@ def stack_input(args: Mapping[str, Any]) -> dict[str, Any]:
             out["secrets"] = _secret_names(value, problems)
             continue
         if ":" in key:  # already a stack-config key (gcp:project, pathways-gke:cluster)
-            out[key] = _convert(value, None, key.split(":", 1)[1], problems)
+            out[key] = _convert(value, None, key.split(":", 1)[1], problems, deferred)
             continue
         field = _field_of(hints, key)
         name = field or key
         target = _STACK_KEYS.get(name, camel(name))
-        out[target] = _convert(value, hints.get(name), target, problems)
+        out[target] = _convert(value, hints.get(name), target, problems, deferred)
     if problems:
         raise ConfigError(problems)
     return out
@@ -774,10 +781,14 @@ def _unwrap(annotation: Any) -> Any:
     return annotation
 
 
-def _convert(value: Any, annotation: Any, path: str, problems: list[Problem]) -> Any:
+def _convert(value: Any, annotation: Any, path: str, problems: list[Problem], deferred: Any = None) -> Any:
     if isinstance(value, pulumi.Output):
-        problems.append(Problem(path, "must be a plain value known when the component is created (it shapes "
-                                "the resource graph); an Output was given"))
+        if deferred is not None and deferred.accepts(path):
+            return deferred.take(path, value)
+        problems.append(Problem(path, "must be a plain value known when the component is created: it shapes "
+                                "the resource graph (which resources exist and their names), so it cannot wait "
+                                f"for another resource; an Output was given. Outputs are accepted for: "
+                                f"{accepted_paths()}"))
         return None
     if isinstance(value, Enum):
         return value.value
@@ -793,11 +804,11 @@ def _convert(value: Any, annotation: Any, path: str, problems: list[Problem]) ->
                 field = _field_of(hints, str(key))
                 target = camel(field) if field else str(key)
                 converted[target] = _convert(item, hints.get(field) if field else None, f"{path}.{target}",
-                                             problems)
+                                             problems, deferred)
             return converted
         item_kind = params[1] if origin in (dict, abc.Mapping) and len(params) == 2 else None
-        return {k: _convert(v, item_kind, f"{path}.{k}", problems) for k, v in value.items()}
+        return {k: _convert(v, item_kind, f"{path}.{k}", problems, deferred) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         item_kind = params[0] if origin in (list, abc.Sequence) and params else None
-        return [_convert(v, item_kind, f"{path}[{i}]", problems) for i, v in enumerate(value)]
+        return [_convert(v, item_kind, f"{path}[{i}]", problems, deferred) for i, v in enumerate(value)]
     return value

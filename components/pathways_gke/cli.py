@@ -41,6 +41,10 @@ def cmd_plan(args: argparse.Namespace) -> int:
     invalid = prepare_critical_path(args)
     if invalid:
         return invalid
+    if args.out is not None and args.out.exists() and not args.out.is_dir():
+        print(f"error: --out {args.out}: is an existing file; give a directory (created if missing)",
+              file=sys.stderr)
+        return EXIT_INVALID
     plan = load_plan(args)
     if args.out:
         written = write_out(plan, args.out)
@@ -87,6 +91,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return EXIT_INVALID
     except FileNotFoundError as exc:
         print(f"error: {exc}", file=sys.stderr)
+        return EXIT_INVALID
+    except OSError as exc:  # e.g. --out on a read-only disk: a clean message, no traceback
+        print(f"error: {exc.filename or ''}: {exc.strerror or exc}", file=sys.stderr)
         return EXIT_INVALID
     finally:
         from .plan.engine import close_event_loop

@@ -14,6 +14,7 @@ from .access import Access, egress, fixed_name
 from .args import PathwaysClusterArgs, TpuPoolFacts, stack_input
 from .config.stack import StackConfig, parse_stack
 from .config.tpu import TpuPoolConfig
+from .deferred import Deferred
 from .gke.adopt import adopted_cluster_problems
 from .gke.cluster_spec import (CLUSTER_IGNORE_CHANGES, CLUSTER_TIMEOUTS, NODE_SERVICE_ACCOUNT_ROLES, cluster_args,
                                cluster_identifier, webhook_firewall_args)
@@ -21,6 +22,7 @@ from .gke.kubeconfig import kubeconfig
 from .gke.observability import alert_policy_specs, console_links
 from .gke.nodepools import NodePoolSpec, cpu_pool_spec, tpu_pool_specs, workload_policy_args
 from .naming import node_service_account_id, workload_policy_name
+from .protection import protect_child
 from .services import ClusterServices
 from .workloads.jax import JaxWorkload, jax_args_from_stack
 from .workloads.pathways import PathwaysWorkload, pathways_args_from_stack
@@ -30,7 +32,9 @@ TOKEN = "pathways-gke:index:PathwaysCluster"
 GROUP_TOKEN = "pathways-gke:index:TpuSliceGroup"
 
 
-def node_pool(spec: NodePoolSpec, parent: pulumi.Resource, depends_on: Optional[list] = None) -> gcp.container.NodePool:
+def node_pool(spec: NodePoolSpec, parent: pulumi.Resource, depends_on: Optional[list] = None,
+              protect: Optional[bool] = None) -> gcp.container.NodePool:
+    """`protect`: the decided protect (protection.py); None keeps the spec's (cluster.protect / pool.protect)."""
     timeouts = pulumi.CustomTimeouts(**spec.custom_timeouts) if spec.custom_timeouts else None
     return gcp.container.NodePool(
         spec.resource_name,
@@ -39,11 +43,16 @@ def node_pool(spec: NodePoolSpec, parent: pulumi.Resource, depends_on: Optional[
             depends_on=depends_on,
             ignore_changes=list(spec.ignore_changes) or None,
             delete_before_replace=spec.delete_before_replace,
-            protect=spec.protect,
+            protect=spec.protect if protect is None else protect,
             custom_timeouts=timeouts,
         ),
         **spec.args,
     )
+
+
+def infrastructure_protected(stack: StackConfig, opts: Optional[pulumi.ResourceOptions]) -> bool:
+    """The component's `protect` option, or the stack's `cluster.protect`: either protects the infrastructure."""
+    return bool(opts is not None and opts.protect) or stack.cluster.protect
 
 
 class TpuSliceGroup(pulumi.ComponentResource):
@@ -53,10 +62,14 @@ class TpuSliceGroup(pulumi.ComponentResource):
     shape: Any
 
     def __init__(self, name: str, stack: StackConfig, pool: TpuPoolConfig, cluster: Any, service_account: Any,
-                 opts: Optional[pulumi.ResourceOptions] = None, grants: Optional[list] = None):
+                 opts: Optional[pulumi.ResourceOptions] = None, grants: Optional[list] = None,
+                 protected: Optional[bool] = None):
         """`grants`: the node service account's role grants; the slices wait for them (image pulls and log
-        writes fail until they propagate)."""
+        writes fail until they propagate). `protected`: whether the infrastructure is protected (default:
+        cluster.protect); `pool.protect` overrides it for this group's node pools."""
         super().__init__(GROUP_TOKEN, name, None, opts)
+        protected = stack.cluster.protect if protected is None else protected
+        pools_protected = protected if pool.protect is None else pool.protect
         self.config = pool
         self.shape = pool.shape
         policy_name = None
@@ -65,13 +78,14 @@ class TpuSliceGroup(pulumi.ComponentResource):
             self.workload_policy = gcp.compute.ResourcePolicy(
                 f"{name}-wp",
                 # a fixed name and no update (every field is force-new): the old one goes first
-                opts=pulumi.ResourceOptions(parent=self, delete_before_replace=True),
+                opts=pulumi.ResourceOptions(parent=self, delete_before_replace=True,
+                                            protect=protect_child("workload-policy", pools_protected)),
                 **workload_policy_args(stack, pool, workload_policy_name(stack.cluster.name, pool.name)),
             )
             policy_name = self.workload_policy.name
         component = name.rsplit(f"-{pool.name}", 1)[0]
         self.node_pools = [
-            node_pool(spec, self, depends_on=grants or None)
+            node_pool(spec, self, depends_on=grants or None, protect=protect_child("node-pool", pools_protected))
             for spec in tpu_pool_specs(stack, pool, component=component, cluster=cluster,
                                        service_account=service_account, policy_name=policy_name)
         ]
@@ -129,15 +143,26 @@ class PathwaysCluster(pulumi.ComponentResource):
         """`args`: PathwaysClusterArgs (snake_case or camelCase keys), or an already validated StackConfig
         (then `secrets` carries the secret values; otherwise they are args["secrets"])."""
         # validate everything before the first registration: a bad config registers nothing
+        deferred = Deferred()
         if isinstance(args, StackConfig):
             stack = args
         else:
-            stack = parse_stack(stack_input(args))
+            config = stack_input(args, deferred)
+            stack = parse_stack(config)
             secrets = args.get("secrets", secrets)
+        if deferred:
+            # Outputs (network, images, labels, ...) were validated as stand-ins; each is validated with the
+            # same models once known, and swapped into every child's inputs by this transformation
+            deferred.validate_with(config, parse_stack)
+            opts = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(transformations=[deferred.transformation]))
+        self.deferred = deferred
         super().__init__(TOKEN, name, None, opts)
         self.stack = stack
         self.secrets = secrets
-        child = pulumi.ResourceOptions(parent=self)
+        # every child sets protect from one table (protection.py); inheriting the component's would
+        # protect the JobSets too
+        self.protected = protected = infrastructure_protected(stack, opts)
+        component = protect_child("component", protected)
 
         service_account = self._node_service_account(name, stack)
         grants = list(self.node_service_account_roles)  # node pools wait for them
@@ -145,7 +170,8 @@ class PathwaysCluster(pulumi.ComponentResource):
             self.cluster = gcp.container.Cluster(
                 f"{name}-cluster",
                 # a fixed GKE name: a replacement must delete the old cluster first (else 409)
-                opts=pulumi.ResourceOptions(parent=self, protect=stack.cluster.protect, delete_before_replace=True,
+                opts=pulumi.ResourceOptions(parent=self, protect=protect_child("cluster", protected),
+                                            delete_before_replace=True,
                                             ignore_changes=list(CLUSTER_IGNORE_CHANGES),
                                             custom_timeouts=pulumi.CustomTimeouts(**CLUSTER_TIMEOUTS)),
                 **cluster_args(stack, service_account),
@@ -157,7 +183,7 @@ class PathwaysCluster(pulumi.ComponentResource):
             self.cluster = gcp.container.Cluster.get(
                 f"{name}-cluster",
                 f"projects/{stack.project}/locations/{stack.cluster.location}/clusters/{stack.cluster.name}",
-                opts=pulumi.ResourceOptions(parent=self))
+                opts=pulumi.ResourceOptions(parent=self, protect=protect_child("adopted", protected)))
             # its prerequisites are checked from what was read (a component output, so the engine awaits it)
             self.adoption_check = self._adoption_check(stack)
             cluster_ref = stack.cluster.name
@@ -166,23 +192,25 @@ class PathwaysCluster(pulumi.ComponentResource):
         firewall = webhook_firewall_args(stack)
         self.webhook_firewall = gcp.compute.Firewall(
             # a fixed name per project: a replacement (new network, direction) must delete the old rule first
-            f"{name}-webhooks", opts=fixed_name(self), **firewall) if firewall else None
+            f"{name}-webhooks", opts=fixed_name(self, protect=protect_child("webhook-firewall", protected)),
+            **firewall) if firewall else None
         # private nodes reach registry.k8s.io (the controllers' images) only through Cloud NAT
-        self.egress = egress(self, name, stack)
+        self.egress = egress(self, name, stack, protected)
         if stack.cpu_pool.create:
             self.cpu_pool = node_pool(
                 cpu_pool_spec(stack, component=name, cluster=cluster_ref, service_account=service_account), self,
-                depends_on=grants or None)
+                depends_on=grants or None, protect=protect_child("node-pool", protected))
         else:
             # an existing head pool (XPK's cpu-np) is read, never created, changed or deleted
             self.cpu_pool = gcp.container.NodePool.get(
                 f"{name}-cpu",
                 f"projects/{stack.project}/locations/{stack.cluster.location}/clusters/{stack.cluster.name}"
                 f"/nodePools/{stack.cpu_pool.name}",
-                opts=pulumi.ResourceOptions(parent=self))
+                opts=pulumi.ResourceOptions(parent=self, protect=protect_child("adopted", protected)))
         self.tpu_groups = {
             pool.name: TpuSliceGroup(f"{name}-{pool.name}", stack, pool, cluster_ref, service_account,
-                                     pulumi.ResourceOptions(parent=self), grants=grants)
+                                     pulumi.ResourceOptions(parent=self, protect=component), grants=grants,
+                                     protected=protected)
             for pool in stack.tpu_pools
         }
 
@@ -196,18 +224,20 @@ class PathwaysCluster(pulumi.ComponentResource):
         self.install_provider = self._install_provider(name, stack, opts)
         self.services = ClusterServices(
             f"{name}-services", stack, self.cpu_pool,
-            pulumi.ResourceOptions(parent=self, providers={"kubernetes": self.kubernetes_provider},
+            pulumi.ResourceOptions(parent=self, protect=component, providers={"kubernetes": self.kubernetes_provider},
                                    depends_on=list(self.egress) or None),
-            install_provider=self.install_provider)
+            install_provider=self.install_provider, protected=protected)
         # who each pod is to GCP, and the service accounts, buckets and grants that makes necessary
         self.access = Access(self, name, stack, cluster=self.cluster if stack.cluster.create else None,
                              node_service_account=getattr(self, "node_service_account", None),
-                             kubernetes=self.kubernetes_provider, namespace_ready=list(self.services.ready))
+                             kubernetes=self.kubernetes_provider, namespace_ready=list(self.services.ready),
+                             protected=protected, resolve=deferred.resolve)
         # issue 4/5 hook: one workload component per stack.workloads entry
         self.workloads = self._workloads(name, stack, secrets)
         # optional alert policies: GCP resources with server-assigned names (replaceable, deleted on destroy)
         self.alert_policies = [
-            gcp.monitoring.AlertPolicy(f"{name}-{suffix}", opts=pulumi.ResourceOptions(parent=self), **policy)
+            gcp.monitoring.AlertPolicy(f"{name}-{suffix}", **policy, opts=pulumi.ResourceOptions(
+                parent=self, protect=protect_child("alert-policy", protected)))
             for suffix, policy in alert_policy_specs(stack)
         ]
 
@@ -220,14 +250,15 @@ class PathwaysCluster(pulumi.ComponentResource):
             {g: group.node_pool_names for g, group in self.tpu_groups.items()})
         self.tpu_pools = pulumi.Output.from_input(tpu_pool_facts(stack))
         self.namespace = pulumi.Output.from_input(stack.namespace)
-        self.node_service_account_email = (pulumi.Output.from_input(service_account)
+        self.node_service_account_email = (pulumi.Output.from_input(deferred.resolve(service_account))
                                            if service_account is not None else None)
         self.queue_name = (pulumi.Output.from_input(self.services.queue_name)
                            if self.services.queue_name else None)
         self.jax_backend_targets = pulumi.Output.from_input(
             {n: w.jax_backend_target for n, w in self.workloads.items() if isinstance(w, PathwaysWorkload)})
-        self.identities = pulumi.Output.from_input(self.access.report)
-        self.actions_required = pulumi.Output.from_input(self.access.actions)
+        # the report names values that may still be Outputs (a node SA email): their stand-ins resolve here
+        self.identities = pulumi.Output.from_input(deferred.resolve(self.access.report))
+        self.actions_required = pulumi.Output.from_input(deferred.resolve(self.access.actions))
         self.console_links = (pulumi.Output.from_input(console_links(stack))
                               if stack.observability.console_links else None)
         serving = {n: w for n, w in self.workloads.items() if isinstance(w, PathwaysServing)}
@@ -284,6 +315,7 @@ class PathwaysCluster(pulumi.ComponentResource):
             out[workload.name] = component(
                 f"{name}-{workload.name}", build_args(stack, workload, values),
                 pulumi.ResourceOptions(parent=self, providers=[self.kubernetes_provider],
+                                       protect=protect_child("workload", self.protected),
                                        depends_on=[*ready, *head, *pools], replace_with=pools),
             )
         return out
@@ -297,7 +329,7 @@ class PathwaysCluster(pulumi.ComponentResource):
             return None  # GKE's default: the Compute Engine default service account
         self.node_service_account = gcp.serviceaccount.Account(
             f"{name}-node-sa",
-            opts=pulumi.ResourceOptions(parent=self),
+            opts=pulumi.ResourceOptions(parent=self, protect=protect_child("node-service-account", self.protected)),
             account_id=node_service_account_id(stack.cluster.name, stack.cluster.location),
             display_name=f"GKE nodes of {stack.cluster.name} (pathways-gke)",
             project=stack.project,
@@ -306,7 +338,8 @@ class PathwaysCluster(pulumi.ComponentResource):
         self.node_service_account_roles = [
             gcp.projects.IAMMember(
                 f"{name}-node-sa-{role.split('/')[-1].replace('.', '-').lower()}",
-                opts=pulumi.ResourceOptions(parent=self),
+                opts=pulumi.ResourceOptions(parent=self,
+                                            protect=protect_child("node-service-account-role", self.protected)),
                 project=stack.project, role=role, member=member,
             )
             for role in NODE_SERVICE_ACCOUNT_ROLES
@@ -345,7 +378,7 @@ class PathwaysCluster(pulumi.ComponentResource):
             return None
         return k8s.Provider(
             f"{name}-k8s-installs",
-            opts=pulumi.ResourceOptions(parent=self),
+            opts=pulumi.ResourceOptions(parent=self, protect=protect_child("kubernetes-provider", self.protected)),
             kubeconfig=self.kubeconfig,
             cluster_identifier=cluster_identifier(stack),
             enable_server_side_apply=True,
@@ -360,7 +393,7 @@ class PathwaysCluster(pulumi.ComponentResource):
             return given
         return k8s.Provider(
             f"{name}-k8s",
-            opts=pulumi.ResourceOptions(parent=self),
+            opts=pulumi.ResourceOptions(parent=self, protect=protect_child("kubernetes-provider", self.protected)),
             kubeconfig=self.kubeconfig,
             cluster_identifier=cluster_identifier(stack),
             enable_server_side_apply=True,

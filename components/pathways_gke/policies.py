@@ -182,7 +182,11 @@ def rule_protect_production(resource: Resource, settings: Mapping[str, Any]) -> 
 
 
 def rule_protect_jobset_crd(resource: Resource, settings: Mapping[str, Any]) -> list[str]:
-    """The JobSet (and LeaderWorkerSet) CRD is protected: deleting it deletes every such object in the cluster.
+    """In production, the JobSet (and LeaderWorkerSet) CRD is protected: deleting it deletes every such object
+    in the cluster.
+
+    Outside production it must not be: a protected CRD makes `pulumi destroy` of a dev stack fail (the
+    install protects it exactly where the cluster is protected).
 
     Checks the CRD resource itself. Installed from a manifest (yaml/v2 ConfigFile), the CRD is a child
     the provider registers during `pulumi preview`: the policy pack sees it there (our install protects
@@ -191,7 +195,7 @@ def rule_protect_jobset_crd(resource: Resource, settings: Mapping[str, Any]) -> 
     """
     if resource.get("type") != CRD or object_name(resource) not in PROTECTED_CRDS:
         return []
-    if (resource.get("options") or {}).get("protect"):
+    if not is_production(resource, settings) or (resource.get("options") or {}).get("protect"):
         return []
     kind = PROTECTED_CRDS[object_name(resource)]
     return [f"the {kind} CRD is not protected (Pulumi `protect`): deleting it deletes every {kind} in the cluster"]
@@ -284,7 +288,8 @@ RULES: tuple[Rule, ...] = (
          rule_no_privileged),
     Rule("pathways-gke-protect-production", "Production GKE clusters have deletionProtection and `protect`",
          MANDATORY, rule_protect_production),
-    Rule("pathways-gke-protect-jobset-crd", "The JobSet (and LeaderWorkerSet) CRD is protected", MANDATORY,
+    Rule("pathways-gke-protect-jobset-crd", "The JobSet (and LeaderWorkerSet) CRD is protected in production",
+         MANDATORY,
          rule_protect_jobset_crd),
     Rule("pathways-gke-one-zone-per-tpu-group", "All node pools of a TPU group are in one single zone",
          MANDATORY, stack_one_zone_per_tpu_group, stack=True),

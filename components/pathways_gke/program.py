@@ -4,6 +4,7 @@ import pulumi
 
 from .cluster import PathwaysCluster
 from .config.stack import PROJECT, from_pulumi_config
+from .deferred import ConfigRunError
 from .errors import ConfigError
 
 
@@ -11,8 +12,9 @@ def main() -> PathwaysCluster:
     try:
         stack = from_pulumi_config()
     except ConfigError as exc:
-        # RunError ends the program cleanly (no traceback) before anything is registered
-        raise pulumi.RunError(str(exc)) from None
+        # a RunError ends the program cleanly (no traceback) before anything is registered; still a
+        # ConfigError for the offline plan (exit 2)
+        raise ConfigRunError(exc.problems) from None
     secrets = pulumi.Config(PROJECT).get_secret_object("secrets") if stack.secret_names else None
     cluster = PathwaysCluster(stack.cluster.name, stack, secrets=secrets)
     pulumi.export("clusterName", cluster.cluster_name)

@@ -12,12 +12,16 @@ writes or checks the committed snapshot.
 """
 
 import json
+import re
+import sys
 from typing import Any, Optional
 
 import pulumi
 
 from . import __version__
+from .args import camel
 from .cluster import PathwaysCluster
+from .errors import ConfigError
 from .workloads.jax import JaxWorkload
 from .workloads.pathways import PathwaysWorkload
 from .workloads.serving import PathwaysServing
@@ -29,11 +33,52 @@ COMPONENTS: list[type[pulumi.ComponentResource]] = [PathwaysCluster, PathwaysWor
 """The components other languages can use (the order is the schema's)."""
 
 
-def component_provider(version: Optional[str] = None) -> Any:
-    """The SDK's ComponentProvider for our components: the analyzer and construct logic the host runs."""
-    from pulumi.provider.experimental.component import ComponentProvider
+def input_properties_error(error: ConfigError) -> pulumi.InputPropertiesError:
+    """A ConfigError as the per-property error TypeScript/Go/YAML programs show (`InputPropertiesError`).
 
-    return ComponentProvider(COMPONENTS, PACKAGE, None, version or __version__)
+    Paths are the component's input property names (camelCase), e.g. `tpuPools[0].topology`."""
+    errors = []
+    for problem in error.problems:
+        path = ".".join(re.sub(r"^[a-z0-9_]+", lambda m: camel(m.group(0)), part)
+                        for part in problem.path.replace("gcp:project", "project").split("."))
+        reason = str(problem)[len(problem.path) + 2:]  # "<value> <message>", as the stack-file error shows it
+        errors.append({"property_path": path, "reason": reason})
+    return pulumi.InputPropertiesError(error.render(), errors)
+
+
+SECRET_OUTPUTS = {"PathwaysCluster": ("kubeconfig",)}
+"""Outputs the schema marks `secret` (the analyzer infers no secrecy; the values are already Output.secret)."""
+
+
+def mark_secret_outputs(schema: dict[str, Any]) -> dict[str, Any]:
+    for component, names in SECRET_OUTPUTS.items():
+        properties = schema["resources"][f"{PACKAGE}:index:{component}"]["properties"]
+        for name in names:
+            properties[name]["secret"] = True
+    return schema
+
+
+def component_provider(version: Optional[str] = None) -> Any:
+    """The SDK's ComponentProvider for our components (the analyzer and construct logic the host runs), with
+    invalid inputs reported per property (`InputPropertiesError`) instead of as one exception text."""
+    from pulumi.provider.experimental.component import ComponentProvider
+    from pulumi.provider.server import ComponentInitError
+
+    class PathwaysComponentProvider(ComponentProvider):
+        def __init__(self, *args: Any) -> None:
+            super().__init__(*args)
+            self.schema = json.dumps(mark_secret_outputs(json.loads(self.schema)))
+
+        def construct(self, name: str, resource_type: str, inputs: Any, options: Any = None) -> Any:
+            try:
+                return super().construct(name, resource_type, inputs, options)
+            except ComponentInitError as exc:
+                inner = getattr(exc, "inner", None)
+                if isinstance(inner, ConfigError):
+                    raise input_properties_error(inner) from None
+                raise
+
+    return PathwaysComponentProvider(COMPONENTS, PACKAGE, None, version or __version__)
 
 
 def package_schema(version: Optional[str] = None) -> dict[str, Any]:
@@ -42,9 +87,14 @@ def package_schema(version: Optional[str] = None) -> dict[str, Any]:
 
 
 def main() -> None:
-    from pulumi.provider.experimental import component_provider_host
+    """Serve the components (what `component_provider_host` does, with our ComponentProvider)."""
+    from pulumi.provider import main as serve
+    from pulumi.provider.experimental import host
 
-    component_provider_host(COMPONENTS, name=PACKAGE, version=__version__)
+    if host.is_hosting:  # the analyzer may import this module: never start a second server
+        return
+    host.is_hosting = True
+    serve(component_provider(), sys.argv[1:])
 
 
 if __name__ == "__main__":

@@ -21,10 +21,12 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 from .addons import ServicesSpec, services_spec
-from .addons.install import InstallSource, must_protect, pin_to_node_pool, with_force_apply
-from .addons.sizing import ControllerResources, size_controller
+from .addons.install import (InstallSource, install_resource_name, is_protected_crd, legacy_child_name,
+                             pin_to_node_pool, resource_prefix, with_force_apply)
 from .addons.lws import GATE_DEADLINE_SECONDS
+from .addons.sizing import ControllerResources, size_controller
 from .config.stack import StackConfig
+from .protection import protect_child
 
 TYPE_TOKEN = "pathways-gke:index:ClusterServices"
 
@@ -41,13 +43,33 @@ def keep_on_node_pool(node_pool: str) -> Callable[[pulumi.ResourceTransformArgs]
     return transform
 
 
-def protect_crds(crds: tuple[str, ...]) -> Callable[[pulumi.ResourceTransformArgs], Optional[pulumi.ResourceTransformResult]]:
-    """Transform: the named CRDs get `protect=True` (deleting the JobSet CRD deletes every JobSet)."""
+def protect_crds(crds: tuple[str, ...], protected: bool = True) -> Callable[[pulumi.ResourceTransformArgs], Optional[pulumi.ResourceTransformResult]]:
+    """Transform: every object of the install gets an explicit `protect` from `protection.protect_child`.
+
+    The named CRDs (deleting the JobSet CRD deletes every JobSet) are protected exactly when the cluster
+    is (`protected`); every other object never is, whatever the parent's protect."""
 
     def transform(args: pulumi.ResourceTransformArgs) -> Optional[pulumi.ResourceTransformResult]:
-        if not must_protect(args.type_, args.props or {}, crds):
+        kind = "crd" if is_protected_crd(args.type_, args.props or {}, crds) else "controller"
+        opts = pulumi.ResourceOptions.merge(args.opts, pulumi.ResourceOptions(protect=protect_child(kind, protected)))
+        return pulumi.ResourceTransformResult(props=args.props, opts=opts)
+
+    return transform
+
+
+def alias_legacy_names(prefix: str, legacy_prefix: str) -> Callable[[pulumi.ResourceTransformArgs], Optional[pulumi.ResourceTransformResult]]:
+    """Transform: each object keeps its URN of the old fixed prefix as an alias (`jobset:<ns>/<name>`).
+
+    A stack created before the prefix became per-install moves its CRDs and controllers to the new names
+    instead of replacing them. (Adding a second cluster to such a stack needs one `pulumi up` first: two
+    installs claiming one old URN are refused by the engine.)"""
+
+    def transform(args: pulumi.ResourceTransformArgs) -> Optional[pulumi.ResourceTransformResult]:
+        old = legacy_child_name(args.name, prefix, legacy_prefix)
+        if old is None:
             return None
-        opts = pulumi.ResourceOptions.merge(args.opts, pulumi.ResourceOptions(protect=True))
+        aliases = [*(args.opts.aliases or []), pulumi.Alias(name=old)]
+        opts = pulumi.ResourceOptions.merge(args.opts, pulumi.ResourceOptions(aliases=aliases))
         return pulumi.ResourceTransformResult(props=args.props, opts=opts)
 
     return transform
@@ -77,11 +99,15 @@ def sized_for_cluster(resources: ControllerResources) -> Callable[[pulumi.Resour
     return transform
 
 
-def install_transforms(spec: ServicesSpec, addon: Optional[str] = None) -> list:
+def install_transforms(spec: ServicesSpec, addon: Optional[str] = None, protected: bool = False, prefix: str = "",
+                       legacy_prefix: str = "") -> list:
     """The transforms registered on one install (`addon`), in the order the engine applies them."""
     sized = spec.resources.get(addon) if addon else None
-    return [force_apply(), keep_on_node_pool(spec.cpu_pool), *([sized_for_cluster(sized)] if sized else []),
-            protect_crds(spec.protected_crds)]
+    out = [force_apply(), keep_on_node_pool(spec.cpu_pool), *([sized_for_cluster(sized)] if sized else []),
+           protect_crds(spec.protected_crds, protected)]
+    if prefix and legacy_prefix and prefix != legacy_prefix:
+        out.append(alias_legacy_names(prefix, legacy_prefix))
+    return out
 
 
 class ClusterServices(pulumi.ComponentResource):
@@ -107,21 +133,25 @@ class ClusterServices(pulumi.ComponentResource):
 
     def __init__(self, name: str, stack: StackConfig, cpu_pool: pulumi.Resource,
                  opts: Optional[pulumi.ResourceOptions] = None,
-                 install_provider: Optional[pulumi.ProviderResource] = None) -> None:
+                 install_provider: Optional[pulumi.ProviderResource] = None, protected: bool = False) -> None:
         """`install_provider`: the Kubernetes provider of the JobSet/Kueue installs only (an adopted cluster's
-        provider that takes over objects XPK or kubectl already created); the rest uses the inherited one."""
+        provider that takes over objects XPK or kubectl already created); the rest uses the inherited one.
+        `protected`: whether the cluster's infrastructure is protected (the JobSet CRD and the namespace
+        follow it; nothing else here is ever protected, see protection.py)."""
         super().__init__(TYPE_TOKEN, name, None, opts)
         self._install_provider = install_provider
         spec = services_spec(stack)
         self.spec = spec
+        self.protected = protected
         self.namespace = spec.namespace
         self.queue_name = spec.queue_name
-        child = pulumi.ResourceOptions(parent=self)
+        child = pulumi.ResourceOptions(parent=self, protect=protect_child("priority-class", protected))
 
         namespace: list[pulumi.Resource] = []
         if spec.namespace_object is not None:
             namespace.append(k8s.core.v1.Namespace(
-                f"{name}-namespace", metadata=spec.namespace_object["metadata"], opts=child))
+                f"{name}-namespace", metadata=spec.namespace_object["metadata"],
+                opts=pulumi.ResourceOptions(parent=self, protect=protect_child("namespace", protected))))
 
         jobset = self._install(name, "jobset", spec.jobset, spec, depends_on=[cpu_pool])
         kueue = (self._install(name, "kueue", spec.kueue, spec, depends_on=[cpu_pool, jobset])
@@ -147,14 +177,15 @@ class ClusterServices(pulumi.ComponentResource):
             queues[suffix] = k8s.apiextensions.CustomResource(
                 f"{name}-{suffix}", api_version=obj["apiVersion"], kind=obj["kind"], metadata=obj["metadata"],
                 spec=obj["spec"],
-                opts=pulumi.ResourceOptions(parent=self, depends_on=[*installs, *(namespace if needs_namespace else [])]))
+                opts=pulumi.ResourceOptions(parent=self, protect=protect_child("queue", protected),
+                                            depends_on=[*installs, *(namespace if needs_namespace else [])]))
 
         # The gate is created last: after the awaited installs (controller Deployments Available, so the
         # webhooks answer), the namespace, the PriorityClasses and the LocalQueue.
         marker = spec.marker
         gate = k8s.core.v1.ConfigMap(
             f"{name}-ready", metadata=marker["metadata"], data=marker["data"],
-            opts=pulumi.ResourceOptions(parent=self, depends_on=[
+            opts=pulumi.ResourceOptions(parent=self, protect=protect_child("readiness", protected), depends_on=[
                 *installs, *namespace, *priorities, *([queues["local-queue"]] if "local-queue" in queues else []),
                 *gate_job]))
 
@@ -185,6 +216,7 @@ class ClusterServices(pulumi.ComponentResource):
                 job = k8s.batch.v1.Job(
                     f"{name}-{suffix}", **body,
                     opts=pulumi.ResourceOptions(parent=self, depends_on=[*depends_on, *before],
+                                                protect=protect_child("readiness", self.protected),
                                                 # a Job's pod template is immutable: a new gate image is a new Job
                                                 replace_on_changes=["spec"], delete_before_replace=True,
                                                 # await as long as the Job itself may retry
@@ -194,20 +226,26 @@ class ClusterServices(pulumi.ComponentResource):
                 before.append(kinds[obj["kind"]](
                     f"{name}-{suffix}", **body,
                     # fixed names (a RoleBinding's roleRef is immutable): a replacement deletes the old object first
-                    opts=pulumi.ResourceOptions(parent=self, depends_on=depends_on, delete_before_replace=True)))
+                    opts=pulumi.ResourceOptions(parent=self, depends_on=depends_on, delete_before_replace=True,
+                                                protect=protect_child("readiness", self.protected))))
         assert job is not None
         return job
 
     def _install(self, name: str, addon: str, source: InstallSource, spec: ServicesSpec,
                  depends_on: list[Any]) -> pulumi.Resource:
-        """One controller from its release manifest (or local copy), server-side applied, awaited."""
+        """One controller from its release manifest (or local copy), server-side applied, awaited.
+
+        Its children are named `<prefix>:<namespace>/<name>` with the prefix = this ConfigFile's name, so two
+        clusters in one program never share a child URN (addons/install.py)."""
+        install = install_resource_name(name, addon)
+        prefix = resource_prefix(install)
         return k8s.yaml.v2.ConfigFile(
-            f"{name}-{addon}",
+            install,
             file=source.file,
-            resource_prefix=source.resource_prefix,
+            resource_prefix=prefix,
             skip_await=False,
             opts=pulumi.ResourceOptions(
-                parent=self, depends_on=depends_on,
+                parent=self, depends_on=depends_on, protect=protect_child("install", self.protected),
                 providers={"kubernetes": self._install_provider} if self._install_provider is not None else None,
-                transforms=install_transforms(spec, addon)),
+                transforms=install_transforms(spec, addon, self.protected, prefix, source.legacy_prefix)),
         )

@@ -15,7 +15,7 @@ def plan_example(name: str, stack: str, mocks: Optional[Any] = None) -> Plan:
     directory = EXAMPLES / name
     project = yaml.safe_load((directory / "Pulumi.yaml").read_text())["name"]
     config = yaml.safe_load((directory / f"Pulumi.{stack}.yaml").read_text())["config"]
-    flat, secret_keys = flatten_config(config)
+    flat, secret_keys = flatten_config(config, project)
     return run_program(lambda: runpy.run_path(str(directory / "__main__.py"), run_name="__main__"),
                        stack=stack, project=project, config=flat, secret_keys=secret_keys, mocks=mocks)
 

@@ -41,7 +41,8 @@ from pathways_gke.config.cluster import ClusterConfig, CpuPoolConfig, ReleaseCha
 from pathways_gke.config.pathways import DEFAULT_USER_REQUESTS, MANAGED_FLAGS, ImagePullPolicy, parse_quantity
 from pathways_gke.catalog import TPU_HOSTS
 from pathways_gke.config.pathways_checks import GB, MANAGED_ENV, SERVER_REQUESTS
-from pathways_gke.config.stack import KNOWN_KEYS, _StackFileLoader
+from pathways_gke.config.stack import KNOWN_KEYS
+from pathways_gke.config.stack_file import _GoYamlLoader as _StackFileLoader  # the CLI-compatible reader
 from pathways_gke.config.tpu import Capacity, TpuPoolConfig
 from pathways_gke.config.workloads import JOBSET_MODES, MAX_WORKLOAD_NAME, RESERVED_CONTAINER_NAMES, Runtime, \
     WorkloadConfig
@@ -703,7 +704,8 @@ def _gcp_project(draw, cfg, base, taken):
         del cfg["gcp:project"]
         return Mistake("gcp-project", "gcp", "gcp:project", ("must be set",), "parse")
     cfg["gcp:project"] = bad
-    return Mistake("gcp-project", "gcp", "gcp:project", ("must be set", show(bad)), "parse")
+    # the CLI passes every top-level value as text: null as '' (pulumi/pulumi workspace/loaders.go)
+    return Mistake("gcp-project", "gcp", "gcp:project", ("must be set", show("" if bad is None else str(bad))), "parse")
 
 
 @mistake("cluster-null", site="cluster")
@@ -731,7 +733,8 @@ def _mapping_for_list(draw, cfg, base, taken):
 
 @mistake("namespace-invalid", site="namespace")
 def _namespace(draw, cfg, base, taken):
-    bad = draw(choice(["ML", "team_a", "-ml", "ml.team", "x" * 64, 7, ""]))
+    # (`namespace: 7` is no mistake: the CLI hands the program the string "7", a valid namespace)
+    bad = draw(choice(["ML", "team_a", "-ml", "ml.team", "x" * 64, ""]))
     cfg[P + "namespace"] = bad
     return Mistake("namespace-invalid", "namespace", "namespace", (show(bad), "is not a Kubernetes namespace"),
                    "parse")

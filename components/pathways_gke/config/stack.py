@@ -7,12 +7,13 @@ raised together as one ConfigError, before the program registers anything.
 
 from __future__ import annotations
 
+import json
+
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Optional
 
-import yaml
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from ..errors import ConfigError, Problem, allowed, did_you_mean
@@ -21,6 +22,7 @@ from .addons import JobSetConfig, KueueConfig, LwsConfig
 from .base import problems_from
 from .cluster import ClusterConfig, CpuPoolConfig
 from .observability import ObservabilityConfig
+from .stack_file import cli_config, read_stack_file
 from .tpu import TpuPoolConfig
 from .workloads import WorkloadConfig
 
@@ -136,8 +138,9 @@ def parse_stack(values: Mapping[str, Any]) -> StackConfig:
         namespace = "default"
     secrets = ours.get("secrets", {}) or {}
     if not isinstance(secrets, Mapping):
-        problems.append(Problem("secrets", "must be a mapping of secret names to values (set them with "
-                                "`pulumi config set --secret --path 'secrets.NAME' VALUE`)", secrets))
+        problems.append(Problem("secrets", "must be a mapping of secret names to values, not "
+                                f"{type(secrets).__name__} (value not shown; set them with "
+                                "`pulumi config set --secret --path 'secrets.NAME' VALUE`)"))
         secrets = {}
 
     from .checks import cross_section_problems  # noqa: PLC0415 (checks imports StackConfig)
@@ -168,102 +171,113 @@ def parse_stack(values: Mapping[str, Any]) -> StackConfig:
     raise ConfigError(problems)
 
 
-def read_stack_file(path: str | Path) -> dict[str, Any]:
-    """The `config:` mapping of a Pulumi.<stack>.yaml file (or a bare mapping)."""
-    text = Path(path).read_text()
-    try:
-        data = yaml.load(text, Loader=_StackFileLoader) or {}  # noqa: S506 (a SafeLoader)
-    except yaml.YAMLError as exc:
-        raise ConfigError([Problem(str(path), f"is not valid YAML: {_yaml_problem(exc)}")]) from None
-    if not isinstance(data, dict):
-        raise ConfigError([Problem(str(path), "must be a mapping with a 'config:' key")])
-    config = data.get("config", data)
-    if not isinstance(config, dict):
-        raise ConfigError([Problem(f"{path}: config", "must be a mapping of keys to values")])
-    return config
+def load_stack_file(path: str | Path, project: str = PROJECT) -> StackConfig:
+    """A stack file validated exactly as `pulumi up` would see it (read as the CLI reads it, then its strings)."""
+    return stack_from_cli(*cli_config(read_stack_file(path), project))
 
 
-class _StackFileLoader(yaml.SafeLoader):
-    """SafeLoader that refuses a key given twice in one mapping (PyYAML would keep the last one silently)."""
+# Keys of ours whose value is an object (read with Config.get_object): every section and `secrets`; the one
+# plain string (Config.get) is `namespace`.
+_OBJECT_KEYS = (*_SECTIONS, "secrets")
+# namespaces of providers the program configures (their keys are theirs, never a misplaced key of ours)
+_PROVIDER_NAMESPACES = ("gcp", "google-native", "kubernetes", "pulumi", "random")
 
-    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
-        self.flatten_mapping(node)
-        seen: dict[Any, yaml.Mark] = {}
-        for key_node, _ in node.value:
-            key = self.construct_object(key_node, deep=True)
-            try:
-                first = seen.get(key)
-            except TypeError:  # unhashable: SafeLoader reports it below
+
+def stack_from_cli(values: Mapping[str, str], secret_keys: Any = ()) -> StackConfig:
+    """THE config reader: the key -> string map the Pulumi CLI hands the program -> a validated StackConfig.
+
+    The program calls it with the running config (`from_pulumi_config`); `pathways-gke plan` calls it with
+    the strings `stack_file.cli_config` derived from the stack file. Object keys are JSON (as
+    `pulumi.Config.get_object` reads them), `namespace` is a plain string. Also refuses what the CLI would
+    silently pass but the program would never read: a flat key set without `--path`, and our keys under
+    another namespace. Secret values are never read here, only the names under `secrets`.
+    """
+    problems: list[Problem] = []
+    ours: dict[str, Any] = {}
+    for full_key, raw in sorted(values.items()):
+        namespace, _, key = full_key.partition(":")
+        head = re.split(r"[.\[]", key, maxsplit=1)[0]
+        if namespace == PROJECT:
+            if key != head and head in KNOWN_KEYS:
+                problems.append(Problem(full_key, f"is a flat key literally named '{key}' (set without --path), which "
+                                        f"the program never reads; use --path: `pulumi config rm '{full_key}'` then "
+                                        f"`pulumi config set --path '{full_key}' VALUE` (it writes {head}: {{...}})"))
                 continue
-            if first is not None:
-                raise yaml.constructor.ConstructorError(
-                    None, None, f"key {key!r} is given twice in one mapping, at line {first.line + 1} and line "
-                    f"{key_node.start_mark.line + 1}; keep one")
-            seen[key] = key_node.start_mark
-        return super().construct_mapping(node, deep=deep)
+            if key not in KNOWN_KEYS:
+                problems.append(Problem(full_key, f"unknown config key; {did_you_mean(key, KNOWN_KEYS)}"
+                                        f"{allowed(KNOWN_KEYS)}"))
+                continue
+            if key in _OBJECT_KEYS and raw == "":
+                continue  # `key:` with no value: the CLI passes "" (and warns); read as unset
+            if key in _OBJECT_KEYS:
+                try:
+                    ours[key] = json.loads(raw)
+                except ValueError:
+                    ours[key] = raw  # not an object: validation says what is expected
+            else:
+                ours[key] = raw
+        elif full_key == "gcp:project":
+            ours["gcp:project"] = raw
+        elif namespace not in _PROVIDER_NAMESPACES and (head in KNOWN_KEYS or did_you_mean(namespace, [PROJECT])):
+            hint = did_you_mean(f"{PROJECT}:{head}", [f"{PROJECT}:{k}" for k in KNOWN_KEYS])
+            problems.append(Problem(full_key, f"is under the namespace '{namespace}', which this program does not "
+                                    f"read (it reads {PROJECT}:*); {hint}a key written without a namespace "
+                                    f"belongs to the Pulumi project ('{namespace}' if that is the project's name): "
+                                    f"write it as {PROJECT}:{head}"))
+    secrets = ours.get("secrets")
+    if "secrets" in ours:
+        ours["secrets"] = _secret_names(secrets, problems)
+    try:
+        stack = parse_stack(ours)
+    except ConfigError as exc:
+        hidden = {key.partition(":")[2]: ours.get(key.partition(":")[2]) for key in secret_keys
+                  if key.partition(":")[0] == PROJECT and key.partition(":")[2] != "secrets"}
+        raise ConfigError([*problems, *(_without_secret_values(p, hidden) for p in exc.problems)]) from None
+    if problems:
+        raise ConfigError(problems)
+    return stack
 
 
-def _yaml_problem(exc: yaml.YAMLError) -> str:
-    """One line: what the parser found and where (PyYAML's own text spans lines and quotes the source)."""
-    def where(text: object, mark: object) -> str:
-        text = " ".join(str(text).split())
-        return f"{text} at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else text
-
-    problem = getattr(exc, "problem", None)
-    if problem is None:
-        return where(exc, None)
-    found = where(problem, getattr(exc, "problem_mark", None))
-    context = getattr(exc, "context", None)
-    return f"{where(context, getattr(exc, 'context_mark', None))}: {found}" if context else found
+def _without_secret_values(problem: Problem, hidden: Mapping[str, Any]) -> Problem:
+    """A problem under a key set with --secret, without the value (and without its text in the message)."""
+    root = re.split(r"[.\[]", problem.path, maxsplit=1)[0]
+    if root not in hidden:
+        return problem
+    message = problem.message
+    for text in sorted(_strings(hidden[root]), key=len, reverse=True):
+        message = message.replace(text, "<secret>")
+    return Problem(problem.path, f"{message} (value not shown: {root} is a secret)")
 
 
-def load_stack_file(path: str | Path) -> StackConfig:
-    return parse_stack(read_stack_file(path))
+def _strings(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value] if len(value) >= 3 else []
+    if isinstance(value, Mapping):
+        return [s for v in value.values() for s in _strings(v)]
+    if isinstance(value, list):
+        return [s for v in value for s in _strings(v)]
+    return []
+
+
+def _secret_names(value: Any, problems: list[Problem]) -> Any:
+    """The names under `secrets`; each value must be a string (never echoed: it is a secret)."""
+    if not isinstance(value, Mapping):
+        return value  # parse_stack says it must be a mapping (a string here is not a secret value)
+    for name, item in value.items():
+        if not isinstance(item, str):
+            kind = "a mapping" if isinstance(item, Mapping) else "a list" if isinstance(item, list) else \
+                type(item).__name__
+            problems.append(Problem(f"secrets.{name}", f"must be a string secret value; {kind} was given (value not "
+                                    f"shown); set it with `pulumi config set --secret --path 'secrets.{name}' VALUE`"))
+    return {str(k): "<secret>" for k in value}
 
 
 def from_pulumi_config() -> StackConfig:
-    """Read the running program's config (what `pulumi up` or the offline plan set)."""
-    import json
-
-    import pulumi
-
-    values: dict[str, Any] = {}
-    cfg = pulumi.Config(PROJECT)
-    for key in KNOWN_KEYS:
-        if key == "secrets":
-            # only the names are needed here; values stay Pulumi secrets (see secret_values()).
-            raw = pulumi.runtime.get_config(f"{PROJECT}:secrets")
-            if raw is not None:
-                try:
-                    values["secrets"] = {k: "<secret>" for k in json.loads(raw)}
-                except (ValueError, TypeError):
-                    values["secrets"] = raw
-            continue
-        raw = cfg.get(key)
-        if raw is None:
-            continue
-        try:
-            values[key] = json.loads(raw)
-        except ValueError:
-            values[key] = raw
-    for full_key in _extra_keys():
-        values[full_key] = "<unknown>"
-    gcp_project = pulumi.Config("gcp").get("project")
-    if gcp_project is not None:
-        values["gcp:project"] = gcp_project
-    return parse_stack(values)
-
-
-def _extra_keys() -> list[str]:
-    """Config keys in our namespace that no section knows about (typos)."""
+    """Read the running program's config (what `pulumi up` or the offline plan set) with `stack_from_cli`."""
     from pulumi.runtime import config as runtime_config
 
-    keys = []
-    for full_key in runtime_config.CONFIG.get():
-        namespace, _, key = full_key.partition(":")
-        if namespace == PROJECT and key.split(".")[0] not in KNOWN_KEYS:
-            keys.append(full_key)
-    return keys
+    values = {**runtime_config.get_config_env(), **runtime_config.CONFIG.get()}
+    return stack_from_cli(values, [key for key in values if runtime_config.is_config_secret(key)])
 
 
 def as_plain(model: BaseModel) -> dict[str, Any]:

@@ -417,4 +417,6 @@ def load_source_plan(source: str, project_dir: Path = Path(".")) -> dict[str, An
                            program=program_for(project_dir)).to_json()
     if path.suffix in (".json", ".yaml", ".yml"):
         raise FileNotFoundError(f"no such file: {source}")
+    if path.is_dir() or "/" in source:
+        raise FileNotFoundError(f"{source}: not a plan.json, a stack config file (.yaml) or a stack name")
     return plan_stack(source, project_dir).to_json()

@@ -16,9 +16,10 @@ from typing import Any, Callable, Mapping, Optional
 
 import yaml
 
+from ..config.stack_file import SECRET_PLACEHOLDER, cli_config
+
 COMPUTED = "<computed>"
 SECRET = "<secret>"
-SECRET_PLACEHOLDER = "[offline-plan-secret]"
 
 
 @dataclass
@@ -129,15 +130,18 @@ def _make_monitor_class():
             return "urn:pulumi:" + "::".join([pulumi.get_stack(), pulumi.get_project(), type_, name])
 
         def RegisterResource(self, request):
-            response = super().RegisterResource(request)
+            response = _with_thread_loop(super().RegisterResource, request)
             if request.type == "pulumi:pulumi:Stack":
                 self.stack_urn = response.urn
                 return response
             self.records.append(self._record(request, response.urn))
             return response
 
+        def Invoke(self, request):
+            return _with_thread_loop(super().Invoke, request)
+
         def ReadResource(self, request):
-            response = super().ReadResource(request)
+            response = _with_thread_loop(super().ReadResource, request)
             record = PlanResource(
                 urn=response.urn, type=request.type, name=request.name, parent=self._parent(request.parent),
                 custom=True, depends_on=sorted(set(request.dependencies)), read=True,
@@ -192,6 +196,25 @@ def _make_monitor_class():
             )
 
     return RecordingMonitor
+
+
+def _with_thread_loop(call: Callable[[Any], Any], request: Any) -> Any:
+    """Run a mock-monitor call on a worker thread inside an event loop that is closed afterwards.
+
+    The SDK's MockMonitor creates an event loop in each worker thread it is called on and never closes it;
+    those loops surface at interpreter exit as "unclosed event loop" ResourceWarnings."""
+    import asyncio
+    import threading
+
+    if threading.current_thread() is threading.main_thread():
+        return call(request)
+    loop = asyncio.new_event_loop()
+    asyncio.set_event_loop(loop)
+    try:
+        return call(request)
+    finally:
+        asyncio.set_event_loop(None)
+        loop.close()
 
 
 def _provider_urn(reference: str) -> Optional[str]:
@@ -259,9 +282,33 @@ def run_program(program: Callable[[], Any], *, stack: str, project: str, config:
         program()
         return _collect_exports(settings.get_root_resource(), exports)
 
-    pulumi.runtime.test(program_and_exports)()
+    from ..deferred import FAILURES
+
+    FAILURES.clear()
+    try:
+        pulumi.runtime.test(program_and_exports)()
+    except Exception as exc:  # the SDK re-wraps a value's failure ("While processing resource ..."): report ours
+        config_error = _config_error_in(exc) or (FAILURES[0] if FAILURES else None)
+        if config_error is not None:
+            raise config_error from None
+        raise
     resources = sorted(monitor.records, key=lambda r: r.urn)
     return Plan(stack=stack, project=project, resources=resources, outputs=dict(sorted(exports.items())))
+
+
+def _config_error_in(exc: BaseException) -> Any:
+    """The ConfigError an exception was caused by (an Output validated at apply time), if any."""
+    from ..errors import ConfigError
+
+    seen: set[int] = set()
+    current: Optional[BaseException] = exc
+    while current is not None and id(current) not in seen:
+        if isinstance(current, ConfigError):
+            return current
+        seen.add(id(current))
+        current = current.__cause__ if current.__cause__ is not None else (
+            None if current.__suppress_context__ else current.__context__)
+    return None
 
 
 def _current_event_loop():
@@ -321,35 +368,13 @@ def _collect_exports(root: Any, into: dict[str, Any]) -> Any:
 # --- stack files -> engine config ------------------------------------------------------------
 
 
-def flatten_config(config: Mapping[str, Any]) -> tuple[dict[str, str], list[str]]:
-    """Stack-file config -> the flat map the CLI passes to a program (objects as JSON strings).
+def flatten_config(config: Mapping[str, Any], project: str = "pathways-gke") -> tuple[dict[str, str], list[str]]:
+    """Stack-file config -> the flat map of strings the CLI passes a program, and the secret keys.
 
-    `secure:` values cannot be decrypted offline: they become a placeholder, marked secret.
+    Exactly the CLI's conversion (config/stack_file.py): bare keys get the project's namespace, objects
+    become Go JSON text; `secure:` values cannot be decrypted offline and become a placeholder, marked secret.
     """
-    flat: dict[str, str] = {}
-    secret_keys: list[str] = []
-    for key, value in config.items():
-        has_secret, value = _strip_secure(value)
-        if has_secret:
-            secret_keys.append(key)
-        flat[key] = value if isinstance(value, str) else json.dumps(value)
-    return flat, secret_keys
-
-
-def _strip_secure(value: Any) -> tuple[bool, Any]:
-    if isinstance(value, dict):
-        if set(value) == {"secure"}:
-            return True, SECRET_PLACEHOLDER
-        found = False
-        out = {}
-        for k, v in value.items():
-            secret, out[k] = _strip_secure(v)
-            found = found or secret
-        return found, out
-    if isinstance(value, list):
-        results = [_strip_secure(v) for v in value]
-        return any(s for s, _ in results), [v for _, v in results]
-    return False, value
+    return cli_config(config, project)
 
 
 def project_name(project_dir: Path) -> str:
@@ -375,12 +400,16 @@ def program_for(project_dir: Path) -> Callable[[], Any]:
 
 def plan_config(config: Mapping[str, Any], *, stack: str, project: str = "pathways-gke",
                 program: Optional[Callable[[], Any]] = None, validate: bool = True) -> Plan:
-    """Plan a stack-file `config:` mapping. Raises ConfigError (before running anything) when invalid."""
-    if validate:
-        from ..config.stack import parse_stack
+    """Plan a stack-file `config:` mapping (as `read_stack_file` decoded it).
 
-        parse_stack(config)
-    flat, secret_keys = flatten_config(config)
+    The program receives exactly the strings the CLI would pass; with `validate`, those same strings go
+    through the program's own reader first (`stack_from_cli`), so an invalid config raises ConfigError
+    before anything runs, with the messages `pulumi up` would print."""
+    from ..config.stack import PROJECT, stack_from_cli
+
+    flat, secret_keys = flatten_config(config, project)
+    if validate and (project == PROJECT or program is None):
+        stack_from_cli(flat, secret_keys)
     if program is None:
         from ..program import main as program
     return run_program(program, stack=stack, project=project, config=flat, secret_keys=secret_keys)

@@ -20,13 +20,16 @@ import pulumi_kubernetes as k8s
 from ..config.stack import StackConfig
 from ..config.workloads import WorkloadConfig
 from ..naming import RUNTIME_LABEL, WORKLOAD_LABEL, workload_secret_name
+from ..config.deferrable import WORKLOAD_FIELDS
+from ..deferred import Deferred, defer_workload_outputs
+from ..protection import protect_child
 from .jax_inputs import jax_inputs_from_stack, validate_jax_inputs
 from .jax_jobset import build_jax_jobset, coordinator_address, jax_layout
 
 TOKEN = "pathways-gke:index:JaxWorkload"
 
 
-class JaxProcessArgs(TypedDict):
+class JaxProcess(TypedDict):
     """Process layout on the CPU pool (on TPU it comes from the slices: one process per TPU VM)."""
 
     processes: NotRequired[int]
@@ -39,28 +42,28 @@ class JaxProcessArgs(TypedDict):
     """CPU: memory request and limit per process (default "4Gi")."""
 
 
-class JaxWorkloadSpecArgs(TypedDict):
+class JaxWorkloadSpec(TypedDict):
     """The workload: what every process runs."""
 
     name: str
     """JobSet name: a DNS-1035 label of at most 22 characters."""
-    image: str
-    """Container image, pinned to a tag or digest."""
+    image: pulumi.Input[str]
+    """Container image, pinned to a tag or digest (may be an Output, e.g. an image built in the program)."""
     command: str
     """Bash text every process runs (one line or many); wrapped so SIGTERM reaches it."""
     tpu_pool: NotRequired[str]
     """TPU pool group the workload runs on; absent: the CPU pool."""
-    jax: NotRequired[JaxProcessArgs]
+    jax: NotRequired[JaxProcess]
     """Process layout on the CPU pool."""
-    env: NotRequired[dict[str, str]]
-    """Extra environment variables."""
+    env: NotRequired[dict[str, pulumi.Input[str]]]
+    """Extra environment variables (values may be Outputs)."""
     secret_env: NotRequired[dict[str, str]]
     """Environment variable -> key of `secrets`; delivered through a Kubernetes Secret."""
     max_restarts: NotRequired[int]
     """JobSet restarts after a failure (evictions do not count)."""
     priority_class: NotRequired[str]
     """Kubernetes PriorityClass of the pods."""
-    service_account: NotRequired[str]
+    service_account: NotRequired[pulumi.Input[str]]
     """Kubernetes service account of the pods (Workload Identity)."""
     termination_grace_period_seconds: NotRequired[int]
     """Pod termination grace period in seconds."""
@@ -68,7 +71,7 @@ class JaxWorkloadSpecArgs(TypedDict):
     """Run the container privileged (default false)."""
 
 
-class JaxTargetArgs(TypedDict):
+class JaxTarget(TypedDict):
     """Where the workload runs (the cluster side)."""
 
     namespace: str
@@ -95,12 +98,18 @@ class JaxTargetArgs(TypedDict):
     """Kueue LocalQueue when Kueue is enabled."""
 
 
+# the names before the schema dropped the "Args" suffix (generated SDKs add their own: JaxTargetArgsArgs)
+JaxProcessArgs = JaxProcess
+JaxWorkloadSpecArgs = JaxWorkloadSpec
+JaxTargetArgs = JaxTarget
+
+
 class JaxWorkloadArgs(TypedDict):
     """Inputs of a JaxWorkload."""
 
-    workload: JaxWorkloadSpecArgs
+    workload: JaxWorkloadSpec
     """The workload: what every process runs."""
-    target: JaxTargetArgs
+    target: JaxTarget
     """Where it runs (the cluster side)."""
     secrets: NotRequired[dict[str, pulumi.Input[str]]]
     """Secret values by key (Pulumi secrets), for secret_env."""
@@ -129,7 +138,13 @@ class JaxWorkload(pulumi.ComponentResource):
     def __init__(self, name: str, args: JaxWorkloadArgs, opts: Optional[pulumi.ResourceOptions] = None):
         # validate before the first registration: bad input registers nothing
         secrets: Mapping[str, Any] = args.get("secrets") or {}
-        workload, target = validate_jax_inputs(args["workload"], args["target"], tuple(sorted(secrets)))
+        deferred = Deferred(WORKLOAD_FIELDS)
+        spec = defer_workload_outputs(args["workload"], deferred)
+        workload, target = validate_jax_inputs(spec, args["target"], tuple(sorted(secrets)))
+        if deferred:  # image / env / serviceAccount Outputs: validated when known, swapped into the children
+            deferred.validate_with(spec, lambda known: validate_jax_inputs(known, args["target"],
+                                                                           tuple(sorted(secrets))))
+            opts = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(transformations=[deferred.transformation]))
         super().__init__(TOKEN, name, {}, opts)
         manifest_secret = workload_secret_name(workload.name) if workload.secret_env else None
         # children do not inherit the component's depends_on / replace_with: pass them on
@@ -144,7 +159,8 @@ class JaxWorkload(pulumi.ComponentResource):
                 type="Opaque",
                 string_data={env: pulumi.Output.secret(secrets[key])
                              for env, key in sorted(workload.secret_env.items())},
-                opts=pulumi.ResourceOptions(parent=self, depends_on=depends_on),
+                opts=pulumi.ResourceOptions(parent=self, depends_on=depends_on,
+                                            protect=protect_child("workload-secret", False)),
             )
             depends_on = [*depends_on, secret]
 
@@ -156,6 +172,7 @@ class JaxWorkload(pulumi.ComponentResource):
             metadata=manifest["metadata"],
             spec=manifest["spec"],
             opts=pulumi.ResourceOptions(parent=self, depends_on=depends_on, replace_with=replace_with or None,
+                                        protect=protect_child("jobset", False),
                                         replace_on_changes=["spec"], delete_before_replace=True),
         )
 

@@ -12,6 +12,7 @@ must NOT use `from __future__ import annotations`.
 
 import copy
 import json
+from enum import Enum
 from typing import Any, Mapping, NotRequired, Optional, Sequence, TypedDict
 
 import pulumi
@@ -19,10 +20,14 @@ import pulumi_kubernetes as k8s
 from pydantic import ValidationError
 
 from .. import naming
+from ..args import Workload
 from ..config.base import problems_from
+from ..config.deferrable import WORKLOAD_FIELDS
+from ..deferred import Deferred, defer_workload_outputs
 from ..config.pathways_checks import pathways_workload_problems
 from ..config.workloads import WorkloadConfig, runtime_field_problems
 from ..errors import ConfigError, Problem
+from ..protection import protect_child
 from .pathways_jobset import build_pathways_jobset
 from .placement import placement_problems, target_from_placement
 
@@ -32,10 +37,10 @@ TOKEN = "pathways-gke:index:PathwaysWorkload"
 class PathwaysWorkloadArgs(TypedDict):
     """Inputs of a PathwaysWorkload. Values that shape the JobSet are plain (validated before registering)."""
 
-    workload: dict[str, Any]
-    """The workload, exactly as one `pathways-gke:workloads` entry (camelCase keys): name, image, command,
-    mode, pathways: {version, gcsScratch, images, flags, env, elasticSlices, maxSliceRestarts, metrics},
-    maxRestarts, priorityClass, env, secretEnv, serviceAccount, resources, gcsFuse, ... (docs/pathways-workloads.md)."""
+    workload: Workload
+    """The workload, exactly as one `pathways-gke:workloads` entry (camelCase or snake_case keys): name, image,
+    command, mode, pathways, maxRestarts, priorityClass, env, secretEnv, serviceAccount, resources, gcsFuse, ...
+    (docs/pathways-workloads.md)."""
     tpu_type: str
     """TPU generation of the worker slices: v4, v5e, v5p, v6e, tpu7x (or a shorthand such as v6e-16)."""
     tpu_topology: NotRequired[str]
@@ -85,10 +90,15 @@ class PathwaysWorkload(pulumi.ComponentResource):
             super().__init__(TOKEN, name, None, opts)
             return
         args = dict(args or {})
+        deferred = Deferred(WORKLOAD_FIELDS)
+        args["workload"] = defer_workload_outputs(args.get("workload"), deferred)
         workload, jobset, secret_values = validate_args(args)
         own = copy.copy(opts) if opts is not None else None
         if own is not None:
             own.replace_with = None  # forwarded to the JobSet below; a component is never replaced itself
+        if deferred:  # image / env / ... Outputs: validated when known, swapped into the children's inputs
+            deferred.validate_with(args, validate_args)
+            own = pulumi.ResourceOptions.merge(own, pulumi.ResourceOptions(transformations=[deferred.transformation]))
         super().__init__(TOKEN, name, None, own)
 
         ns = jobset["metadata"]["namespace"]
@@ -104,7 +114,8 @@ class PathwaysWorkload(pulumi.ComponentResource):
                     labels={naming.WORKLOAD_LABEL: workload.name}),
                 type="Opaque",
                 string_data={env: pulumi.Output.secret(value) for env, value in sorted(secret_values.items())},
-                opts=pulumi.ResourceOptions(parent=self, depends_on=extra_deps),
+                opts=pulumi.ResourceOptions(parent=self, depends_on=extra_deps,
+                                            protect=protect_child("workload-secret", False)),
             )
         self.jobset = k8s.apiextensions.CustomResource(
             f"{name}-jobset",
@@ -114,6 +125,7 @@ class PathwaysWorkload(pulumi.ComponentResource):
             spec=jobset["spec"],
             opts=pulumi.ResourceOptions(
                 parent=self,
+                protect=protect_child("jobset", False),  # replaced on every spec change; never protected
                 depends_on=[*extra_deps, *([secret] if secret else [])],
                 replace_on_changes=["spec"],
                 delete_before_replace=True,
@@ -230,7 +242,10 @@ def pathways_args_from_stack(stack: Any, workload: WorkloadConfig,
 
 
 def _plain(value: Any) -> Any:
-    """Cross-language inputs: ints arrive as floats (3.0); pydantic's lax int takes them. Tuples -> lists."""
+    """Cross-language inputs: ints arrive as floats (3.0); pydantic's lax int takes them; Enum members (what the
+    provider maps schema enums to) become their values. Tuples -> lists."""
+    if isinstance(value, Enum):
+        return value.value
     if isinstance(value, Mapping):
         return {k: _plain(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
