@@ -11,7 +11,7 @@ from pathways_gke.capacity import CAPACITIES, CAPACITY_RULES
 from pathways_gke.config.stack import parse_stack
 from pathways_gke.workloads.jax_jobset import build_jax_jobset
 from pathways_gke.workloads.pathways_jobset import build_pathways_jobset
-from pathways_gke.workloads.target import target_for
+from pathways_gke.config.target import target_for
 
 PACKAGE = pathlib.Path(__file__).resolve().parents[1] / "components" / "pathways_gke"
 IMAGE = "us-docker.pkg.dev/acme/train:2026-11"

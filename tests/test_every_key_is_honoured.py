@@ -22,7 +22,7 @@ from pathways_gke.workloads.jax_jobset import build_jax_jobset
 from pathways_gke.workloads.pathways_jobset import build_pathways_jobset
 from pathways_gke.workloads.serving_lws import serving_objects
 from pathways_gke.workloads.identity import grant_plan, ksa_bindings
-from pathways_gke.workloads.target import target_for
+from pathways_gke.config.target import target_for
 
 IMAGE = "us-docker.pkg.dev/acme/train:2026-11"
 OTHER_IMAGE = "us-docker.pkg.dev/acme/other:2026-12"

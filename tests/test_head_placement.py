@@ -10,7 +10,7 @@ from pathways_gke.config.pathways_checks import pathways_workload_problems
 from pathways_gke.workloads.head import HEAD_POD_LABEL, SAFE_TO_EVICT_ANNOTATION, guard_head
 from pathways_gke.workloads.jax_jobset import build_jax_jobset
 from pathways_gke.workloads.pathways_jobset import build_pathways_jobset
-from pathways_gke.workloads.target import WorkloadTarget
+from pathways_gke.config.target import WorkloadTarget
 
 from .support.pathways_cases import workload, target
 

@@ -11,7 +11,7 @@ from pathways_gke.config.stack import parse_stack
 from pathways_gke.errors import ConfigError
 from pathways_gke.workloads.jax import TOKEN, JaxWorkload, jax_args_from_stack
 from pathways_gke.workloads.jax_jobset import build_jax_jobset
-from pathways_gke.workloads.target import target_for
+from pathways_gke.config.target import target_for
 from tests.support.crd import jobset_schema_errors
 
 IMAGE = "us-docker.pkg.dev/acme/train:2026-11"

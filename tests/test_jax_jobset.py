@@ -8,13 +8,13 @@ import pytest
 
 from pathways_gke.catalog import GENERATIONS, resolve
 from pathways_gke.config.stack import parse_stack
+from pathways_gke.naming import jax_managed_env
 from pathways_gke.workloads.jax_jobset import (
     build_jax_jobset,
     coordinator_address,
     jax_layout,
-    managed_env,
 )
-from pathways_gke.workloads.target import WorkloadTarget, target_for
+from pathways_gke.config.target import WorkloadTarget, target_for
 from tests.support.crd import jobset_schema_errors
 from tests.support.pods import container_argv, container_env, pods
 
@@ -195,7 +195,7 @@ class TestContainer:
     def test_every_variable_we_set_is_declared_managed(self):
         for platform, jobset in (("tpu", render({"tpuPool": "main"}, [V5P_2x2x2_X2])),
                                  ("cpu", render({"jax": {"processes": 2}}))):
-            assert set(env_names(jobset)) <= set(managed_env(platform))
+            assert set(env_names(jobset)) <= set(jax_managed_env(platform))
 
     def test_env_values_only_reference_variables_defined_before_them(self):
         jobset = render({"tpuPool": "main"}, [V5P_2x2x2_X2])

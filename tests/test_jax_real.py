@@ -27,7 +27,7 @@ import pytest
 
 from pathways_gke.config.stack import parse_stack
 from pathways_gke.workloads.jax_jobset import build_jax_jobset, coordinator_host
-from pathways_gke.workloads.target import target_for
+from pathways_gke.config.target import target_for
 from tests.support.pods import Pod, container_argv, container_env, pods
 
 PROGRAM = Path(__file__).parent / "programs" / "allreduce.py"

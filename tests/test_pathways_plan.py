@@ -13,7 +13,7 @@ from pathways_gke.plan import plan_config
 from pathways_gke.plan.render import write_out
 from pathways_gke.config.stack import read_stack_file
 from pathways_gke.workloads.pathways_jobset import build_pathways_jobset
-from pathways_gke.workloads.target import target_for
+from pathways_gke.config.target import target_for
 
 from .conftest import ROOT
 from .support.crd import jobset_schema_errors

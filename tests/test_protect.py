@@ -6,7 +6,6 @@ when the component (or `cluster.protect`) is, what must stay replaceable never i
 """
 
 import re
-from pathlib import Path
 
 import pulumi
 import pytest

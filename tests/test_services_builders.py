@@ -9,18 +9,19 @@ import pytest
 
 from pathways_gke.addons import services_spec
 from pathways_gke.addons.install import (
-    CRD_TYPE, DEPLOYMENT_TYPE, controller_image_tags, install_resource_name, install_source, is_protected_crd,
-    manifest_problems, pin_to_node_pool, resource_prefix,
+    CRD_TYPE, DEPLOYMENT_TYPE, install_resource_name, install_source, is_protected_crd, pin_to_node_pool,
+    resource_prefix,
 )
 from pathways_gke.addons.kueue import (
     COVERED_RESOURCES, HOST_RESOURCES_NOT_LIMITED, kueue_objects, tpu_chips,
 )
 from pathways_gke.addons.priority import PRIORITY_LADDER
+from pathways_gke.releases import controller_image_tags, manifest_problems
 from pathways_gke.catalog import CpuMachine, gke_allocatable
 from pathways_gke.naming import JOBSET_CRD, NODE_POOL_LABEL, TPU_GROUP_LABEL
 from pathways_gke.addons.install import PATCH_FORCE_ANNOTATION, with_force_apply
 from pathways_gke.services import install_transforms, keep_on_node_pool, protect_crds
-from pathways_gke.workloads.target import LOCAL_QUEUE_NAME
+from pathways_gke.config.target import LOCAL_QUEUE_NAME
 from tests.services_support import QUEUED_POOLS, stack
 from tests.support.crd import kueue_schema_errors
 

@@ -16,7 +16,7 @@ from pathways_gke.errors import ConfigError
 from pathways_gke.plan.diff import diff_plans
 from pathways_gke.plan.engine import plan_config
 from pathways_gke.workloads.serving_lws import serving_objects
-from pathways_gke.workloads.target import target_for
+from pathways_gke.config.target import target_for
 from tests.conftest import ROOT
 from tests.support.crd import lws_schema_errors
 from tests.support.k8s_schema import object_schema_errors, pod_from_template, pod_schema_errors

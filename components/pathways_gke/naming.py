@@ -154,3 +154,30 @@ def client_proxy_name(workload: str, client: str) -> str:
 def lws_leader_host(lws: str, group: int = 0) -> str:
     """Namespace-relative host name of a group's leader pod: `<lws>-<g>.<lws>` (headless Service, Shared)."""
     return f"{lws}-{group}.{lws}"
+
+
+# Environment variables a multi-controller JAX pod gets from pathways-gke (workloads/jax_jobset.py); a
+# workload's env/secretEnv may not redefine them (config/checks.py).
+JAX_MANAGED_ENV = (
+    "JOBSET_NAME", "REPLICATED_JOB_NAME", "JOB_INDEX", "JOB_COMPLETION_INDEX", "JOBSET_COORDINATOR",
+    "PROCESSES_IN_JOB", "JAX_NUM_PROCESSES", "JAX_PROCESS_COUNT", "JAX_PROCESS_ID", "JAX_COORDINATOR_PORT",
+    "JAX_COORDINATOR_ADDRESS", "MEGASCALE_COORDINATOR_ADDRESS", "MEGASCALE_NUM_SLICES", "MEGASCALE_SLICE_ID",
+)
+# ... and per platform (on TPU JAX_PLATFORMS is the user's choice)
+JAX_PLATFORM_ENV = {"cpu": {"JAX_PLATFORMS": "cpu"}, "tpu": {}}
+
+
+def jax_managed_env(platform: str) -> tuple[str, ...]:
+    return JAX_MANAGED_ENV + tuple(JAX_PLATFORM_ENV[platform])
+
+
+# The PriorityClass ladder XPK and Cluster Toolkit create: the same five names and values, so their job specs
+# keep working (addons/priority.py builds the objects).
+PRIORITY_LADDER: tuple[tuple[str, int], ...] = (
+    ("very-low", 100),
+    ("low", 250),
+    ("medium", 500),
+    ("high", 750),
+    ("very-high", 1000),
+)
+PRIORITY_NAMES = tuple(name for name, _ in PRIORITY_LADDER)

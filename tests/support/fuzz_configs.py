@@ -32,7 +32,7 @@ import yaml
 from hypothesis import reject
 from hypothesis import strategies as st
 
-from pathways_gke.addons.install import RELEASES, version_key
+from pathways_gke.releases import RELEASES, version_key
 from pathways_gke.addons.priority import PRIORITY_NAMES
 from pathways_gke.catalog import GENERATIONS, TPU_TYPES, SliceShape, chips_of, cpu_machine, machine_types_for, \
     parse_shorthand, resolve
@@ -48,7 +48,7 @@ from pathways_gke.config.workloads import JOBSET_MODES, MAX_WORKLOAD_NAME, RESER
     WorkloadConfig
 from pathways_gke.gke_rules import hyperdisk_only
 from pathways_gke.naming import MANAGED_GCE_LABELS
-from pathways_gke.workloads.jax_jobset import managed_env
+from pathways_gke.naming import jax_managed_env
 
 P = "pathways-gke:"
 
@@ -426,7 +426,7 @@ def common_workload_options(draw, w: dict[str, Any]) -> None:
 @st.composite
 def jax_workload(draw, name: str, pool: Optional[PoolFacts], secrets: list[str]) -> tuple[dict[str, Any], str]:
     platform = "cpu" if pool is None else "tpu"
-    managed = managed_env(platform)
+    managed = jax_managed_env(platform)
     w: dict[str, Any] = {"name": name, "runtime": "jax", "image": draw(image()), "command": draw(command())}
     if pool is not None:
         w["tpuPool"] = pool.name
@@ -1753,7 +1753,7 @@ def _env_managed(draw, cfg, base, taken):
     if (site := _workload_site(draw, cfg, base, taken, _has_user_container, any_workload)) is None:
         return None
     j, w, facts = site
-    managed = MANAGED_ENV["user"] if facts.runtime == "pathways" else managed_env(facts.mode)
+    managed = MANAGED_ENV["user"] if facts.runtime == "pathways" else jax_managed_env(facts.mode)
     name = draw(choice(managed))
     w["env"] = {name: "x"}
     w.pop("secretEnv", None)
@@ -1954,7 +1954,7 @@ def _jax_single_host(draw, cfg, base, taken):
     w.pop("jax", None)
     for key in ("env", "secretEnv"):  # names that were fine on the CPU pool may be managed on TPU
         if key in w:
-            w[key] = {k: v for k, v in w[key].items() if k not in managed_env("tpu")}
+            w[key] = {k: v for k, v in w[key].items() if k not in jax_managed_env("tpu")}
     return Mistake("jax-multislice-on-single-host-slices", f"workloads[{j}]", f"workloads[{j}].tpuPool",
                    (show(pool_facts.name), "multi-host slices"), "cross", (f"tpuPools[{i}]",))
 

@@ -7,7 +7,7 @@ from typing import Any, Iterator
 
 from pathways_gke.catalog import GENERATIONS, resolve
 from pathways_gke.config.workloads import WorkloadConfig
-from pathways_gke.workloads.target import WorkloadTarget
+from pathways_gke.config.target import WorkloadTarget
 
 IMAGE = "us-docker.pkg.dev/acme/train/trainer:2026-11-20"
 BASE: dict[str, Any] = {

@@ -11,7 +11,7 @@ from typing import Any, Optional
 
 from ..config.stack import StackConfig
 from ..naming import JOBSET_CRD, LWS_CRD, SERVICES_CONFIGMAP
-from ..workloads.target import LOCAL_QUEUE_NAME
+from ..config.target import LOCAL_QUEUE_NAME
 from .install import InstallSource, install_source
 from .kueue import kueue_objects
 from .lws import gate_objects

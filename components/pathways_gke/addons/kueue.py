@@ -28,7 +28,7 @@ from ..naming import (
     KUEUE_CLUSTER_QUEUE, KUEUE_CPU_FLAVOR, KUEUE_PROVISIONING, NODE_POOL_LABEL,
     TPU_ACCELERATOR_LABEL, TPU_GROUP_LABEL, TPU_RESOURCE, TPU_TOPOLOGY_LABEL, kueue_tpu_flavor,
 )
-from ..workloads.target import LOCAL_QUEUE_NAME
+from ..config.target import LOCAL_QUEUE_NAME
 
 API_VERSION = "kueue.x-k8s.io/v1beta2"
 COVERED_RESOURCES = ("cpu", "memory", TPU_RESOURCE)

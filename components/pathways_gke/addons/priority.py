@@ -4,16 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-# name -> value; the same five names and values as XPK/CTK so their job specs keep working.
-PRIORITY_LADDER: tuple[tuple[str, int], ...] = (
-    ("very-low", 100),
-    ("low", 250),
-    ("medium", 500),
-    ("high", 750),
-    ("very-high", 1000),
-)
-PRIORITY_NAMES = tuple(name for name, _ in PRIORITY_LADDER)
+from ..naming import PRIORITY_LADDER, PRIORITY_NAMES
 
+__all__ = ["PRIORITY_LADDER", "PRIORITY_NAMES", "priority_class"]
 
 def priority_class(name: str, value: int) -> dict[str, Any]:
     return {

@@ -7,6 +7,7 @@ from typing import Optional
 
 from pydantic import Field, field_validator
 
+from ..releases import MINIMUM_REASON, RELEASES, version_key
 from .base import Model, fail
 from .pathways import check_image
 
@@ -17,8 +18,6 @@ def check_release(value: str, example: str, addon: str = "") -> str:
     if not RELEASE.match(value):
         raise fail("version", f"is not a pinned release tag; write it as vMAJOR.MINOR.PATCH (e.g. {example})")
     if addon:
-        from ..addons.install import MINIMUM_REASON, RELEASES, version_key  # noqa: PLC0415 (import cycle)
-
         oldest = RELEASES[addon].oldest
         if version_key(value) < version_key(oldest):
             raise fail("version", f"is older than {oldest}, the oldest supported release: {MINIMUM_REASON[addon]}")

@@ -8,10 +8,14 @@ from typing import Optional
 from ..catalog import CatalogError, SliceShape
 from .. import naming
 from ..errors import Problem, allowed
+from ..naming import PRIORITY_NAMES, jax_managed_env
+from ..releases import RELEASES, manifest_problems
 from ..gke_rules import JOBSET_METRICS_MIN_GKE, auto_upgrade_problem, below_floor, version_floor_problems, version_floors
 from .cluster import CREATE_ONLY_CLUSTER_FIELDS, GKE_NAME, region_of
 from .serving_checks import serving_workload_problems
-from .stack import StackConfig
+from .model import StackConfig
+from .pathways_checks import pathways_workload_problems
+from .target import target_for
 from .tpu import TpuPoolConfig, pool_problems
 from .workloads import JaxSettings, WorkloadConfig, runtime_field_problems
 
@@ -177,8 +181,6 @@ def gke_pool_rule_problems(stack: StackConfig, pool: TpuPoolConfig, path: str) -
 
 def addon_problems(stack: StackConfig) -> list[Problem]:
     """JobSet / Kueue / namespace / priority checks (docs/jobset-and-kueue.md)."""
-    from ..addons.install import RELEASES, manifest_problems  # noqa: PLC0415 (addons imports config)
-    from ..addons.priority import PRIORITY_NAMES  # noqa: PLC0415
 
     out: list[Problem] = []
     installed = {RELEASES["jobset"].namespace: "jobset"}
@@ -248,8 +250,6 @@ def workload_problems(stack: StackConfig) -> list[Problem]:
 
 def pathways_problems(stack: StackConfig) -> list[Problem]:
     """Pathways workloads against their pool and the CPU pool (config/pathways_checks.py)."""
-    from ..workloads.target import target_for  # noqa: PLC0415 (target imports config.stack)
-    from .pathways_checks import pathways_workload_problems  # noqa: PLC0415
 
     out: list[Problem] = []
     pools = {p.name for p in stack.tpu_pools}
@@ -329,10 +329,9 @@ def _jax_settings_given(workload: WorkloadConfig) -> set[str]:
 def jax_problems(workload: WorkloadConfig, path: str, pool_name: Optional[str] = None,
                  shape: Optional[SliceShape] = None, slices: int = 0) -> list[Problem]:
     """One jax workload, on the CPU pool (`shape` None) or on `slices` slices of `shape` (pool `pool_name`)."""
-    from ..workloads.jax_jobset import managed_env  # noqa: PLC0415 (the builder decides the variables it sets)
 
     out: list[Problem] = []
-    managed = managed_env("cpu" if shape is None else "tpu")
+    managed = jax_managed_env("cpu" if shape is None else "tpu")
     for source, names in (("env", workload.env), ("secretEnv", workload.secret_env)):
         for name in names:
             if name in managed:

@@ -7,16 +7,15 @@ use, so both report the same problems with the same paths.
 from __future__ import annotations
 
 from decimal import Decimal
-from typing import TYPE_CHECKING, Optional
+from typing import Optional
 
 from .. import naming
 from ..catalog import TPU_HOSTS, Allocatable, cpu_machine, gke_allocatable
 from ..errors import Problem
 from .pathways import parse_quantity
+from .target import WorkloadTarget
 from .workloads import WorkloadConfig, is_given
 
-if TYPE_CHECKING:  # pragma: no cover
-    from ..workloads.target import WorkloadTarget
 
 GB = Decimal(10**9)
 
@@ -58,7 +57,7 @@ def _fits(need: dict[str, Decimal], alloc: Allocatable) -> Optional[str]:
     return "; ".join(short) or None
 
 
-def pathways_workload_problems(workload: WorkloadConfig, target: "WorkloadTarget", path: str, *,
+def pathways_workload_problems(workload: WorkloadConfig, target: WorkloadTarget, path: str, *,
                                cpu_machine_type: Optional[str] = None) -> list[Problem]:
     """Every problem of a Pathways workload that the JobSet builder relies on being absent."""
     if workload.runtime != "pathways":

@@ -10,14 +10,15 @@ from __future__ import annotations
 import json
 
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping, Optional
+from typing import Any, Mapping
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from ..errors import ConfigError, Problem, allowed, did_you_mean
 from .access import BucketConfig
+from .checks import cross_section_problems, tpu_pool_problems
+from .model import StackConfig
 from .addons import JobSetConfig, KueueConfig, LwsConfig
 from .base import problems_from
 from .cluster import ClusterConfig, CpuPoolConfig
@@ -29,30 +30,6 @@ from .workloads import WorkloadConfig
 PROJECT = "pathways-gke"
 DNS_1123_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")
 GCP_PROJECT = re.compile(r"^[a-z][-a-z0-9]{4,28}[a-z0-9]$")
-
-
-@dataclass(frozen=True)
-class StackConfig:
-    project: str
-    cluster: ClusterConfig
-    cpu_pool: CpuPoolConfig
-    tpu_pools: tuple[TpuPoolConfig, ...]
-    jobset: JobSetConfig
-    kueue: KueueConfig
-    workloads: tuple[WorkloadConfig, ...]
-    namespace: str = "default"
-    secret_names: tuple[str, ...] = field(default_factory=tuple)
-    buckets: tuple[BucketConfig, ...] = field(default_factory=tuple)
-    observability: ObservabilityConfig = field(default_factory=ObservabilityConfig)
-    lws: LwsConfig = field(default_factory=LwsConfig)
-
-    @property
-    def needs_lws(self) -> bool:
-        """The LeaderWorkerSet controller is installed only for workloads that run on one."""
-        return any(w.on_lws for w in self.workloads)
-
-    def pool(self, name: str) -> Optional[TpuPoolConfig]:
-        return next((p for p in self.tpu_pools if p.name == name), None)
 
 
 # key -> (model or adapter, default when absent; None = required)
@@ -143,9 +120,7 @@ def parse_stack(values: Mapping[str, Any]) -> StackConfig:
                                 "`pulumi config set --secret --path 'secrets.NAME' VALUE`)"))
         secrets = {}
 
-    from .checks import cross_section_problems  # noqa: PLC0415 (checks imports StackConfig)
 
-    from .checks import tpu_pool_problems  # noqa: PLC0415
 
     if partial and all(k in parsed for k in ("cluster", "kueue")):
         # some list items failed: still check the pools that parsed (cross-references wait for a clean parse)

@@ -104,7 +104,6 @@ DURATIONS: Mapping[str, Row] = {
                                              "image pulled, readiness probe passed"),
     "kubernetes:batch/v1:Job": Row(20, "the LWS webhook gate, awaited until it completes: one kubectl dry run when the "
                                        "webhook already answers, retried with the Job's pod backoff until it does"),
-    "kubernetes:core/v1:ServiceAccount": Row(2, "no await logic"),
     "kubernetes:rbac.authorization.k8s.io/v1:Role": Row(2, "no await logic"),
     "kubernetes:rbac.authorization.k8s.io/v1:RoleBinding": Row(2, "no await logic"),
     READ_KEY: Row(2, "`read: true` (adopted cluster, StackReference): one GET, nothing is created"),

@@ -30,7 +30,7 @@ from ..gke.cluster_spec import NODE_SERVICE_ACCOUNT_ROLES, node_service_account_
 from .jax_jobset import build_jax_jobset
 from .pathways_jobset import build_pathways_jobset
 from .serving_lws import serving_objects
-from .target import target_for
+from ..config.target import target_for
 
 OBJECT_USER = "roles/storage.objectUser"  # read/write objects, no bucket administration
 OBJECT_VIEWER = "roles/storage.objectViewer"

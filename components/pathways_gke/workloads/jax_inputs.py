@@ -18,7 +18,7 @@ from ..config.checks import jax_problems
 from ..config.stack import StackConfig
 from ..config.workloads import WorkloadConfig, runtime_field_problems
 from ..errors import ConfigError, Problem, allowed
-from .target import WorkloadTarget, target_for
+from ..config.target import WorkloadTarget, target_for
 
 
 # WorkloadConfig fields a jax workload takes (mode/pathways belong to runtime: pathways)

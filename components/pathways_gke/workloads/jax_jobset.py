@@ -32,6 +32,7 @@ from typing import Any, Optional
 from ..capacity import capacity_node_selector, tpu_tolerations
 from ..config.workloads import WorkloadConfig
 from ..naming import (
+    JAX_PLATFORM_ENV,
     COMPLETION_INDEX_ANNOTATION,
     COORDINATOR_KEY,
     EXCLUSIVE_TOPOLOGY_ANNOTATION,
@@ -51,7 +52,7 @@ from ..naming import (
 )
 from .head import never_evict
 from .pathways_jobset import image_pull_policy
-from .target import WorkloadTarget
+from ..config.target import WorkloadTarget
 from .wrapper import wrap_command
 
 API_VERSION = "jobset.x-k8s.io/v1alpha2"
@@ -67,19 +68,6 @@ PORTS: dict[str, tuple[tuple[str, int], ...]] = {
     "cpu": (("jax-coordinator", 1234),),
 }
 COORDINATOR_PORT = {"tpu": 8482, "cpu": 1234}
-
-# Environment variables pathways-gke sets; a workload's env/secretEnv may not redefine them.
-MANAGED_ENV = (
-    "JOBSET_NAME", "REPLICATED_JOB_NAME", "JOB_INDEX", "JOB_COMPLETION_INDEX", "JOBSET_COORDINATOR",
-    "PROCESSES_IN_JOB", "JAX_NUM_PROCESSES", "JAX_PROCESS_COUNT", "JAX_PROCESS_ID", "JAX_COORDINATOR_PORT",
-    "JAX_COORDINATOR_ADDRESS", "MEGASCALE_COORDINATOR_ADDRESS", "MEGASCALE_NUM_SLICES", "MEGASCALE_SLICE_ID",
-)
-# ... and per platform (on TPU JAX_PLATFORMS is the user's choice)
-PLATFORM_ENV = {"cpu": {"JAX_PLATFORMS": "cpu"}, "tpu": {}}
-
-
-def managed_env(platform: str) -> tuple[str, ...]:
-    return MANAGED_ENV + tuple(PLATFORM_ENV[platform])
 
 # Run by the command wrapper before the user's command: the global process id from the pod's indexes.
 PROCESS_ID_SETUP = (
@@ -155,7 +143,7 @@ def _env(workload: WorkloadConfig, layout: JaxLayout, secret_name: Optional[str]
             _field("MEGASCALE_NUM_SLICES", "labels", REPLICATED_JOB_REPLICAS_KEY),
             _field("MEGASCALE_SLICE_ID", "labels", JOB_INDEX_KEY),
         ]
-    env += [{"name": key, "value": value} for key, value in PLATFORM_ENV[layout.platform].items()]
+    env += [{"name": key, "value": value} for key, value in JAX_PLATFORM_ENV[layout.platform].items()]
     env += [{"name": key, "value": workload.env[key]} for key in sorted(workload.env)]
     if workload.secret_env:
         if secret_name is None:

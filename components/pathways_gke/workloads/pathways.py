@@ -211,7 +211,7 @@ def validate_args(args: Mapping[str, Any]) -> tuple[WorkloadConfig, dict[str, An
 def pathways_args_from_stack(stack: Any, workload: WorkloadConfig,
                              secrets: Optional[Mapping[str, Any]] = None) -> PathwaysWorkloadArgs:
     """Args for one `runtime: pathways` workload of a validated StackConfig (used by PathwaysCluster)."""
-    from .target import target_for  # noqa: PLC0415
+    from ..config.target import target_for  # noqa: PLC0415
 
     target = target_for(stack, workload)
     if target.shape is None:

@@ -15,7 +15,7 @@ from ..capacity import capacity_node_selector, tpu_tolerations
 from ..catalog import SliceShape
 from ..config.workloads import WorkloadConfig
 from .head import guard_head
-from .target import WorkloadTarget
+from ..config.target import WorkloadTarget
 from .wrapper import wrap_command
 
 # --- constants from the references ----------------------------------------------------------------------

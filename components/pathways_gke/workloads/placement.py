@@ -12,7 +12,7 @@ from ..capacity import Capacity
 from ..catalog import CatalogError, SliceShape, parse_shorthand, resolve
 from ..config.base import fail, problems_from
 from ..errors import Problem
-from .target import WorkloadTarget
+from ..config.target import WorkloadTarget
 
 DNS_1123_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")
 LABEL_VALUE = re.compile(r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$")

@@ -26,7 +26,7 @@ from ..errors import ConfigError, Problem
 from .pathways import _as_list, _plain, pathways_args_from_stack
 from .placement import placement_problems, target_from_placement
 from .serving_lws import ServingObjects, access_facts, serving_objects
-from .target import WorkloadTarget
+from ..config.target import WorkloadTarget
 
 TOKEN = "pathways-gke:index:PathwaysServing"
 

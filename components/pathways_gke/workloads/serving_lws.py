@@ -29,7 +29,7 @@ from .pathways_jobset import (DEFAULT_GRACE_PERIOD, PROXY_CONTAINER, PROXY_PORT,
                               RM_PORT, RM_PORTS, RM_RESOURCES, WORKER_CONTAINER, WORKER_PORT, WORKER_PORTS,
                               _tpu_node_selector, _tpu_tolerations, component_images, image_pull_policy)
 from .head import guard_head
-from .target import WorkloadTarget
+from ..config.target import WorkloadTarget
 from .wrapper import wrap_command
 
 LEADER_ADDRESS = "$(LWS_LEADER_ADDRESS)"

@@ -6,9 +6,9 @@ from dataclasses import dataclass
 from typing import Optional
 
 from ..catalog import SliceShape
-from ..config.stack import StackConfig
-from ..config.workloads import WorkloadConfig
 from ..naming import workload_policy_name
+from .model import StackConfig
+from .workloads import WorkloadConfig
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,92 @@
+"""The package's layers import downward only, and nothing imports in a circle.
+
+Bottom: the facts (catalog, naming, errors, capacity, releases, the GKE rulebook); then config/ (the models and
+their checks); then the pure builders and the components; then the tooling (plan, CLI). Every import counts,
+function-level ones included, so a cycle cannot hide behind a late import.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from tests.conftest import ROOT
+
+PACKAGE = ROOT / "components" / "pathways_gke"
+BOTTOM = {"catalog", "naming", "errors", "capacity", "releases", "gke_rules"}
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+MODULES = {module_name(p): p for p in PACKAGE.rglob("*.py")}
+
+
+def imports_of(name: str) -> set[str]:
+    """The package's modules `name` imports, anywhere in its body."""
+    path = MODULES[name]
+    package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
+    out: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[:len(package.split(".")) - node.level + 1]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            for alias in node.names:
+                candidate = f"{target}.{alias.name}"
+                out.add(candidate if candidate in MODULES else target)
+        elif isinstance(node, ast.Import):
+            out.update(alias.name for alias in node.names)
+    return {m for m in out if m in MODULES and m != name}
+
+
+GRAPH = {name: imports_of(name) for name in MODULES}
+
+
+def layer_of(name: str) -> str:
+    parts = name.split(".")
+    return "bottom" if len(parts) > 1 and parts[1] in BOTTOM else (parts[1] if len(parts) > 1 else "package")
+
+
+def test_no_module_imports_in_a_circle():
+    seen: dict[str, int] = {}  # 1: on the current path, 2: done
+
+    def visit(name: str, path: list[str]) -> None:
+        seen[name] = 1
+        for dep in sorted(GRAPH[name]):
+            assert seen.get(dep) != 1, " -> ".join([*path, name, dep])
+            if dep not in seen:
+                visit(dep, [*path, name])
+        seen[name] = 2
+
+    for name in sorted(GRAPH):
+        if name not in seen:
+            visit(name, [])
+
+
+def test_the_facts_at_the_bottom_import_only_each_other():
+    for name, deps in GRAPH.items():
+        if layer_of(name) == "bottom":
+            assert {layer_of(d) for d in deps} <= {"bottom"}, (name, sorted(deps))
+
+
+def test_config_imports_nothing_above_it():
+    for name, deps in GRAPH.items():
+        if layer_of(name) == "config":
+            above = sorted(d for d in deps if layer_of(d) not in ("bottom", "config"))
+            assert above == [], f"{name} imports {above}"
+
+
+def test_builders_never_import_the_tooling():
+    for name, deps in GRAPH.items():
+        if layer_of(name) in ("gke", "addons", "workloads", "config", "bottom"):
+            assert not any(layer_of(d) == "plan" for d in deps), (name, sorted(deps))
+
+
+def test_the_walk_sees_the_package():
+    assert len(MODULES) > 50 and "pathways_gke.config.checks" in GRAPH
+    assert "pathways_gke.releases" in GRAPH["pathways_gke.config.addons"]  # a known edge is found
