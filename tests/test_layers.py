@@ -90,3 +90,10 @@ def test_builders_never_import_the_tooling():
 def test_the_walk_sees_the_package():
     assert len(MODULES) > 50 and "pathways_gke.config.checks" in GRAPH
     assert "pathways_gke.releases" in GRAPH["pathways_gke.config.addons"]  # a known edge is found
+
+
+def test_the_architecture_page_places_every_module():
+    text = (ROOT / "docs" / "architecture.md").read_text()
+    top = [p.name for p in PACKAGE.glob("*.py") if p.stem not in ("__init__", "__main__")]
+    packages = [f"{p.name}/" for p in PACKAGE.iterdir() if p.is_dir() and (p / "__init__.py").exists()]
+    assert [name for name in top + packages if name not in text] == []
