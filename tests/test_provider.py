@@ -44,7 +44,7 @@ def test_every_component_token_is_in_the_index_module(schema):
     assert schema["name"] == PACKAGE and schema["version"] == __version__
     assert sorted(schema["resources"]) == sorted(f"{PACKAGE}:index:{c.__name__}" for c in COMPONENTS)
     for component in COMPONENTS:
-        assert getattr(component, "__module__").startswith("pathways_gke")
+        assert component.__module__.startswith("pathways_gke")
     assert all(token.startswith(f"{PACKAGE}:index:") for token in schema["types"])
 
 

@@ -298,7 +298,7 @@ def cpu_machine(name: str) -> CpuMachine | None:
     if not match or match[1] not in _CPU_FAMILIES:
         return None
     family, kind, vcpus = match[1], match[2], int(match[3])
-    per_vcpu = _HIGHCPU_GB.get(family, 1) if kind == "highcpu" else _GB_PER_VCPU[kind]
+    per_vcpu: float = _HIGHCPU_GB.get(family, 1) if kind == "highcpu" else _GB_PER_VCPU[kind]
     if family == "n1" and kind == "standard":
         per_vcpu = 3.75
     if family == "n1" and kind == "highmem":

@@ -120,7 +120,7 @@ def policies_for_pack() -> list[Any]:
     """One Pulumi policy per rule, with the rule's default enforcement level and config schema."""
     out: list[Any] = []
     for rule in policies.RULES:
-        common = dict(name=rule.name, description=rule.description, enforcement_level=ENFORCEMENT[rule.level],
+        common: dict[str, Any] = dict(name=rule.name, description=rule.description, enforcement_level=ENFORCEMENT[rule.level],
                       config_schema=CONFIG_SCHEMAS.get(rule.name))
         if rule.stack:
             out.append(StackValidationPolicy(validate=_stack_validate(rule), **common))

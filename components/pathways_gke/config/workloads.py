@@ -8,7 +8,7 @@ import shlex
 from typing import Any, Literal, Optional, Union
 
 from pydantic import Field, ValidationError, field_validator, model_validator
-from pydantic_core import PydanticCustomError
+from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from ..errors import Problem
 from .access import GSA_EMAIL, BucketAccess
@@ -137,16 +137,16 @@ class WorkloadConfig(Model):
         """
         name = data.get("name") if isinstance(data, dict) else None
         mode = data.get("mode", "default") if isinstance(data, dict) else None
-        too_long = (isinstance(name, str) and mode not in LWS_MODES
-                    and MAX_WORKLOAD_NAME < len(name.strip()) <= MAX_LWS_NAME)
-        error = fail("name", f"is {len(name.strip())} characters; at most {MAX_WORKLOAD_NAME} are allowed (JobSet "
+        length = len(name.strip()) if isinstance(name, str) else 0
+        too_long = mode not in LWS_MODES and MAX_WORKLOAD_NAME < length <= MAX_LWS_NAME
+        error = fail("name", f"is {length} characters; at most {MAX_WORKLOAD_NAME} are allowed (JobSet "
                      f"writes '<name>-pathways-head-0-0.<name>' into a 63-character label)") if too_long else None
         try:
             result = handler(data)
         except ValidationError as exc:
             if error is None:
                 raise
-            details = [{"type": PydanticCustomError(e["type"], e["msg"].replace("{", "{{").replace("}", "}}"),
+            details: list[InitErrorDetails] = [{"type": PydanticCustomError(e["type"], e["msg"].replace("{", "{{").replace("}", "}}"),
                                                     e.get("ctx")),
                         "loc": e["loc"], "input": e.get("input")} for e in exc.errors(include_url=False)]
             details.append({"type": error, "loc": ("name",), "input": name})

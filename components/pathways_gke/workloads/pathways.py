@@ -89,15 +89,15 @@ class PathwaysWorkload(pulumi.ComponentResource):
         if opts is not None and opts.urn:  # rehydration
             super().__init__(TOKEN, name, None, opts)
             return
-        args = dict(args or {})
+        given: dict[str, Any] = dict(args or {})
         deferred = Deferred(WORKLOAD_FIELDS)
-        args["workload"] = defer_workload_outputs(args.get("workload"), deferred)
-        workload, jobset, secret_values = validate_args(args)
+        given["workload"] = defer_workload_outputs(given.get("workload"), deferred)
+        workload, jobset, secret_values = validate_args(given)
         own = copy.copy(opts) if opts is not None else None
         if own is not None:
             own.replace_with = None  # forwarded to the JobSet below; a component is never replaced itself
         if deferred:  # image / env / ... Outputs: validated when known, swapped into the children's inputs
-            deferred.validate_with(args, validate_args)
+            deferred.validate_with(given, validate_args)
             own = pulumi.ResourceOptions.merge(own, pulumi.ResourceOptions(transformations=[deferred.transformation]))
         super().__init__(TOKEN, name, None, own)
 
