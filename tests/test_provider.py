@@ -16,6 +16,8 @@ from tests.support.args_cases import wire_inputs
 from tests.support.examples import construct_plan
 from tests.support.pulumi_schema import schema_errors
 
+pytestmark = pytest.mark.slow  # boots the provider plugin and plans every stack through it (make test-fast skips it)
+
 CLUSTER = "pathways-gke:index:PathwaysCluster"
 
 
