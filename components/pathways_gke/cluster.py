@@ -220,7 +220,7 @@ class PathwaysCluster(pulumi.ComponentResource):
             pulumi.Output.all(endpoint, ca).apply(lambda v: kubeconfig(context, v[0], v[1])))
         self.kubernetes_provider = self._kubernetes_provider(name, stack, opts)
 
-        # issue 3 hook: JobSet controller, readiness gate, namespace, Kueue (ClusterServices).
+        # JobSet controller, readiness gate, namespace, Kueue (ClusterServices).
         # Depends on the CPU pool only (never a TPU pool); workloads depend_on self.services.ready.
         self.install_provider = self._install_provider(name, stack, opts)
         self.services = ClusterServices(
@@ -233,7 +233,7 @@ class PathwaysCluster(pulumi.ComponentResource):
                              node_service_account=getattr(self, "node_service_account", None),
                              kubernetes=self.kubernetes_provider, namespace_ready=list(self.services.ready),
                              protected=protected, resolve=deferred.resolve)
-        # issue 4/5 hook: one workload component per stack.workloads entry
+        # one workload component per stack.workloads entry
         self.workloads = self._workloads(name, stack, secrets)
         # optional alert policies: GCP resources with server-assigned names (replaceable, deleted on destroy)
         self.alert_policies = [

@@ -1,7 +1,9 @@
 """Pathways workload options: the `pathways:` block and the user-container / pod options of a workload.
 
 Kept apart from `workloads.py` (which holds the per-workload model shared with the multi-controller JAX
-runtime) so the Pathways surface reads in one place. References: shared/reference/PATHWAYS_JOBSET.md.
+runtime) so the Pathways surface reads in one place. Reference: the JobSet XPK renders
+(https://github.com/AI-Hypercomputer/xpk/blob/v1.16.0/src/xpk/templates/pathways_workload_create.yaml.j2);
+the differences are in docs/coming-from-xpk.md.
 """
 
 from __future__ import annotations
@@ -182,7 +184,7 @@ class PathwaysEnv(Model):
 
 
 class PathwaysSettings(Model):
-    """Pathways server options (PATHWAYS_JOBSET.md §2, §5)."""
+    """Pathways server options (the flags of the pathways-rm, -proxy and -worker containers; docs/pathways-workloads.md)."""
 
     version: Optional[str] = Field(default=None, description="Pathways image tag, e.g. jax-0.9.2; never 'latest'")
     gcs_scratch: Optional[str] = None

@@ -271,7 +271,8 @@ def run_program(program: Callable[[], Any], *, stack: str, project: str, config:
     from pulumi.runtime import settings
 
     fresh_event_loop()
-    settings.set_root_resource(None)  # type: ignore[arg-type]  # the SDK resets with None; its hint omits it. A fresh root Stack per run (PULUMI_NOTES §2.4-2)
+    # a fresh root Stack per run: set_mocks creates one only if none exists (pulumi/runtime/mocks.py)
+    settings.set_root_resource(None)  # type: ignore[arg-type]  # the SDK resets with None; its hint omits it
     mocks = mocks if mocks is not None else _make_mocks()
     monitor = _make_monitor_class()(mocks)
     pulumi.runtime.set_mocks(mocks, project=project, stack=stack, preview=True, monitor=monitor)

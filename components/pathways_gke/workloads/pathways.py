@@ -5,7 +5,8 @@ Usable inside `PathwaysCluster` and on its own against an existing cluster: pass
 rendered by the pure builder in `pathways_jobset.py`; this module only validates the args and registers
 resources.
 
-Cross-language clean on purpose (shared/reference/PULUMI_NOTES.md §4.3): the args are a TypedDict of
+Cross-language clean on purpose (schema inference of pulumi/provider/experimental/analyzer.py): the args are a
+TypedDict of
 `pulumi.Input`/plain values with `NotRequired`, no Union/Literal, ints may arrive as floats, and this module
 must NOT use `from __future__ import annotations`.
 """
@@ -151,7 +152,7 @@ class PathwaysWorkload(pulumi.ComponentResource):
 
 
 def access_facts(jobset: str, namespace: str) -> dict[str, str]:
-    """Where a client reaches the head (PATHWAYS_JOBSET.md §7)."""
+    """Where a client reaches the head (https://cloud.google.com/ai-hypercomputer/docs/workloads/pathways-on-cloud/pathways-interactive-mode)."""
     host = naming.pathways_head_host(jobset)
     return {
         "head_host": host,
