@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 PYTHON ?= python3
 
-.PHONY: plan test bench clean
+.PHONY: plan test test-fast lint bench clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -18,8 +18,17 @@ plan: $(VENV)/.installed
 test: $(VENV)/.installed
 	$(PY) -m pytest
 
+# the quick loop: every test but the ones marked slow (fuzz, workflows, determinism, real JAX, packaging, ...)
+test-fast: $(VENV)/.installed
+	$(PY) -m pytest -m "not slow"
+
+# the gates CI runs before the tests: ruff (config in pyproject.toml) and mypy on components/pathways_gke
+lint: $(VENV)/.installed
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/mypy
+
 bench: $(VENV)/.installed
 	$(PY) bench/plan_scale.py
 
 clean:
-	rm -rf $(VENV) build dist *.egg-info components/*.egg-info .pytest_cache
+	rm -rf $(VENV) build dist *.egg-info components/*.egg-info .pytest_cache .mypy_cache .ruff_cache

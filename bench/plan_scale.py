@@ -10,7 +10,7 @@ workloads, every at-scale feature on: image streaming and an image-cache disk on
 controllers sized for the cluster, managed Prometheus, console links and two alert policies per workload)
 exactly as `pathways-gke plan` does; `at-scale off` plans the same stack with all of those switched off; the floors register the same resources without our
 program: `typed` (the real SDK classes, required arguments only: bare resources), `payload` (the same
-inputs, no logic) and `bare` (generic resources, no inputs). Targets (issue 8): 256 slices ≤ 5 s and
+inputs, no logic) and `bare` (generic resources, no inputs). Targets: 256 slices ≤ 5 s and
 ≤ 500 MB, ≤ 1.3× the floor, T(256) / T(16) ≤ 20.
 """
 
@@ -140,7 +140,7 @@ def bench(slices: tuple[int, ...], repeat: int, workdir: Path) -> dict:
 
 
 def targets(rows: dict) -> list[tuple[str, str, bool]]:
-    """(target, measured, met) for the ones issue 8 sets; each needs 16 and 256 slices in the run."""
+    """(target, measured, met) for the targets above; each needs 16 and 256 slices in the run."""
     if 256 not in rows or 16 not in rows:
         return []
     big, mid = rows[256], rows[16]

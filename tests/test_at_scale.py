@@ -22,6 +22,8 @@ from pathways_gke.plan.engine import plan_config
 from pathways_gke.services import install_transforms
 from tests.conftest import ROOT
 
+pytestmark = pytest.mark.slow  # plans 256-slice stacks (make test-fast skips it)
+
 CLUSTER = "gcp:container/cluster:Cluster"
 NODE_POOL = "gcp:container/nodePool:NodePool"
 CONFIG_MAP = "kubernetes:core/v1:ConfigMap"

@@ -10,6 +10,8 @@ import pytest
 from pathways_gke.config.stack import parse_stack
 from tests.conftest import ROOT
 
+pytestmark = pytest.mark.slow  # runs the plan benchmark (make test-fast skips it)
+
 sys.path.insert(0, str(ROOT / "bench"))
 import plan_scale  # noqa: E402  (bench/ is scripts, not a package)
 

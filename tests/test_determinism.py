@@ -14,6 +14,8 @@ import pytest
 from pathways_gke.plan.engine import plan_stack
 from tests.conftest import ROOT, STACKS
 
+pytestmark = pytest.mark.slow  # plans every stack in fresh interpreters (make test-fast skips it)
+
 HASH_SEEDS = ("0", "1", "4242")
 
 

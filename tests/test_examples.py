@@ -182,7 +182,7 @@ def cluster_stack_outputs(stack: str) -> dict:
 @pytest.fixture(scope="module")
 def workloads_only():
     pytest.importorskip("pathways_gke.workloads.pathways",
-                        reason="PathwaysWorkload (issue 4) is not on this branch yet")
+                        reason="PathwaysWorkload is not importable")
     outputs = cluster_stack_outputs("dev")
     references = []
 
@@ -234,7 +234,7 @@ def test_workloads_only_jobsets_match_the_referenced_pool_group(workloads_only):
 
 
 def test_workloads_only_refuses_a_pool_group_the_cluster_does_not_have():
-    pytest.importorskip("pathways_gke.workloads.pathways", reason="PathwaysWorkload (issue 4) is not on this branch yet")
+    pytest.importorskip("pathways_gke.workloads.pathways", reason="PathwaysWorkload is not importable")
     outputs = cluster_stack_outputs("dev")
     outputs["tpuPoolFacts"] = [{**outputs["tpuPoolFacts"][0], "name": "other"}]
     recording = RecordingMocks(reads={STACK_REFERENCE: lambda args: {

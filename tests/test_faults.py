@@ -9,6 +9,8 @@ import pytest
 
 from tests.conftest import ROOT
 
+pytestmark = pytest.mark.slow  # runs the CLI in subprocesses (make test-fast skips it)
+
 DEV = (ROOT / "stacks" / "Pulumi.dev.yaml").read_text()
 SECRET = "hunter2-very-secret"
 

@@ -38,6 +38,8 @@ from tests.support.fuzz_configs import CAPACITIES, MISTAKES, P, YAML_SLIPS, Brok
     broken_stack_files, invalid_configs, valid_configs
 from tests.support.jobset_rules import jobset_rule_errors
 
+pytestmark = pytest.mark.slow  # hypothesis fuzzing of whole configs (make test-fast skips it)
+
 VALID_EXAMPLES = 160  # each planned by the real program under the mock engine (~0.1-0.4 s)
 INVALID_EXAMPLES_PER_KIND = 8  # for each of the ~100 mistake kinds, through the CLI (~0.04 s)
 BROKEN_FILE_EXAMPLES = 8  # per YAML slip: a tab, an unclosed quote, a key given twice, ...

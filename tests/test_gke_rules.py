@@ -136,7 +136,7 @@ def test_each_rule_exits_2_naming_the_path_and_the_fix_with_nothing_registered(
     code = cli_main(["plan", "--config", str(stack_file), "--project-dir", str(ROOT)])
     err = capsys.readouterr().err
     assert code == 2 and "Traceback" not in err
-    line = next((l for l in err.splitlines() if l.startswith(f"  - {path}:")), None)
+    line = next((ln for ln in err.splitlines() if ln.startswith(f"  - {path}:")), None)
     assert line is not None, f"no problem at {path}: {err}"
     for fragment in fragments:
         assert fragment in line, f"{fragment!r} missing from {line!r}"

@@ -43,7 +43,7 @@ class Recorder(pmocks.MockMonitor):
 
 @pytest.fixture
 def monitor():
-    settings.set_root_resource(None)  # PULUMI_NOTES §2.4-2
+    settings.set_root_resource(None)  # set_mocks creates a root Stack only if none exists
     recorder = Recorder(Echo())
     pulumi.runtime.set_mocks(Echo(), project="pathways-gke", stack="test", preview=False, monitor=recorder)
     yield recorder
@@ -170,7 +170,7 @@ def test_args_from_stack_round_trip_through_validation():
 
 
 def test_the_component_is_cross_language_clean():
-    # Pulumi's component-provider analyzer infers the schema in-process (PULUMI_NOTES.md §4.3): it rejects
+    # Pulumi's component-provider analyzer infers the schema in-process (pulumi/provider/experimental/analyzer.py): it rejects
     # Union/Literal args and crashes on postponed annotations.
     from pulumi.provider.experimental.analyzer import Analyzer
 

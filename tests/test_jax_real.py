@@ -37,7 +37,8 @@ BASE_ENV_KEYS = ("PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "SYSTEMROOT")
 
 needs_jax = pytest.mark.skipif(importlib.util.find_spec("jax") is None,
                                reason="jax is not installed (pip install 'jax[cpu]'; .ci/run installs it)")
-pytestmark = [pytest.mark.skipif(shutil.which("bash") is None, reason="bash is not installed")]
+pytestmark = [pytest.mark.slow,  # runs real multi-controller JAX processes (make test-fast skips it)
+              pytest.mark.skipif(shutil.which("bash") is None, reason="bash is not installed")]
 
 
 def cpu_stack(processes: int, slices: int | None, command: str, **extra):

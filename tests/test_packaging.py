@@ -12,6 +12,8 @@ import pytest
 import pathways_gke
 from tests.conftest import ROOT
 
+pytestmark = pytest.mark.slow  # builds the sdist and wheel (make test-fast skips it)
+
 
 @pytest.fixture(scope="module")
 def dist(tmp_path_factory):

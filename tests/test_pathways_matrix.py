@@ -12,6 +12,8 @@ import functools
 import json
 import re
 
+import pytest
+
 from pathways_gke.catalog import GENERATIONS
 from pathways_gke.workloads.pathways_jobset import build_pathways_jobset
 
@@ -19,6 +21,8 @@ from .support.crd import jobset_schema_errors
 from .support.jobset_rules import jobset_rule_errors
 from .support.k8s_schema import pod_from_template, pod_schema_errors
 from .support.pathways_cases import matrix
+
+pytestmark = pytest.mark.slow  # validates every Pathways JobSet of the matrix against the CRDs (make test-fast skips it)
 
 
 @functools.lru_cache(maxsize=None)

@@ -23,6 +23,8 @@ from pathways_gke.workloads.pathways_jobset import build_pathways_jobset
 
 from .support.pathways_cases import target, workload
 
+pytestmark = pytest.mark.slow  # renders with XPK in a side venv (make test-fast skips it)
+
 RENDER = Path(__file__).parent / "support" / "xpk_render.py"
 HEAD = r"spec\.replicatedJobs\.pathways-head\.template\.spec\.template"
 WORKER = r"spec\.replicatedJobs\.worker\.template\.spec\.template"

@@ -16,6 +16,8 @@ from tests.support.args_cases import wire_inputs
 from tests.support.examples import construct_plan
 from tests.support.pulumi_schema import schema_errors
 
+pytestmark = pytest.mark.slow  # boots the provider plugin and plans every stack through it (make test-fast skips it)
+
 CLUSTER = "pathways-gke:index:PathwaysCluster"
 
 
@@ -44,7 +46,7 @@ def test_every_component_token_is_in_the_index_module(schema):
     assert schema["name"] == PACKAGE and schema["version"] == __version__
     assert sorted(schema["resources"]) == sorted(f"{PACKAGE}:index:{c.__name__}" for c in COMPONENTS)
     for component in COMPONENTS:
-        assert getattr(component, "__module__").startswith("pathways_gke")
+        assert component.__module__.startswith("pathways_gke")
     assert all(token.startswith(f"{PACKAGE}:index:") for token in schema["types"])
 
 

@@ -72,7 +72,7 @@ def test_every_jobset_workload_depends_on_the_readiness_gate_and_install(env):
     plan = planned(env)
     workloads = plan.of_type(JOBSET)
     if not workloads:
-        pytest.skip("no JobSet workloads in the plan yet (issue 4/5 wire them at the cluster hook)")
+        pytest.skip("no JobSet workloads in the plan")
     gate = next(r for r in plan.resources if r.name.endswith("-services-ready"))
     install = next(r for r in plan.of_type(CONFIG_FILE) if r.name.endswith("-services-jobset"))
     for workload in workloads:

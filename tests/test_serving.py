@@ -22,6 +22,8 @@ from tests.support.crd import lws_schema_errors
 from tests.support.k8s_schema import object_schema_errors, pod_from_template, pod_schema_errors
 from tests.support.lws_rules import group_pods, lws_rule_errors, tpu_vms
 
+pytestmark = pytest.mark.slow  # validates LeaderWorkerSets against the CRDs and Kubernetes schemas (make test-fast skips it)
+
 LWS = "kubernetes:leaderworkerset.x-k8s.io/v1:LeaderWorkerSet"
 DEPLOYMENT = "kubernetes:apps/v1:Deployment"
 SERVICE = "kubernetes:core/v1:Service"

@@ -14,6 +14,8 @@ import yaml
 from tests.conftest import ROOT, STACKS
 from tests.support.mermaid import grammar_errors
 
+pytestmark = pytest.mark.slow  # runs the CLI and pulumi workflows end to end (make test-fast skips it)
+
 WORKFLOWS = ROOT / ".github" / "workflows"
 ACTION = ROOT / ".github" / "actions" / "pulumi" / "action.yml"
 SCRIPT = ROOT / ".github" / "scripts" / "offline-diff.sh"

@@ -55,7 +55,7 @@ class Access:
         self.bindings: list[pulumi.Resource] = []
         for ksa in ksa_bindings(stack):
             if ksa["create"]:
-                metadata: dict[str, Any] = {"name": ksa["name"], "namespace": ksa["namespace"],
+                metadata: k8s.meta.v1.ObjectMetaArgsDict = {"name": ksa["name"], "namespace": ksa["namespace"],
                                             "labels": {"app.kubernetes.io/managed-by": "pathways-gke"}}
                 if ksa["gcpServiceAccount"]:
                     metadata["annotations"] = {GCP_SA_ANNOTATION: ksa["gcpServiceAccount"]}

@@ -3,8 +3,8 @@
 One table (`GENERATIONS`) decides every per-accelerator fact: machine types and chips
 per VM, the GKE accelerator label, allowed topologies, the Pathways instance key and
 capacity-mode support. Everything else (node-pool specs, JobSet workers, Kueue quotas)
-reads `SliceShape`s resolved from it. Sources: shared/reference/TPU_NODE_POOLS.md §1 and
-PATHWAYS_JOBSET.md §5 (OP v0.1.4 topology lists; XPK/CTK machine types).
+reads `SliceShape`s resolved from it. Sources: https://cloud.google.com/kubernetes-engine/docs/concepts/tpus,
+the google/pathways-job v0.1.4 topology lists and XPK's core/system_characteristics.py (machine types).
 """
 
 from __future__ import annotations
@@ -298,7 +298,7 @@ def cpu_machine(name: str) -> CpuMachine | None:
     if not match or match[1] not in _CPU_FAMILIES:
         return None
     family, kind, vcpus = match[1], match[2], int(match[3])
-    per_vcpu = _HIGHCPU_GB.get(family, 1) if kind == "highcpu" else _GB_PER_VCPU[kind]
+    per_vcpu: float = _HIGHCPU_GB.get(family, 1) if kind == "highcpu" else _GB_PER_VCPU[kind]
     if family == "n1" and kind == "standard":
         per_vcpu = 3.75
     if family == "n1" and kind == "highmem":

@@ -4,6 +4,7 @@ A thin shell: every argument comes from the pure specs in gke/ (and the workload
 this module only turns them into resources with parents, dependencies and options.
 """
 
+import operator
 from typing import Any, Mapping, Optional
 
 import pulumi
@@ -219,7 +220,7 @@ class PathwaysCluster(pulumi.ComponentResource):
             pulumi.Output.all(endpoint, ca).apply(lambda v: kubeconfig(context, v[0], v[1])))
         self.kubernetes_provider = self._kubernetes_provider(name, stack, opts)
 
-        # issue 3 hook: JobSet controller, readiness gate, namespace, Kueue (ClusterServices).
+        # JobSet controller, readiness gate, namespace, Kueue (ClusterServices).
         # Depends on the CPU pool only (never a TPU pool); workloads depend_on self.services.ready.
         self.install_provider = self._install_provider(name, stack, opts)
         self.services = ClusterServices(
@@ -232,7 +233,7 @@ class PathwaysCluster(pulumi.ComponentResource):
                              node_service_account=getattr(self, "node_service_account", None),
                              kubernetes=self.kubernetes_provider, namespace_ready=list(self.services.ready),
                              protected=protected, resolve=deferred.resolve)
-        # issue 4/5 hook: one workload component per stack.workloads entry
+        # one workload component per stack.workloads entry
         self.workloads = self._workloads(name, stack, secrets)
         # optional alert policies: GCP resources with server-assigned names (replaceable, deleted on destroy)
         self.alert_policies = [
@@ -254,8 +255,10 @@ class PathwaysCluster(pulumi.ComponentResource):
                                            if service_account is not None else None)
         self.queue_name = (pulumi.Output.from_input(self.services.queue_name)
                            if self.services.queue_name else None)
+        # Output.from_input resolves Outputs nested in a dict; its hint (Input[T] -> Output[T]) cannot say so
         self.jax_backend_targets = pulumi.Output.from_input(
-            {n: w.jax_backend_target for n, w in self.workloads.items() if isinstance(w, PathwaysWorkload)})
+            {n: w.jax_backend_target for n, w in self.workloads.items()  # type: ignore[misc]
+             if isinstance(w, PathwaysWorkload)})
         # the report names values that may still be Outputs (a node SA email): their stand-ins resolve here
         self.identities = pulumi.Output.from_input(deferred.resolve(self.access.report))
         self.actions_required = pulumi.Output.from_input(deferred.resolve(self.access.actions))
@@ -264,8 +267,8 @@ class PathwaysCluster(pulumi.ComponentResource):
         serving = {n: w for n, w in self.workloads.items() if isinstance(w, PathwaysServing)}
         endpoints = {n: w.endpoint for n, w in serving.items() if w.endpoint is not None}
         clients = {n: w.client_targets for n, w in serving.items() if w.client_targets is not None}
-        self.serving_endpoints = pulumi.Output.from_input(endpoints) if endpoints else None
-        self.client_targets = pulumi.Output.from_input(clients) if clients else None
+        self.serving_endpoints = pulumi.Output.from_input(endpoints) if endpoints else None  # type: ignore[arg-type]
+        self.client_targets = pulumi.Output.from_input(clients) if clients else None  # type: ignore[arg-type]
         self.register_outputs({
             "clusterName": self.cluster_name,
             "location": self.location,
@@ -288,7 +291,7 @@ class PathwaysCluster(pulumi.ComponentResource):
         })
 
     def _workloads(self, name: str, stack: StackConfig,
-                   secrets: Optional[pulumi.Input[Mapping[str, str]]]) -> dict:
+                   secrets: Optional[pulumi.Input[Mapping[str, pulumi.Input[str]]]]) -> dict:
         """One workload component per `stack.workloads` entry.
 
         Each waits for the JobSet webhook (services.ready) and for the pools it runs on, so that a
@@ -298,8 +301,8 @@ class PathwaysCluster(pulumi.ComponentResource):
         ready = [*self.services.ready, *self.access.before_workloads]
         if self.webhook_firewall is not None:  # a private control plane reaches the webhook only through it
             ready.append(self.webhook_firewall)
-        values = {} if secrets is None else {
-            key: pulumi.Output.secret(pulumi.Output.from_input(secrets).apply(lambda d, k=key: d[k]))
+        values: dict[str, pulumi.Input[str]] = {} if secrets is None else {
+            key: pulumi.Output.secret(pulumi.Output.from_input(secrets).apply(operator.itemgetter(key)))
             for key in stack.secret_names
         }
         builders = {"pathways": (PathwaysWorkload, pathways_args_from_stack), "jax": (JaxWorkload, jax_args_from_stack)}
@@ -386,7 +389,7 @@ class PathwaysCluster(pulumi.ComponentResource):
         )
 
     def _kubernetes_provider(self, name: str, stack: StackConfig,
-                             opts: Optional[pulumi.ResourceOptions]) -> k8s.Provider:
+                             opts: Optional[pulumi.ResourceOptions]) -> pulumi.ProviderResource:
         """The consumer's kubernetes provider if they passed one, else one built from this cluster."""
         given = consumer_provider(opts, "kubernetes")
         if given is not None:

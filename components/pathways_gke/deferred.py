@@ -9,6 +9,7 @@ first validated with the same models once known: a bad value fails the update na
 """
 
 import copy
+import functools
 import itertools
 from typing import Any, Callable, Mapping, Optional
 
@@ -39,7 +40,7 @@ class Deferred:
     def __init__(self, fields: Optional[dict[str, str]] = None):
         self.fields = fields
         self.values: dict[str, tuple[str, pulumi.Output]] = {}  # stand-in -> (config path, validated Output)
-        self._validate: Optional[Callable[[Any], None]] = None
+        self._validate: Optional[Callable[[Any], object]] = None
         self._mapping: Any = None
 
     def __bool__(self) -> bool:
@@ -56,12 +57,11 @@ class Deferred:
         self.values[placeholder] = (path, value)
         return placeholder
 
-    def validate_with(self, mapping: Any, validate: Callable[[Any], None]) -> None:
+    def validate_with(self, mapping: Any, validate: Callable[[Any], object]) -> None:
         """Check each value when known: `validate(mapping with that value in place of its stand-in)`."""
         self._mapping, self._validate = mapping, validate
         for placeholder, (path, output) in list(self.values.items()):
-            checked = pulumi.Output.from_input(output).apply(
-                lambda value, p=placeholder, at=path: self._check(p, at, value))
+            checked = pulumi.Output.from_input(output).apply(functools.partial(self._check, placeholder, path))
             self.values[placeholder] = (path, checked)
 
     def _check(self, placeholder: str, path: str, value: Any) -> Any:

@@ -31,7 +31,8 @@ MANAGED_GCE_LABELS = (MANAGED_BY_GCE_LABEL, ROLE_GCE_LABEL, GROUP_GCE_LABEL)
 WORKLOAD_LABEL = "pathways-gke/workload"  # ours: on JobSets and their pods, the workload name
 RUNTIME_LABEL = "pathways-gke/runtime"  # ours: on JobSets, "pathways" or "jax"
 
-# JobSet (labels/annotations the JobSet controller stamps on every pod; JOBSET_INSTALL.md §6.4)
+# JobSet (labels/annotations the JobSet controller stamps on every pod;
+# https://github.com/kubernetes-sigs/jobset/blob/v0.12.0/api/jobset/v1alpha2/jobset_types.go)
 JOBSET_NAME_KEY = "jobset.sigs.k8s.io/jobset-name"
 REPLICATED_JOB_NAME_KEY = "jobset.sigs.k8s.io/replicatedjob-name"
 REPLICATED_JOB_REPLICAS_KEY = "jobset.sigs.k8s.io/replicatedjob-replicas"
@@ -74,9 +75,10 @@ def node_service_account_id(cluster: str, location: str) -> str:
     return f"{cluster[:17].rstrip('-')}-nodes-{digest}"
 
 
-# --- Pathways workloads (issue 4) ---------------------------------------------------------------------------
+# --- Pathways workloads ----------------------------------------------------------------------------------
 # JobSet / Kubernetes names and labels a Pathways JobSet carries. The JobSet controller derives Job, pod and
-# host names from these (PATHWAYS_JOBSET.md §6); pathways-gke never renames them.
+# host names from these (JobSet's CoordinatorEndpoint, pkg/controllers/jobset_controller.go); pathways-gke never
+# renames them.
 
 PATHWAYS_HEAD_JOB = "pathways-head"
 PATHWAYS_WORKER_JOB = "worker"

@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator, Optional
+from typing import Any, Callable, Iterator, Optional, TypeGuard
 
 from .catalog import is_tpu_machine_type
 from .config.workloads import DNS_1035, MAX_LWS_NAME, MAX_WORKLOAD_NAME, image_is_pinned
@@ -85,7 +85,7 @@ def get(data: Any, *path: Any, default: Any = None) -> Any:
     return data
 
 
-def _is_list(value: Any) -> bool:
+def _is_list(value: Any) -> TypeGuard[Sequence[Any]]:
     return isinstance(value, Sequence) and not isinstance(value, str)
 
 

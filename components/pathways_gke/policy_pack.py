@@ -4,7 +4,7 @@ Each Pulumi policy's `validate` turns Pulumi's arguments into the plan-resource 
 rules in policies.py read (type, name, urn, inputs, options, parent) and reports what they find.
 Values unknown during preview become "<computed>" and are skipped by the rules, per value,
 instead of skipping the whole resource. Constructing a `PolicyPack` starts a gRPC server and
-blocks (PULUMI_NOTES.md §6.1), so only `policy/__main__.py` does that; tests call `validate`.
+blocks (pulumi_policy/policy.py, PolicyPack.__init__), so only `policy/__main__.py` does that; tests call `validate`.
 
 Needs `pulumi-policy` (a dev / policy-pack dependency, not a runtime one).
 """
@@ -120,7 +120,7 @@ def policies_for_pack() -> list[Any]:
     """One Pulumi policy per rule, with the rule's default enforcement level and config schema."""
     out: list[Any] = []
     for rule in policies.RULES:
-        common = dict(name=rule.name, description=rule.description, enforcement_level=ENFORCEMENT[rule.level],
+        common: dict[str, Any] = dict(name=rule.name, description=rule.description, enforcement_level=ENFORCEMENT[rule.level],
                       config_schema=CONFIG_SCHEMAS.get(rule.name))
         if rule.stack:
             out.append(StackValidationPolicy(validate=_stack_validate(rule), **common))

@@ -16,7 +16,8 @@ def main() -> PathwaysCluster:
         # ConfigError for the offline plan (exit 2)
         raise ConfigRunError(exc.problems) from None
     secrets = pulumi.Config(PROJECT).get_secret_object("secrets") if stack.secret_names else None
-    cluster = PathwaysCluster(stack.cluster.name, stack, secrets=secrets)
+    # PathwaysCluster also takes a validated StackConfig (its docstring); the hint names only the args a caller writes
+    cluster = PathwaysCluster(stack.cluster.name, stack, secrets=secrets)  # type: ignore[arg-type]
     pulumi.export("clusterName", cluster.cluster_name)
     pulumi.export("endpoint", cluster.endpoint)
     pulumi.export("kubeconfig", cluster.kubeconfig)

@@ -17,6 +17,7 @@ import sys
 from typing import Any, Optional
 
 import pulumi
+from pulumi.errors import InputPropertyErrorDetails
 
 from . import __version__
 from .args import camel
@@ -33,13 +34,17 @@ COMPONENTS: list[type[pulumi.ComponentResource]] = [PathwaysCluster, PathwaysWor
 """The components other languages can use (the order is the schema's)."""
 
 
+def _camel_match(match: re.Match[str]) -> str:
+    return camel(match.group(0))
+
+
 def input_properties_error(error: ConfigError) -> pulumi.InputPropertiesError:
     """A ConfigError as the per-property error TypeScript/Go/YAML programs show (`InputPropertiesError`).
 
     Paths are the component's input property names (camelCase), e.g. `tpuPools[0].topology`."""
-    errors = []
+    errors: list[InputPropertyErrorDetails] = []
     for problem in error.problems:
-        path = ".".join(re.sub(r"^[a-z0-9_]+", lambda m: camel(m.group(0)), part)
+        path = ".".join(re.sub(r"^[a-z0-9_]+", _camel_match, part)
                         for part in problem.path.replace("gcp:project", "project").split("."))
         reason = str(problem)[len(problem.path) + 2:]  # "<value> <message>", as the stack-file error shows it
         errors.append({"property_path": path, "reason": reason})
@@ -67,6 +72,7 @@ def component_provider(version: Optional[str] = None) -> Any:
     class PathwaysComponentProvider(ComponentProvider):
         def __init__(self, *args: Any) -> None:
             super().__init__(*args)
+            assert self.schema is not None  # ComponentProvider.__init__ always sets the inferred schema
             self.schema = json.dumps(mark_secret_outputs(json.loads(self.schema)))
 
         def construct(self, name: str, resource_type: str, inputs: Any, options: Any = None) -> Any:

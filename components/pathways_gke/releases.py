@@ -16,7 +16,8 @@ from .naming import JOBSET_CRD, JOBSET_NAMESPACE, KUEUE_NAMESPACE, LWS_CRD, LWS_
 
 @dataclass(frozen=True)
 class Release:
-    """One controller's upstream release artifacts (JOBSET_INSTALL.md §2, §7.2)."""
+    """One controller's upstream release artifacts (https://github.com/kubernetes-sigs/jobset/releases,
+    https://github.com/kubernetes-sigs/kueue/releases)."""
 
     addon: str  # config section: jobset | kueue | lws
     url: str  # release manifest URL template, {version} = vX.Y.Z

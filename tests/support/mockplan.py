@@ -1,4 +1,4 @@
-"""A small recording mock engine for component tests (PULUMI_NOTES.md §2.2).
+"""A small recording mock engine for component tests (a pulumi.runtime.Mocks with a MockMonitor subclass).
 
 Records, per registration: type, name, parent, custom/remote, decoded inputs and the options the
 engine would receive (dependencies, protect, provider(s), transforms count). Used until / beside the

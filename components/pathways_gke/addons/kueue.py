@@ -35,7 +35,8 @@ COVERED_RESOURCES = ("cpu", "memory", TPU_RESOURCE)
 HOST_RESOURCES_NOT_LIMITED = {"cpu": "1000000", "memory": "1000Ti"}
 MANAGED_BY = {"app.kubernetes.io/managed-by": "pathways-gke"}
 
-# Queued provisioning (GKE DWS) through Kueue's ProvisioningRequest admission check (JOBSET_INSTALL.md §7.3-7.4)
+# Queued provisioning (GKE DWS) through Kueue's ProvisioningRequest admission check
+# (https://cloud.google.com/kubernetes-engine/docs/how-to/provisioningrequest)
 QUEUED_PROVISIONING_CLASS = "queued-provisioning.gke.io"
 PROVISIONING_CONTROLLER = "kueue.x-k8s.io/provisioning-request"
 PROVISIONING_NODE_SELECTOR = {"key": "autoscaling.gke.io/provisioning-request",

@@ -1,4 +1,5 @@
-"""The PriorityClass ladder XPK and Cluster Toolkit create (JOBSET_INSTALL.md §7.3, §7.4)."""
+"""The PriorityClass ladder XPK (`xpk cluster create-pathways`) and Cluster Toolkit
+(`kueue-configuration-pathways.yaml.tftpl`) create: very-low 100 … very-high 1000 (docs/jobset-and-kueue.md)."""
 
 from __future__ import annotations
 

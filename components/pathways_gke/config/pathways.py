@@ -1,7 +1,9 @@
 """Pathways workload options: the `pathways:` block and the user-container / pod options of a workload.
 
 Kept apart from `workloads.py` (which holds the per-workload model shared with the multi-controller JAX
-runtime) so the Pathways surface reads in one place. References: shared/reference/PATHWAYS_JOBSET.md.
+runtime) so the Pathways surface reads in one place. Reference: the JobSet XPK renders
+(https://github.com/AI-Hypercomputer/xpk/blob/v1.16.0/src/xpk/templates/pathways_workload_create.yaml.j2);
+the differences are in docs/coming-from-xpk.md.
 """
 
 from __future__ import annotations
@@ -50,7 +52,7 @@ def check_env(env: dict[str, str]) -> dict[str, str]:
 
 # --- quantities (Kubernetes resource.Quantity, the subset a container uses) -------------------------------
 
-_SUFFIX = {"": 1, "m": Decimal("0.001"), "k": 10**3, "M": 10**6, "G": 10**9, "T": 10**12, "P": 10**15,
+_SUFFIX: dict[str, int | Decimal] = {"": 1, "m": Decimal("0.001"), "k": 10**3, "M": 10**6, "G": 10**9, "T": 10**12, "P": 10**15,
            "E": 10**18, "Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "Pi": 2**50, "Ei": 2**60}
 QUANTITY = re.compile(r"^(?P<num>[0-9]+(\.[0-9]+)?)(?P<suffix>m|k|M|G|T|P|E|Ki|Mi|Gi|Ti|Pi|Ei)?$")
 
@@ -182,7 +184,7 @@ class PathwaysEnv(Model):
 
 
 class PathwaysSettings(Model):
-    """Pathways server options (PATHWAYS_JOBSET.md §2, §5)."""
+    """Pathways server options (the flags of the pathways-rm, -proxy and -worker containers; docs/pathways-workloads.md)."""
 
     version: Optional[str] = Field(default=None, description="Pathways image tag, e.g. jax-0.9.2; never 'latest'")
     gcs_scratch: Optional[str] = None

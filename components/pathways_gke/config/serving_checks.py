@@ -127,7 +127,7 @@ def serving_workload_problems(workload: WorkloadConfig, target: WorkloadTarget, 
     elif cpu_machine_type is not None:
         machine = cpu_machine(cpu_machine_type)
         short = _fits(need, gke_allocatable(machine)) if machine else None
-        if short:
+        if short and machine is not None:
             out.append(Problem(at("resources"), f"makes the head pod too large for a cpuPool node ({machine.name}: "
                                f"{short}); lower resources.requests or use a larger cpuPool.machineType"))
     return out

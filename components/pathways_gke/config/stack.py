@@ -44,7 +44,7 @@ _SECTIONS: dict[str, tuple[Any, Any]] = {
     "observability": (ObservabilityConfig, {}),
     "lws": (LwsConfig, {}),
 }
-_ROOT_MODELS = {
+_ROOT_MODELS: dict[str, type[BaseModel]] = {
     "cluster": ClusterConfig, "cpuPool": CpuPoolConfig, "tpuPools": TpuPoolConfig,
     "jobset": JobSetConfig, "kueue": KueueConfig, "workloads": WorkloadConfig, "buckets": BucketConfig,
     "observability": ObservabilityConfig, "lws": LwsConfig,

@@ -188,7 +188,7 @@ def parse_stack_yaml(text: str, source: str = "stack file") -> Any:
 
 def _yaml_problem(exc: yaml.YAMLError) -> str:
     """One line: what the parser found and where (PyYAML's own text spans lines and quotes the source)."""
-    def where(text: object, mark: object) -> str:
+    def where(text: object, mark: yaml.error.Mark | None) -> str:
         text = " ".join(str(text).split())
         return f"{text} at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else text
 

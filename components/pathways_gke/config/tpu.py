@@ -207,7 +207,8 @@ class TpuPoolConfig(Model):
 
 
 def pool_problems(pool: TpuPoolConfig, path: str) -> list[Problem]:
-    """Capacity and shape rules of TPU_NODE_POOLS.md §3, each naming the field at fault."""
+    """Capacity and shape rules of GKE TPU node pools (https://cloud.google.com/kubernetes-engine/docs/concepts/tpus),
+    each naming the field at fault."""
     out: list[Problem] = []
     gen = GENERATIONS[pool.type]
     at = lambda field: f"{path}.{field}"  # noqa: E731

@@ -8,7 +8,7 @@ import shlex
 from typing import Any, Literal, Optional, Union
 
 from pydantic import Field, ValidationError, field_validator, model_validator
-from pydantic_core import PydanticCustomError
+from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from ..errors import Problem
 from .access import GSA_EMAIL, BucketAccess
@@ -19,7 +19,8 @@ from .serving import ServiceSettings, ServingSettings
 
 __all__ = ["JaxSettings", "PathwaysSettings", "WorkloadConfig", "check_env", "check_image", "image_is_pinned"]
 
-# JobSet puts `<name>-pathways-head-0-0.<name>` into a 63-character label (PATHWAYS_JOBSET.md §6).
+# JobSet puts `<name>-pathways-head-0-0.<name>` into a 63-character label (its CoordinatorEndpoint,
+# https://github.com/kubernetes-sigs/jobset/blob/v0.12.0/pkg/controllers/jobset_controller.go).
 MAX_WORKLOAD_NAME = 22
 # LWS: the worker StatefulSet `<name>-<group>` labels its pods `controller-revision-hash: <sts>-<hash>` (<= 63),
 # so an LWS name is at most 52 - 1 - digits(replicas - 1): 50 for up to 10 replicas (kubernetes-sigs/lws#410).
@@ -112,7 +113,7 @@ class WorkloadConfig(Model):
     buckets: list[BucketAccess] = Field(default_factory=list, description="checkpoint/data buckets the code uses")
     termination_grace_period_seconds: Optional[int] = Field(default=None, ge=0, le=86400)
     privileged: bool = False
-    # --- Pathways head/worker pod options (issue 4; see config/pathways.py) ---
+    # --- Pathways head/worker pod options (see config/pathways.py) ---
     container_name: str = Field(default="jax-tpu", description="name of the user container in the head pod")
     resources: ContainerResources = Field(default_factory=ContainerResources)
     image_pull_policy: Optional[ImagePullPolicy] = Field(
@@ -137,16 +138,16 @@ class WorkloadConfig(Model):
         """
         name = data.get("name") if isinstance(data, dict) else None
         mode = data.get("mode", "default") if isinstance(data, dict) else None
-        too_long = (isinstance(name, str) and mode not in LWS_MODES
-                    and MAX_WORKLOAD_NAME < len(name.strip()) <= MAX_LWS_NAME)
-        error = fail("name", f"is {len(name.strip())} characters; at most {MAX_WORKLOAD_NAME} are allowed (JobSet "
+        length = len(name.strip()) if isinstance(name, str) else 0
+        too_long = mode not in LWS_MODES and MAX_WORKLOAD_NAME < length <= MAX_LWS_NAME
+        error = fail("name", f"is {length} characters; at most {MAX_WORKLOAD_NAME} are allowed (JobSet "
                      f"writes '<name>-pathways-head-0-0.<name>' into a 63-character label)") if too_long else None
         try:
             result = handler(data)
         except ValidationError as exc:
             if error is None:
                 raise
-            details = [{"type": PydanticCustomError(e["type"], e["msg"].replace("{", "{{").replace("}", "}}"),
+            details: list[InitErrorDetails] = [{"type": PydanticCustomError(e["type"], e["msg"].replace("{", "{{").replace("}", "}}"),
                                                     e.get("ctx")),
                         "loc": e["loc"], "input": e.get("input")} for e in exc.errors(include_url=False)]
             details.append({"type": error, "loc": ("name",), "input": name})

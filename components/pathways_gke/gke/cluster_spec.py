@@ -156,7 +156,8 @@ def cluster_args(stack: StackConfig, service_account: Any = None) -> dict[str, A
 
 
 # JobSet and Kueue serve their admission webhooks on the nodes' port 9443; GKE's own firewall rule for a
-# private control plane opens only 443 and 10250 (JOBSET_INSTALL.md §4.2).
+# private control plane opens only 443 and 10250
+# (https://cloud.google.com/kubernetes-engine/docs/how-to/private-clusters#add_firewall_rules).
 WEBHOOK_PORTS = ("9443",)
 
 

@@ -1,6 +1,7 @@
 """Node-pool specs as plain data: the pulumi_gcp NodePool arguments for the head pool and each slice.
 
-Sources: shared/reference/TPU_NODE_POOLS.md §2-§11 and §13. Values that come from other
+Sources: https://cloud.google.com/kubernetes-engine/docs/how-to/tpus and the pulumi_gcp.container.NodePool
+arguments. Values that come from other
 resources (cluster name, service-account email, workload-policy name) are passed in by the
 caller and placed as-is, so this module needs no Pulumi import.
 """

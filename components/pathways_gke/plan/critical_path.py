@@ -23,7 +23,7 @@ import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping, Optional
+from typing import Any, Callable, Iterable, Mapping, Optional, Sequence
 
 from ..config.cluster import ZONE
 from .image_pulls import FirstStep, first_steps, image_table, is_image_key
@@ -128,7 +128,8 @@ def _node_pool_variant(inputs: Mapping[str, Any]) -> str:
     if ((inputs.get("queuedProvisioning") or {}).get("enabled") is True or config.get("flexStart") is True
             or (inputs.get("initialNodeCount") == 0 and not node_count)):
         return "scale-from-zero"
-    machine = config.get("machineType") if isinstance(config.get("machineType"), str) else ""
+    machine_type = config.get("machineType")
+    machine = machine_type if isinstance(machine_type, str) else ""
     tpu = ("tpuTopology" in placement or machine.startswith(("ct", "tpu"))
            or any(t.get("key") == "google.com/tpu" for t in config.get("taints") or () if isinstance(t, dict)))
     if not tpu:
@@ -521,7 +522,7 @@ def _variant(row: str) -> str:
     return row if row in (READ_KEY, DEFAULT_KEY) else "-"
 
 
-def _table(rows: list[tuple[str, ...]]) -> list[str]:
+def _table(rows: Sequence[tuple[str, ...]]) -> list[str]:
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     return ["  " + "  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
 

@@ -271,7 +271,8 @@ def run_program(program: Callable[[], Any], *, stack: str, project: str, config:
     from pulumi.runtime import settings
 
     fresh_event_loop()
-    settings.set_root_resource(None)  # a fresh root Stack per run (PULUMI_NOTES §2.4-2)
+    # a fresh root Stack per run: set_mocks creates one only if none exists (pulumi/runtime/mocks.py)
+    settings.set_root_resource(None)  # type: ignore[arg-type]  # the SDK resets with None; its hint omits it
     mocks = mocks if mocks is not None else _make_mocks()
     monitor = _make_monitor_class()(mocks)
     pulumi.runtime.set_mocks(mocks, project=project, stack=stack, preview=True, monitor=monitor)
@@ -411,7 +412,9 @@ def plan_config(config: Mapping[str, Any], *, stack: str, project: str = "pathwa
     if validate and (project == PROJECT or program is None):
         stack_from_cli(flat, secret_keys)
     if program is None:
-        from ..program import main as program
+        from ..program import main as default_program
+
+        program = default_program
     return run_program(program, stack=stack, project=project, config=flat, secret_keys=secret_keys)
 
 

@@ -83,13 +83,14 @@ def build_graph(resources: list[Mapping[str, Any]], status: Optional[Mapping[str
             node.parent = None
         else:
             nodes[node.parent].children.append(node.urn)
-    edges, provider_edges = set(), set()
+    edges: set[tuple[str, str]] = set()
+    provider_edges: set[tuple[str, str]] = set()
     for r in ordered:
         for dep in r.get("dependsOn") or ():
             if dep in nodes and dep != r["urn"]:
                 edges.add((dep, r["urn"]))
         provider = (r.get("options") or {}).get("provider")
-        if provider in nodes:
+        if isinstance(provider, str) and provider in nodes:
             provider_edges.add((provider, r["urn"]))
     return Graph(nodes=nodes, edges=sorted(edges), provider_edges=sorted(provider_edges - edges))
 

@@ -92,7 +92,8 @@ def _alert(kind: str, heading: list[str], items: list[str]) -> list[str]:
 
 def extract_mermaid_blocks(markdown: str) -> list[str]:
     """The bodies of the ```mermaid fences of a Markdown text (used by tests and CI checks)."""
-    blocks, current = [], None
+    blocks: list[str] = []
+    current: list[str] | None = None
     for line in markdown.splitlines():
         if current is None and line.strip() == "```mermaid":
             current = []

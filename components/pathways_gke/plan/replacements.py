@@ -2,14 +2,14 @@
 
 The offline plan has no provider `Diff`, so this table stands in for it. pulumi-gcp is bridged
 from the Terraform google provider: an input marked ForceNew there replaces the resource here
-(TPU_NODE_POOLS.md §13.1, PULUMI_NOTES.md §7). Paths use Pulumi's property-path syntax
+(the ForceNew fields of google_container_node_pool; pulumi/pulumi-gcp#412). Paths use Pulumi's property-path syntax
 (see paths.py); a pattern covers everything below it. A credentialed `pulumi preview --diff`
 (its `replaceReasons`) remains the source of truth; keep this table in step with the provider
 version pinned in pyproject.toml.
 
 Besides this table a resource is replaced when:
 - a changed path falls under its own `options.replaceOnChanges` (our JobSets use `["spec"]`:
-  JobSet's `spec.replicatedJobs` is immutable server-side, JOBSET_INSTALL.md §6.2);
+  JobSet's `spec.replicatedJobs` is immutable server-side, https://github.com/kubernetes-sigs/jobset/blob/v0.12.0/pkg/webhooks/jobset_webhook.go);
 - a resource it lists in `options.replaceWith` is replaced (a JobSet lists its TPU slice pools);
 - its provider is replaced (a new `pulumi:providers:kubernetes` replaces every object it manages).
 
@@ -90,7 +90,7 @@ REPLACE_PATHS: Mapping[str, tuple[str, ...]] = MappingProxyType({
     # google_compute_firewall: name, network, direction, project are ForceNew
     FIREWALL: ("name", "project", "network", "direction"),
     # Only a new clusterIdentifier replaces the provider (pulumi-kubernetes provider.py); without one
-    # a new kubeconfig/context/cluster does too (PULUMI_NOTES.md §7: provider replacement cascades).
+    # a new kubeconfig/context/cluster does too (provider replacement cascades: pulumi/pulumi#8991).
     K8S_PROVIDER: ("clusterIdentifier",),
 })
 K8S_PROVIDER_WITHOUT_IDENTIFIER = ("kubeconfig", "context", "cluster")

@@ -8,7 +8,8 @@ Children (names are public API):
 - `{name}-jobset`: the JobSet custom resource. Its spec is immutable server-side, so a spec change
   replaces it (delete first: the name is fixed).
 
-The module must stay cross-language clean (PULUMI_NOTES.md §4.3): TypedDict args, no Union/Literal,
+The module must stay cross-language clean (schema inference of pulumi/provider/experimental/analyzer.py):
+TypedDict args, no Union/Literal,
 and no `from __future__ import annotations` here.
 """
 

@@ -134,7 +134,8 @@ def _env(workload: WorkloadConfig, layout: JaxLayout, secret_name: Optional[str]
         {"name": "JAX_NUM_PROCESSES", "value": str(layout.processes)},
         {"name": "JAX_PROCESS_COUNT", "value": str(layout.processes)},
         {"name": "JAX_COORDINATOR_PORT", "value": str(COORDINATOR_PORT[layout.platform])},
-        # $(VAR) in a value expands variables defined earlier in this list (PATHWAYS_JOBSET.md §1.5)
+        # $(VAR) in a value expands variables defined earlier in this list
+        # (https://kubernetes.io/docs/tasks/inject-data-application/define-interdependent-environment-variables/)
         {"name": "JAX_COORDINATOR_ADDRESS", "value": "$(JOBSET_COORDINATOR):$(JAX_COORDINATOR_PORT)"},
     ]
     if layout.multislice:
@@ -232,7 +233,7 @@ def build_jax_jobset(workload: WorkloadConfig, target: WorkloadTarget, *,
     }
     job_template: dict[str, Any] = {"spec": job_spec}
     if layout.platform == "tpu":
-        # one slice (child Job) per node pool; read from the Job template (PATHWAYS_JOBSET.md §1.4)
+        # one slice (child Job) per node pool; read from the Job template (docs/jax-workloads.md)
         job_template = {"metadata": {"annotations": {EXCLUSIVE_TOPOLOGY_ANNOTATION: NODE_POOL_LABEL}},
                         "spec": job_spec}
     metadata: dict[str, Any] = {"name": workload.name, "namespace": target.namespace,

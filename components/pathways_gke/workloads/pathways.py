@@ -5,7 +5,8 @@ Usable inside `PathwaysCluster` and on its own against an existing cluster: pass
 rendered by the pure builder in `pathways_jobset.py`; this module only validates the args and registers
 resources.
 
-Cross-language clean on purpose (shared/reference/PULUMI_NOTES.md §4.3): the args are a TypedDict of
+Cross-language clean on purpose (schema inference of pulumi/provider/experimental/analyzer.py): the args are a
+TypedDict of
 `pulumi.Input`/plain values with `NotRequired`, no Union/Literal, ints may arrive as floats, and this module
 must NOT use `from __future__ import annotations`.
 """
@@ -89,15 +90,15 @@ class PathwaysWorkload(pulumi.ComponentResource):
         if opts is not None and opts.urn:  # rehydration
             super().__init__(TOKEN, name, None, opts)
             return
-        args = dict(args or {})
+        given: dict[str, Any] = dict(args or {})
         deferred = Deferred(WORKLOAD_FIELDS)
-        args["workload"] = defer_workload_outputs(args.get("workload"), deferred)
-        workload, jobset, secret_values = validate_args(args)
+        given["workload"] = defer_workload_outputs(given.get("workload"), deferred)
+        workload, jobset, secret_values = validate_args(given)
         own = copy.copy(opts) if opts is not None else None
         if own is not None:
             own.replace_with = None  # forwarded to the JobSet below; a component is never replaced itself
         if deferred:  # image / env / ... Outputs: validated when known, swapped into the children's inputs
-            deferred.validate_with(args, validate_args)
+            deferred.validate_with(given, validate_args)
             own = pulumi.ResourceOptions.merge(own, pulumi.ResourceOptions(transformations=[deferred.transformation]))
         super().__init__(TOKEN, name, None, own)
 
@@ -151,7 +152,7 @@ class PathwaysWorkload(pulumi.ComponentResource):
 
 
 def access_facts(jobset: str, namespace: str) -> dict[str, str]:
-    """Where a client reaches the head (PATHWAYS_JOBSET.md §7)."""
+    """Where a client reaches the head (https://cloud.google.com/ai-hypercomputer/docs/workloads/pathways-on-cloud/pathways-interactive-mode)."""
     host = naming.pathways_head_host(jobset)
     return {
         "head_host": host,

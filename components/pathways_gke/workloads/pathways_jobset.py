@@ -2,7 +2,8 @@
 
 `build_pathways_jobset(workload, target, secret_name=...)` returns the `jobset.x-k8s.io/v1alpha2` JobSet
 object for one `runtime: pathways` workload in any mode. Every value follows the peers' common core
-(shared/reference/PATHWAYS_JOBSET.md §1-§5) — XPK's field layout where they differ only in form — and every
+(XPK https://github.com/AI-Hypercomputer/xpk/blob/v1.16.0/src/xpk/templates/pathways_workload_create.yaml.j2,
+Cluster Toolkit, the google/pathways-job operator) — XPK's field layout where they differ only in form — and every
 deliberate difference is listed in docs/coming-from-xpk.md. Deterministic: same inputs, same dict.
 """
 
@@ -36,7 +37,7 @@ WORKER_CONTAINER = "pathways-worker"
 COLOCATED_PYTHON_CONTAINER = "colocated-python-sidecar"
 SHARED_TMP = "shared-tmp"
 
-# limits only (requests = limits), XPK's units (PATHWAYS_JOBSET.md §2.2, §2.3)
+# limits only (requests = limits), XPK's units (its pathways_workload_create.yaml.j2)
 RM_RESOURCES = {"limits": {"cpu": "8", "memory": "32G"}}
 PROXY_RESOURCES = {"limits": {"cpu": "16", "memory": "100G"}}
 

@@ -150,7 +150,7 @@ def server_container(workload: WorkloadConfig, *, secret_name: Optional[str]) ->
     """The user's server (JetStream, vLLM-TPU, SGLang-JAX, ...): a JAX client of the proxy in its own pod."""
     serving = workload.serving
     assert serving is not None
-    env = [
+    env: list[dict[str, Any]] = [
         _env("JAX_PLATFORMS", "proxy"),
         _env("XCLOUD_ENVIRONMENT", "GCP"),
         _env("JAX_BACKEND_TARGET", f"grpc://localhost:{PROXY_PORT}"),

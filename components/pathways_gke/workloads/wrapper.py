@@ -3,7 +3,8 @@
 Kubernetes stops a pod by sending SIGTERM to the container's PID 1 and, after the grace period,
 SIGKILL. When the user's command is a shell pipeline or a multi-line script, PID 1 is a shell that
 does not forward the signal, so the training program never gets the chance to checkpoint. XPK and
-Cluster Toolkit wrap the command in bash for that reason (PATHWAYS_JOBSET.md §2.7); their wrappers
+Cluster Toolkit wrap the command in bash for that reason (https://github.com/AI-Hypercomputer/xpk/blob/v1.16.0/src/xpk/templates/pathways_workload_create.yaml.j2,
+cluster-toolkit pkg/orchestrator/gke/templates/pathways_jobset.tmpl); their wrappers
 paste the command text into the script (a multi-line command or an unbalanced quote breaks it) and
 signal only the direct child (a program started by a multi-line script keeps running).
 
