@@ -61,15 +61,15 @@ def _field_env(name: str, path: str) -> dict[str, Any]:
     return {"name": name, "valueFrom": {"fieldRef": {"fieldPath": path}}}
 
 
-def _value_env(name: str, value: str) -> dict[str, Any]:
+def value_env(name: str, value: str) -> dict[str, Any]:
     return {"name": name, "value": value}
 
 
-def _custom_env(env: dict[str, str]) -> list[dict[str, Any]]:
-    return [_value_env(k, env[k]) for k in sorted(env)]
+def custom_env(env: dict[str, str]) -> list[dict[str, Any]]:
+    return [value_env(k, env[k]) for k in sorted(env)]
 
 
-def _ports(*ports: int) -> list[dict[str, Any]]:
+def container_ports(*ports: int) -> list[dict[str, Any]]:
     return [{"containerPort": p, "protocol": "TCP"} for p in ports]
 
 
@@ -125,8 +125,8 @@ def rm_container(workload: WorkloadConfig, target: WorkloadTarget, *, sidecar: b
         _field_env("REPLICATED_JOB_NAME", REPLICATED_JOB_NAME_PATH),
         _field_env("JOBSET_NAME", JOBSET_NAME_PATH),
         _field_env("HOST_ADDRESS", COORDINATOR_LABEL_PATH),
-        _value_env("TPU_SKIP_MDS_QUERY", "true"),
-        *_custom_env(pw.env.server),
+        value_env("TPU_SKIP_MDS_QUERY", "true"),
+        *custom_env(pw.env.server),
     ]
     container = {
         "name": RM_CONTAINER,
@@ -134,7 +134,7 @@ def rm_container(workload: WorkloadConfig, target: WorkloadTarget, *, sidecar: b
         "imagePullPolicy": image_pull_policy(workload),
         "args": args,
         "env": env,
-        "ports": _ports(*RM_PORTS),
+        "ports": container_ports(*RM_PORTS),
         "resources": _copy(RM_RESOURCES),
     }
     if sidecar:
@@ -157,8 +157,8 @@ def proxy_container(workload: WorkloadConfig, *, sidecar: bool) -> dict[str, Any
         "image": component_images(workload)["proxy"],
         "imagePullPolicy": image_pull_policy(workload),
         "args": args,
-        "env": [_field_env("PATHWAYS_HEAD", COORDINATOR_LABEL_PATH), *_custom_env(pw.env.proxy)],
-        "ports": _ports(PROXY_PORT),
+        "env": [_field_env("PATHWAYS_HEAD", COORDINATOR_LABEL_PATH), *custom_env(pw.env.proxy)],
+        "ports": container_ports(PROXY_PORT),
         "resources": _copy(PROXY_RESOURCES),
     }
     if sidecar:
@@ -166,14 +166,13 @@ def proxy_container(workload: WorkloadConfig, *, sidecar: bool) -> dict[str, Any
     return container
 
 
-def user_container(workload: WorkloadConfig, *, secret_name: Optional[str]) -> dict[str, Any]:
-    env: list[dict[str, Any]] = [
-        _field_env("PATHWAYS_HEAD", COORDINATOR_LABEL_PATH),
-        _value_env("JAX_PLATFORMS", "proxy"),
-        _value_env("XCLOUD_ENVIRONMENT", "GCP"),
-        _value_env("JAX_BACKEND_TARGET", f"grpc://$(PATHWAYS_HEAD):{PROXY_PORT}"),
-        *_custom_env(workload.env),
-    ]
+def client_container(workload: WorkloadConfig, backend_env: list[dict[str, Any]], *, secret_name: Optional[str],
+                     mounts: list[dict[str, Any]], extra: Optional[dict[str, Any]] = None) -> dict[str, Any]:
+    """The user's JAX program as a client of the IFRT proxy: in the JobSet head pod, or in a serving leader.
+
+    `backend_env` says where the proxy is (JAX_PLATFORMS=proxy, JAX_BACKEND_TARGET, ...); `extra` adds fields
+    after the env (a server's ports and probes)."""
+    env = [*backend_env, *custom_env(workload.env)]
     if workload.secret_env:
         if not secret_name:
             raise ValueError(f"workload {workload.name!r} has secretEnv but no Secret name was given")
@@ -187,16 +186,26 @@ def user_container(workload: WorkloadConfig, *, secret_name: Optional[str]) -> d
     if workload.command_text is not None:
         container["command"] = wrap_command(workload.command_text)
     container["env"] = env
+    container.update(extra or {})
     resources = {k: dict(sorted(v.items())) for k, v in (("requests", workload.resources.requests),
                                                          ("limits", workload.resources.limits)) if v}
     if resources:
         container["resources"] = resources
     if workload.privileged:
         container["securityContext"] = {"privileged": True}
-    mounts = _fuse_mounts(workload, workers=False)
     if mounts:
         container["volumeMounts"] = mounts
     return container
+
+
+def user_container(workload: WorkloadConfig, *, secret_name: Optional[str]) -> dict[str, Any]:
+    backend = [
+        _field_env("PATHWAYS_HEAD", COORDINATOR_LABEL_PATH),
+        value_env("JAX_PLATFORMS", "proxy"),
+        value_env("XCLOUD_ENVIRONMENT", "GCP"),
+        value_env("JAX_BACKEND_TARGET", f"grpc://$(PATHWAYS_HEAD):{PROXY_PORT}"),
+    ]
+    return client_container(workload, backend, secret_name=secret_name, mounts=_fuse_mounts(workload, workers=False))
 
 
 def worker_container(workload: WorkloadConfig, target: WorkloadTarget) -> dict[str, Any]:
@@ -210,17 +219,17 @@ def worker_container(workload: WorkloadConfig, target: WorkloadTarget) -> dict[s
         *pw.flags.worker,
     ]
     env = [
-        _value_env("TPU_MIN_LOG_LEVEL", "0"),
-        _value_env("TF_CPP_MIN_LOG_LEVEL", "0"),
-        _value_env("XCLOUD_ENVIRONMENT", "GCP"),
-        _value_env("MEGASCALE_GRPC_ENABLE_XOR_TRACER", "false"),
+        value_env("TPU_MIN_LOG_LEVEL", "0"),
+        value_env("TF_CPP_MIN_LOG_LEVEL", "0"),
+        value_env("XCLOUD_ENVIRONMENT", "GCP"),
+        value_env("MEGASCALE_GRPC_ENABLE_XOR_TRACER", "false"),
         _field_env("MEGASCALE_NUM_SLICES", REPLICATED_JOB_REPLICAS_PATH),
         _field_env("JOBSET_NAME", JOBSET_NAME_PATH),
         _field_env("REPLICATED_JOB_NAME", REPLICATED_JOB_NAME_PATH),
         _field_env("MEGASCALE_SLICE_ID", JOB_INDEX_PATH),
         _field_env("PATHWAYS_HEAD", COORDINATOR_LABEL_PATH),
         _field_env("MEGASCALE_COORDINATOR_ADDRESS", COORDINATOR_LABEL_PATH),
-        *_custom_env(pw.env.worker),
+        *custom_env(pw.env.worker),
     ]
     return {
         "name": WORKER_CONTAINER,
@@ -228,7 +237,7 @@ def worker_container(workload: WorkloadConfig, target: WorkloadTarget) -> dict[s
         "imagePullPolicy": image_pull_policy(workload),
         "args": args,
         "env": env,
-        "ports": _ports(*WORKER_PORTS),
+        "ports": container_ports(*WORKER_PORTS),
         "resources": {"limits": {naming.TPU_RESOURCE: str(shape.chips_per_vm)}},
         "volumeMounts": [{"name": SHARED_TMP, "mountPath": "/tmp"}, *_fuse_mounts(workload, workers=True)],
     }
@@ -239,9 +248,9 @@ def colocated_python_container(workload: WorkloadConfig) -> dict[str, Any]:
         "name": COLOCATED_PYTHON_CONTAINER,
         "image": component_images(workload)["colocatedPython"],
         "imagePullPolicy": image_pull_policy(workload),
-        "env": [_value_env("GRPC_SERVER_ADDRESS", f"0.0.0.0:{COLOCATED_PYTHON_PORT}"),
-                _value_env("PYTHONUNBUFFERED", "1")],
-        "ports": _ports(COLOCATED_PYTHON_PORT),
+        "env": [value_env("GRPC_SERVER_ADDRESS", f"0.0.0.0:{COLOCATED_PYTHON_PORT}"),
+                value_env("PYTHONUNBUFFERED", "1")],
+        "ports": container_ports(COLOCATED_PYTHON_PORT),
         "volumeMounts": [{"name": SHARED_TMP, "mountPath": "/tmp"}],
         "restartPolicy": "Always",
     }

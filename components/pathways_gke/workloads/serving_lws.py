@@ -27,10 +27,10 @@ from ..config.serving_checks import Layout, layout_of
 from ..config.workloads import WorkloadConfig
 from .pathways_jobset import (DEFAULT_GRACE_PERIOD, PROXY_CONTAINER, PROXY_PORT, PROXY_RESOURCES, RM_CONTAINER,
                               RM_PORT, RM_PORTS, RM_RESOURCES, WORKER_CONTAINER, WORKER_PORT, WORKER_PORTS,
-                              _tpu_node_selector, _tpu_tolerations, component_images, image_pull_policy)
+                              _tpu_node_selector, _tpu_tolerations, client_container, component_images,
+                              container_ports, custom_env, image_pull_policy, value_env)
 from .head import guard_head
 from ..config.target import WorkloadTarget
-from .wrapper import wrap_command
 
 LEADER_ADDRESS = "$(LWS_LEADER_ADDRESS)"
 DEFAULT_CONTAINER_ANNOTATION = "kubectl.kubernetes.io/default-container"
@@ -47,18 +47,6 @@ class ServingObjects:
     lws: dict[str, Any]
     service: Optional[dict[str, Any]] = None  # mode serving: the Service in front of the leaders
     clients: dict[str, tuple[dict[str, Any], dict[str, Any]]] = field(default_factory=dict)  # client -> (Deployment, Service)
-
-
-def _env(name: str, value: str) -> dict[str, str]:
-    return {"name": name, "value": value}
-
-
-def _custom_env(env: dict[str, str]) -> list[dict[str, str]]:
-    return [_env(k, env[k]) for k in sorted(env)]
-
-
-def _ports(*ports: int) -> list[dict[str, Any]]:
-    return [{"containerPort": p, "protocol": "TCP"} for p in ports]
 
 
 def _pod_common(workload: WorkloadConfig) -> dict[str, Any]:
@@ -95,9 +83,9 @@ def rm_container(workload: WorkloadConfig, target: WorkloadTarget, slices: int) 
             *(["--enable_metrics_collection=true"] if pw.metrics else []),
             *pw.flags.server,
         ],
-        "env": [_env("HOST_ADDRESS", LEADER_ADDRESS), _env("TPU_SKIP_MDS_QUERY", "true"),
-                *_custom_env(pw.env.server)],
-        "ports": _ports(*RM_PORTS),
+        "env": [value_env("HOST_ADDRESS", LEADER_ADDRESS), value_env("TPU_SKIP_MDS_QUERY", "true"),
+                *custom_env(pw.env.server)],
+        "ports": container_ports(*RM_PORTS),
         "resources": {k: dict(v) for k, v in RM_RESOURCES.items()},
     }
 
@@ -116,8 +104,8 @@ def proxy_container(workload: WorkloadConfig, rm_address: str, virtual_slices: O
             *(["--enable_metrics_collection=true"] if pw.metrics else []),
             *pw.flags.proxy,
         ],
-        "env": _custom_env(pw.env.proxy),
-        "ports": _ports(PROXY_PORT),
+        "env": custom_env(pw.env.proxy),
+        "ports": container_ports(PROXY_PORT),
         "resources": {k: dict(v) for k, v in PROXY_RESOURCES.items()},
     }
 
@@ -150,38 +138,14 @@ def server_container(workload: WorkloadConfig, *, secret_name: Optional[str]) ->
     """The user's server (JetStream, vLLM-TPU, SGLang-JAX, ...): a JAX client of the proxy in its own pod."""
     serving = workload.serving
     assert serving is not None
-    env: list[dict[str, Any]] = [
-        _env("JAX_PLATFORMS", "proxy"),
-        _env("XCLOUD_ENVIRONMENT", "GCP"),
-        _env("JAX_BACKEND_TARGET", f"grpc://localhost:{PROXY_PORT}"),
-        *_custom_env(workload.env),
+    backend = [
+        value_env("JAX_PLATFORMS", "proxy"),
+        value_env("XCLOUD_ENVIRONMENT", "GCP"),
+        value_env("JAX_BACKEND_TARGET", f"grpc://localhost:{PROXY_PORT}"),
     ]
-    if workload.secret_env:
-        if not secret_name:
-            raise ValueError(f"workload {workload.name!r} has secretEnv but no Secret name was given")
-        env += [{"name": k, "valueFrom": {"secretKeyRef": {"name": secret_name, "key": k}}}
-                for k in sorted(workload.secret_env)]
-    container: dict[str, Any] = {
-        "name": workload.container_name,
-        "image": workload.image,
-        "imagePullPolicy": image_pull_policy(workload),
-    }
-    if workload.command_text is not None:
-        container["command"] = wrap_command(workload.command_text)
-    container["env"] = env
-    container["ports"] = [{"name": name, "containerPort": port, "protocol": "TCP"}
-                          for name, port in serving.port_list()]
-    container.update(probes(workload))
-    resources = {k: dict(sorted(v.items())) for k, v in (("requests", workload.resources.requests),
-                                                         ("limits", workload.resources.limits)) if v}
-    if resources:
-        container["resources"] = resources
-    if workload.privileged:
-        container["securityContext"] = {"privileged": True}
-    mounts = _fuse_mounts(workload, workers=False)
-    if mounts:
-        container["volumeMounts"] = mounts
-    return container
+    ports = [{"name": name, "containerPort": port, "protocol": "TCP"} for name, port in serving.port_list()]
+    return client_container(workload, backend, secret_name=secret_name, mounts=_fuse_mounts(workload, workers=False),
+                            extra={"ports": ports, **probes(workload)})
 
 
 def worker_container(workload: WorkloadConfig, target: WorkloadTarget) -> dict[str, Any]:
@@ -198,9 +162,9 @@ def worker_container(workload: WorkloadConfig, target: WorkloadTarget) -> dict[s
             *(["--enable_metrics_collection=true"] if pw.metrics else []),
             *pw.flags.worker,
         ],
-        "env": [_env("TPU_MIN_LOG_LEVEL", "0"), _env("TF_CPP_MIN_LOG_LEVEL", "0"), _env("XCLOUD_ENVIRONMENT", "GCP"),
-                *_custom_env(pw.env.worker)],
-        "ports": _ports(*WORKER_PORTS),
+        "env": [value_env("TPU_MIN_LOG_LEVEL", "0"), value_env("TF_CPP_MIN_LOG_LEVEL", "0"), value_env("XCLOUD_ENVIRONMENT", "GCP"),
+                *custom_env(pw.env.worker)],
+        "ports": container_ports(*WORKER_PORTS),
         "resources": {"limits": {naming.TPU_RESOURCE: str(target.shape.chips_per_vm)}},
     }
     mounts = _fuse_mounts(workload, workers=True)
