@@ -311,9 +311,12 @@ def _tpu_tolerations(target: WorkloadTarget) -> list[dict[str, str]]:
 
 def _pod_common(workload: WorkloadConfig) -> dict[str, Any]:
     """Fields head and worker pods share (in the order they are written)."""
+    return {"hostNetwork": True, "dnsPolicy": "ClusterFirstWithHostNet", **pod_options(workload)}
+
+
+def pod_options(workload: WorkloadConfig) -> dict[str, Any]:
+    """The workload's pod-level options, for every Pathways pod (JobSet or LeaderWorkerSet)."""
     spec: dict[str, Any] = {
-        "hostNetwork": True,
-        "dnsPolicy": "ClusterFirstWithHostNet",
         "terminationGracePeriodSeconds": (workload.termination_grace_period_seconds
                                           if workload.termination_grace_period_seconds is not None
                                           else DEFAULT_GRACE_PERIOD),

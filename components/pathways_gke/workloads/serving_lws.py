@@ -25,10 +25,10 @@ from typing import Any, Optional
 from .. import naming
 from ..config.serving_checks import Layout, layout_of
 from ..config.workloads import WorkloadConfig
-from .pathways_jobset import (DEFAULT_GRACE_PERIOD, PROXY_CONTAINER, PROXY_PORT, PROXY_RESOURCES, RM_CONTAINER,
+from .pathways_jobset import (PROXY_CONTAINER, PROXY_PORT, PROXY_RESOURCES, RM_CONTAINER,
                               RM_PORT, RM_PORTS, RM_RESOURCES, WORKER_CONTAINER, WORKER_PORT, WORKER_PORTS,
                               _tpu_node_selector, _tpu_tolerations, client_container, component_images,
-                              container_ports, custom_env, image_pull_policy, value_env)
+                              container_ports, custom_env, image_pull_policy, pod_options, value_env)
 from .head import guard_head
 from ..config.target import WorkloadTarget
 
@@ -50,18 +50,7 @@ class ServingObjects:
 
 
 def _pod_common(workload: WorkloadConfig) -> dict[str, Any]:
-    spec: dict[str, Any] = {
-        "terminationGracePeriodSeconds": (workload.termination_grace_period_seconds
-                                          if workload.termination_grace_period_seconds is not None
-                                          else DEFAULT_GRACE_PERIOD),
-    }
-    if workload.priority_class:
-        spec["priorityClassName"] = workload.priority_class
-    if workload.service_account:
-        spec["serviceAccountName"] = workload.service_account
-    if workload.image_pull_secrets:
-        spec["imagePullSecrets"] = [{"name": n} for n in workload.image_pull_secrets]
-    return spec
+    return pod_options(workload)  # no host network: LWS pods use the pod network (and Workload Identity)
 
 
 # --- containers ----------------------------------------------------------------------------------------------
