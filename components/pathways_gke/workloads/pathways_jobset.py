@@ -205,7 +205,7 @@ def user_container(workload: WorkloadConfig, *, secret_name: Optional[str]) -> d
         value_env("XCLOUD_ENVIRONMENT", "GCP"),
         value_env("JAX_BACKEND_TARGET", f"grpc://$(PATHWAYS_HEAD):{PROXY_PORT}"),
     ]
-    return client_container(workload, backend, secret_name=secret_name, mounts=_fuse_mounts(workload, workers=False))
+    return client_container(workload, backend, secret_name=secret_name, mounts=fuse_mounts(workload, workers=False))
 
 
 def worker_container(workload: WorkloadConfig, target: WorkloadTarget) -> dict[str, Any]:
@@ -239,7 +239,7 @@ def worker_container(workload: WorkloadConfig, target: WorkloadTarget) -> dict[s
         "env": env,
         "ports": container_ports(*WORKER_PORTS),
         "resources": {"limits": {naming.TPU_RESOURCE: str(shape.chips_per_vm)}},
-        "volumeMounts": [{"name": SHARED_TMP, "mountPath": "/tmp"}, *_fuse_mounts(workload, workers=True)],
+        "volumeMounts": [{"name": SHARED_TMP, "mountPath": "/tmp"}, *fuse_mounts(workload, workers=True)],
     }
 
 
@@ -259,14 +259,16 @@ def colocated_python_container(workload: WorkloadConfig) -> dict[str, Any]:
 # --- volumes ---------------------------------------------------------------------------------------------
 
 
-def _fuse_mounts(workload: WorkloadConfig, *, workers: bool) -> list[dict[str, Any]]:
+def fuse_mounts(workload: WorkloadConfig, *, workers: bool) -> list[dict[str, Any]]:
     return [
         {"name": v.name, "mountPath": v.mount_path, **({"readOnly": True} if v.read_only else {})}
         for v in workload.gcs_fuse if (v.workers if workers else True)
     ]
 
 
-def _fuse_volumes(workload: WorkloadConfig, *, workers: bool) -> list[dict[str, Any]]:
+def fuse_volumes(workload: WorkloadConfig, *, workers: bool, host_network: bool = True) -> list[dict[str, Any]]:
+    """GCS FUSE CSI volumes. On a hostNetwork pod (every JobSet pod) the FUSE sidecar needs the pod's KSA
+    passed explicitly (`hostNetworkPodKSA`); LeaderWorkerSet pods use the pod network and do not."""
     out = []
     for v in workload.gcs_fuse:
         if workers and not v.workers:
@@ -274,8 +276,8 @@ def _fuse_volumes(workload: WorkloadConfig, *, workers: bool) -> list[dict[str, 
         attributes = {"bucketName": v.bucket}
         if v.mount_options:
             attributes["mountOptions"] = ",".join(v.mount_options)
-        # Pathways pods use hostNetwork; the GCS FUSE sidecar then needs the pod's KSA passed explicitly.
-        attributes["hostNetworkPodKSA"] = "true"
+        if host_network:
+            attributes["hostNetworkPodKSA"] = "true"
         out.append({"name": v.name, "csi": {"driver": "gcsfuse.csi.storage.gke.io",
                                             **({"readOnly": True} if v.read_only else {}),
                                             "volumeAttributes": attributes}})
@@ -283,7 +285,7 @@ def _fuse_volumes(workload: WorkloadConfig, *, workers: bool) -> list[dict[str, 
 
 
 def _pod_annotations(workload: WorkloadConfig, *, workers: bool) -> dict[str, str]:
-    if _fuse_volumes(workload, workers=workers):
+    if fuse_volumes(workload, workers=workers):
         return {naming.GCS_FUSE_ANNOTATION: "true"}
     return {}
 
@@ -345,7 +347,7 @@ def head_pod_spec(workload: WorkloadConfig, target: WorkloadTarget, *, secret_na
         spec["initContainers"] = [proxy_container(workload, sidecar=True),
                                   rm_container(workload, target, sidecar=True)]
         spec["containers"] = [user_container(workload, secret_name=secret_name)]
-        volumes = _fuse_volumes(workload, workers=False)
+        volumes = fuse_volumes(workload, workers=False)
         if volumes:
             spec["volumes"] = volumes
     return spec
@@ -361,7 +363,7 @@ def worker_pod_spec(workload: WorkloadConfig, target: WorkloadTarget) -> dict:
     spec["containers"] = [worker_container(workload, target)]
     spec["volumes"] = [
         {"name": SHARED_TMP, "hostPath": {"path": "/tmp", "type": "DirectoryOrCreate"}},
-        *_fuse_volumes(workload, workers=True),
+        *fuse_volumes(workload, workers=True),
     ]
     return spec
 

@@ -28,7 +28,8 @@ from ..config.workloads import WorkloadConfig
 from .pathways_jobset import (PROXY_CONTAINER, PROXY_PORT, PROXY_RESOURCES, RM_CONTAINER,
                               RM_PORT, RM_PORTS, RM_RESOURCES, WORKER_CONTAINER, WORKER_PORT, WORKER_PORTS,
                               _tpu_node_selector, _tpu_tolerations, client_container, component_images,
-                              container_ports, custom_env, image_pull_policy, pod_options, value_env)
+                              container_ports, custom_env, fuse_mounts, fuse_volumes, image_pull_policy,
+                              pod_options, value_env)
 from .head import guard_head
 from ..config.target import WorkloadTarget
 
@@ -133,7 +134,7 @@ def server_container(workload: WorkloadConfig, *, secret_name: Optional[str]) ->
         value_env("JAX_BACKEND_TARGET", f"grpc://localhost:{PROXY_PORT}"),
     ]
     ports = [{"name": name, "containerPort": port, "protocol": "TCP"} for name, port in serving.port_list()]
-    return client_container(workload, backend, secret_name=secret_name, mounts=_fuse_mounts(workload, workers=False),
+    return client_container(workload, backend, secret_name=secret_name, mounts=fuse_mounts(workload, workers=False),
                             extra={"ports": ports, **probes(workload)})
 
 
@@ -156,32 +157,10 @@ def worker_container(workload: WorkloadConfig, target: WorkloadTarget) -> dict[s
         "ports": container_ports(*WORKER_PORTS),
         "resources": {"limits": {naming.TPU_RESOURCE: str(target.shape.chips_per_vm)}},
     }
-    mounts = _fuse_mounts(workload, workers=True)
+    mounts = fuse_mounts(workload, workers=True)
     if mounts:
         container["volumeMounts"] = mounts
     return container
-
-
-# --- volumes (GCS FUSE; these pods use the pod network, so no hostNetworkPodKSA) ------------------------------
-
-
-def _fuse_mounts(workload: WorkloadConfig, *, workers: bool) -> list[dict[str, Any]]:
-    return [{"name": v.name, "mountPath": v.mount_path, **({"readOnly": True} if v.read_only else {})}
-            for v in workload.gcs_fuse if (v.workers if workers else True)]
-
-
-def _fuse_volumes(workload: WorkloadConfig, *, workers: bool) -> list[dict[str, Any]]:
-    out = []
-    for v in workload.gcs_fuse:
-        if workers and not v.workers:
-            continue
-        attributes = {"bucketName": v.bucket}
-        if v.mount_options:
-            attributes["mountOptions"] = ",".join(v.mount_options)
-        out.append({"name": v.name, "csi": {"driver": "gcsfuse.csi.storage.gke.io",
-                                            **({"readOnly": True} if v.read_only else {}),
-                                            "volumeAttributes": attributes}})
-    return out
 
 
 # --- pods ----------------------------------------------------------------------------------------------------
@@ -201,7 +180,7 @@ def leader_template(workload: WorkloadConfig, target: WorkloadTarget, layout: La
         server = server_container(workload, secret_name=secret_name)
         spec["containers"] = [server, proxy_container(workload, LEADER_ADDRESS), rm]
         annotations[DEFAULT_CONTAINER_ANNOTATION] = server["name"]
-        volumes = _fuse_volumes(workload, workers=False)
+        volumes = fuse_volumes(workload, workers=False, host_network=False)
         if volumes:
             spec["volumes"] = volumes
             annotations[naming.GCS_FUSE_ANNOTATION] = "true"
@@ -219,7 +198,7 @@ def worker_template(workload: WorkloadConfig, target: WorkloadTarget) -> dict[st
     spec["tolerations"] = _tpu_tolerations(target)
     spec["containers"] = [worker_container(workload, target)]
     metadata: dict[str, Any] = {"labels": {naming.WORKLOAD_LABEL: workload.name}}
-    volumes = _fuse_volumes(workload, workers=True)
+    volumes = fuse_volumes(workload, workers=True, host_network=False)
     if volumes:
         spec["volumes"] = volumes
         metadata["annotations"] = {naming.GCS_FUSE_ANNOTATION: "true"}
