@@ -626,3 +626,22 @@ def test_console_links_and_alerts_know_a_leaderworkerset_is_not_a_jobset(stack_p
     config = read_stack_file(ROOT / "stacks" / "Pulumi.serve.yaml")
     config["pathways-gke:observability"] = {"alerts": True}
     assert alert_policy_specs(parse_stack(config)) == []  # JobSet metrics say nothing about a LeaderWorkerSet
+
+
+def test_a_standalone_pathways_serving_refuses_keys_its_runtime_does_not_read():
+    """The component validates its args like the stack does: a `jax:` block on a Pathways workload is refused
+    with its path, never silently dropped (the same rule as PathwaysWorkload)."""
+    from pathways_gke.errors import ConfigError
+    from pathways_gke.workloads.serving import validate_args
+
+    args = {"workload": {"name": "chat", "mode": "serving", "image": "us-docker.pkg.dev/acme/serve/s:1",
+                         "command": "serve", "serving": {"port": 8000},
+                         "pathways": {"version": "jax-0.9.2", "gcsScratch": "gs://acme-pw/tmp"},
+                         "jax": {"processes": 4}},
+            "tpu_type": "v6e-16", "slices": 2}
+    with pytest.raises(ConfigError) as caught:
+        validate_args(args)
+    assert caught.value.paths == ["workload.jax"]
+    del args["workload"]["jax"]
+    workload, objects, secrets, _ = validate_args(args)
+    assert workload.name == "chat" and objects.lws["metadata"]["name"] == "chat" and secrets == {}

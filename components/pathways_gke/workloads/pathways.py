@@ -26,6 +26,7 @@ from ..config.base import problems_from
 from ..config.deferrable import WORKLOAD_FIELDS
 from ..deferred import Deferred, defer_workload_outputs
 from ..config.pathways_checks import pathways_workload_problems
+from ..config.target import target_for
 from ..config.workloads import WorkloadConfig, runtime_field_problems
 from ..errors import ConfigError, Problem
 from ..protection import protect_child
@@ -164,21 +165,41 @@ def access_facts(jobset: str, namespace: str) -> dict[str, str]:
     }
 
 
+def workload_from_args(args: Mapping[str, Any], problems: list[Problem]) -> Optional[WorkloadConfig]:
+    """The `workload` arg of a workload component through the config model (its problems appended)."""
+    raw_workload = args.get("workload")
+    if not isinstance(raw_workload, Mapping):
+        problems.append(Problem("workload", "is required: a mapping like one pathways-gke:workloads entry"))
+        return None
+    try:
+        return WorkloadConfig.model_validate(_plain(raw_workload), by_alias=True)
+    except ValidationError as exc:
+        problems.extend(problems_from(exc, WorkloadConfig, ["workload"]))
+        return None
+
+
+def secret_values_from_args(workload: WorkloadConfig, args: Mapping[str, Any],
+                            problems: list[Problem]) -> dict[str, Any]:
+    """The value of each `secretEnv` entry, by env name, from the `secrets` arg (a missing one is a problem)."""
+    secrets = args.get("secrets") or {}
+    values: dict[str, Any] = {}
+    for env, secret_name in sorted(workload.secret_env.items()):
+        if secret_name not in secrets:
+            problems.append(Problem(f"workload.secretEnv.{env}", "names no entry of secrets; "
+                                    + (f"allowed: {', '.join(sorted(secrets))}" if secrets else
+                                       "pass secrets={name: pulumi secret}"), secret_name))
+        else:
+            values[env] = secrets[secret_name]
+    return values
+
+
 def validate_args(args: Mapping[str, Any]) -> tuple[WorkloadConfig, dict[str, Any], dict[str, Any]]:
     """Validate component args through the config models; return (workload, JobSet object, secret values by env).
 
     Raises ConfigError naming every bad arg path (e.g. `workload.pathways.version`, `tpu_topology`).
     """
     problems: list[Problem] = []
-    raw_workload = args.get("workload")
-    workload: Optional[WorkloadConfig] = None
-    if not isinstance(raw_workload, Mapping):
-        problems.append(Problem("workload", "is required: a mapping like one pathways-gke:workloads entry"))
-    else:
-        try:
-            workload = WorkloadConfig.model_validate(_plain(raw_workload), by_alias=True)
-        except ValidationError as exc:
-            problems.extend(problems_from(exc, WorkloadConfig, ["workload"]))
+    workload = workload_from_args(args, problems)
     placement_fields = {k: v for k, v in args.items() if k not in ("workload", "secrets")}
     placement, placement_errors = placement_problems(placement_fields)
     problems.extend(placement_errors)
@@ -194,14 +215,7 @@ def validate_args(args: Mapping[str, Any]) -> tuple[WorkloadConfig, dict[str, An
         target = target_from_placement(placement)
         problems.extend(pathways_workload_problems(workload, target, "workload",
                                                    cpu_machine_type=placement.cpu_machine_type))
-        secrets = args.get("secrets") or {}
-        for env, secret_name in sorted(workload.secret_env.items()):
-            if secret_name not in secrets:
-                problems.append(Problem(f"workload.secretEnv.{env}", "names no entry of secrets; "
-                                        + (f"allowed: {', '.join(sorted(secrets))}" if secrets else
-                                           "pass secrets={name: pulumi secret}"), secret_name))
-            else:
-                secret_values[env] = secrets[secret_name]
+        secret_values = secret_values_from_args(workload, args, problems)
     if problems or workload is None or placement is None:
         raise ConfigError(problems)
     jobset = build_pathways_jobset(workload, target_from_placement(placement),
@@ -212,8 +226,6 @@ def validate_args(args: Mapping[str, Any]) -> tuple[WorkloadConfig, dict[str, An
 def pathways_args_from_stack(stack: Any, workload: WorkloadConfig,
                              secrets: Optional[Mapping[str, Any]] = None) -> PathwaysWorkloadArgs:
     """Args for one `runtime: pathways` workload of a validated StackConfig (used by PathwaysCluster)."""
-    from ..config.target import target_for  # noqa: PLC0415
-
     target = target_for(stack, workload)
     if target.shape is None:
         raise ValueError(f"workload {workload.name!r} has no TPU pool group")

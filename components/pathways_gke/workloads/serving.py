@@ -21,9 +21,9 @@ from ..config.addons import LwsConfig
 from ..config.base import problems_from
 from ..config.pathways_checks import pathways_workload_problems
 from ..config.serving_checks import MUTABLE_SIZE_SINCE, serving_workload_problems, version_key
-from ..config.workloads import WorkloadConfig
+from ..config.workloads import WorkloadConfig, runtime_field_problems
 from ..errors import ConfigError, Problem
-from .pathways import _as_list, _plain, pathways_args_from_stack
+from .pathways import _as_list, pathways_args_from_stack, secret_values_from_args, workload_from_args
 from .placement import placement_problems, target_from_placement
 from .serving_lws import ServingObjects, access_facts, serving_objects
 from ..config.target import WorkloadTarget
@@ -178,15 +178,7 @@ def validate_args(args: Mapping[str, Any]) -> tuple[WorkloadConfig, ServingObjec
     Raises ConfigError naming every bad arg path (e.g. `workload.serving.port`, `lws_version`).
     """
     problems: list[Problem] = []
-    raw_workload = args.get("workload")
-    workload: Optional[WorkloadConfig] = None
-    if not isinstance(raw_workload, Mapping):
-        problems.append(Problem("workload", "is required: a mapping like one pathways-gke:workloads entry"))
-    else:
-        try:
-            workload = WorkloadConfig.model_validate(_plain(raw_workload), by_alias=True)
-        except ValidationError as exc:
-            problems.extend(problems_from(exc, WorkloadConfig, ["workload"]))
+    workload = workload_from_args(args, problems)
     lws_version = LwsConfig().version
     try:
         lws_version = LwsConfig.model_validate({"version": args.get("lws_version", lws_version)}).version
@@ -204,6 +196,7 @@ def validate_args(args: Mapping[str, Any]) -> tuple[WorkloadConfig, ServingObjec
                                     "PathwaysServing; other workloads are PathwaysWorkload / JaxWorkload",
                                     workload.mode))
         else:
+            problems.extend(runtime_field_problems(workload, "workload"))
             if workload.image is None and workload.mode == "serving":
                 problems.append(Problem("workload.image", "is required (the server container's image, pinned to "
                                         "a tag)"))
@@ -212,14 +205,7 @@ def validate_args(args: Mapping[str, Any]) -> tuple[WorkloadConfig, ServingObjec
                                                        cpu_machine_type=placement.cpu_machine_type))
             problems.extend(serving_workload_problems(workload, target, "workload", lws_version=lws_version,
                                                       cpu_machine_type=placement.cpu_machine_type))
-        secrets = args.get("secrets") or {}
-        for env, secret_name in sorted(workload.secret_env.items()):
-            if secret_name not in secrets:
-                problems.append(Problem(f"workload.secretEnv.{env}", "names no entry of secrets; "
-                                        + (f"allowed: {', '.join(sorted(secrets))}" if secrets else
-                                           "pass secrets={name: pulumi secret}"), secret_name))
-            else:
-                secret_values[env] = secrets[secret_name]
+        secret_values = secret_values_from_args(workload, args, problems)
     if problems or workload is None or target is None:
         raise ConfigError(problems)
     objects = serving_objects(workload, target,
