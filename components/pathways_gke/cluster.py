@@ -379,14 +379,7 @@ class PathwaysCluster(pulumi.ComponentResource):
         (pulumi-kubernetes >= 4.2x creates strictly otherwise). Everything else keeps strict creation."""
         if stack.cluster.create or consumer_provider(opts, "kubernetes") is not None:
             return None
-        return k8s.Provider(
-            f"{name}-k8s-installs",
-            opts=pulumi.ResourceOptions(parent=self, protect=protect_child("kubernetes-provider", self.protected)),
-            kubeconfig=self.kubeconfig,
-            cluster_identifier=cluster_identifier(stack),
-            enable_server_side_apply=True,
-            upsert_existing_objects=True,
-        )
+        return self._cluster_provider(f"{name}-k8s-installs", stack, upsert_existing_objects=True)
 
     def _kubernetes_provider(self, name: str, stack: StackConfig,
                              opts: Optional[pulumi.ResourceOptions]) -> pulumi.ProviderResource:
@@ -394,12 +387,17 @@ class PathwaysCluster(pulumi.ComponentResource):
         given = consumer_provider(opts, "kubernetes")
         if given is not None:
             return given
+        return self._cluster_provider(f"{name}-k8s", stack)
+
+    def _cluster_provider(self, resource_name: str, stack: StackConfig, **extra: Any) -> k8s.Provider:
+        """A Kubernetes provider for this cluster: its kubeconfig, server-side apply, a stable identity."""
         return k8s.Provider(
-            f"{name}-k8s",
+            resource_name,
             opts=pulumi.ResourceOptions(parent=self, protect=protect_child("kubernetes-provider", self.protected)),
             kubeconfig=self.kubeconfig,
             cluster_identifier=cluster_identifier(stack),
             enable_server_side_apply=True,
+            **extra,
         )
 
 
