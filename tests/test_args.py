@@ -30,7 +30,7 @@ SECTIONS = [
     (A.Reservation, tpu.Reservation),
     (A.JobSet, addons.JobSetConfig),
     (A.Kueue, addons.KueueConfig),
-    (A.Workload, workloads.WorkloadConfig),
+    (A.Workload, workloads.WORKLOAD_MODELS),
     (A.PathwaysSettings, workloads.PathwaysSettings),
     (A.JaxSettings, workloads.JaxSettings),
     (A.PathwaysImages, pathways.PathwaysImages),
@@ -58,13 +58,20 @@ ENUMS = [
     (A.Capacity, tpu.TpuPoolConfig, "capacity"),
     (A.MaintenanceScope, cluster.MaintenanceExclusion, "scope"),
     (A.HostMaintenanceInterval, tpu.TpuPoolConfig, "host_maintenance_interval"),
-    (A.Runtime, workloads.WorkloadConfig, "runtime"),
-    (A.WorkloadMode, workloads.WorkloadConfig, "mode"),
+    (A.Runtime, workloads.WORKLOAD_MODELS, "runtime"),
+    (A.WorkloadMode, workloads.PathwaysWorkloadConfig, "mode"),
     (A.BucketAccessMode, access.BucketAccess, "access"),
     (A.LeaderPlacement, serving.ServingSettings, "leader"),
     (A.LeaderPlacement, serving.ServiceSettings, "leader"),
     (A.LoadBalancer, serving.ServingSettings, "load_balancer"),
 ]
+
+
+def model_fields(model) -> dict:
+    """A model's fields; a union's (the workload runtimes) merged, the first (default) runtime's winning."""
+    if isinstance(model, tuple):
+        return {name: field for member in reversed(model) for name, field in model_fields(member).items()}
+    return dict(model.model_fields)
 
 
 @functools.cache
@@ -80,14 +87,15 @@ def literal_values(annotation) -> set:
     return {v for a in get_args(annotation) for v in literal_values(a)}
 
 
-@pytest.mark.parametrize("typed, model", SECTIONS, ids=lambda x: x.__name__)
+@pytest.mark.parametrize("typed, model", SECTIONS, ids=lambda x: getattr(x, "__name__", "Workload"))
 def test_typed_dict_fields_are_the_model_fields(typed, model: type[BaseModel]):
-    assert list(A.field_types(typed)) == list(model.model_fields)
+    assert sorted(A.field_types(typed)) == sorted(model_fields(model))
 
 
-@pytest.mark.parametrize("typed, model", SECTIONS, ids=lambda x: x.__name__)
+@pytest.mark.parametrize("typed, model", SECTIONS, ids=lambda x: getattr(x, "__name__", "Workload"))
 def test_required_fields_agree_with_the_model(typed, model: type[BaseModel]):
-    required = {name for name, field in model.model_fields.items() if field.is_required()}
+    members = model if isinstance(model, tuple) else (model,)
+    required = set.intersection(*({n for n, f in m.model_fields.items() if f.is_required()} for m in members))
     assert set(typed.__required_keys__) == required
 
 
@@ -98,15 +106,16 @@ def test_top_level_args_are_the_stack_config_keys():
 
 @pytest.mark.parametrize("enum, model, field", ENUMS, ids=lambda x: getattr(x, "__name__", x))
 def test_enums_are_the_models_closed_sets(enum: type[Enum], model, field):
-    assert {m.value for m in enum} == literal_values(model.model_fields[field].annotation)
+    assert {m.value for m in enum} == literal_values(model_fields(model)[field].annotation) | (
+        {v for m in model for v in literal_values(m.model_fields[field].annotation)} if isinstance(model, tuple) else set())
 
 
-@pytest.mark.parametrize("typed, model", SECTIONS, ids=lambda x: x.__name__)
+@pytest.mark.parametrize("typed, model", SECTIONS, ids=lambda x: getattr(x, "__name__", "Workload"))
 def test_every_closed_set_of_the_model_is_an_enum_arg(typed, model: type[BaseModel]):
     """A Literal in the model is an Enum in the args (Literal crashes the schema analyzer)."""
     hints = A.field_types(typed)
-    for name, field in model.model_fields.items():
-        values = literal_values(field.annotation)
+    for name, field in model_fields(model).items():
+        values = literal_values(field.annotation) if name != "runtime" else {"pathways", "jax"}
         if values:
             enum = hints[name]
             assert isinstance(enum, type) and issubclass(enum, Enum), f"{typed.__name__}.{name}"
@@ -127,9 +136,10 @@ def nested_models(model: type[BaseModel]) -> set:
 
 def test_every_nested_model_has_a_typed_dict():
     """A new nested section in the config models must get its TypedDict (and a row in SECTIONS)."""
-    roots = set(stack._ROOT_MODELS.values())  # the models parse_stack validates each section with
+    roots = {m for root in stack._ROOT_MODELS.values() for m in ([root] if isinstance(root, type) else
+                                                                 workloads.WORKLOAD_MODELS)}
     reachable = roots | {m for r in roots for m in nested_models(r)}
-    assert reachable == {model for _, model in SECTIONS}
+    assert reachable == {m for _, model in SECTIONS for m in (model if isinstance(model, tuple) else (model,))}
 
 
 def test_module_stays_inside_the_schema_inference_limits():
@@ -147,14 +157,14 @@ def test_module_stays_inside_the_schema_inference_limits():
                 f"{typed.__name__}.{name}"
 
 
-@pytest.mark.parametrize("typed, model", SECTIONS, ids=lambda x: x.__name__)
+@pytest.mark.parametrize("typed, model", SECTIONS, ids=lambda x: getattr(x, "__name__", "Workload"))
 def test_documented_defaults_are_the_models_defaults(typed, model: type[BaseModel]):
     """A docstring saying `Default: X` must tell the truth (the schema description shows it)."""
     import json
 
     types = schema_types()
     props = types[f"pathways-gke:index:{typed.__name__}"]["properties"]
-    for name, field in model.model_fields.items():
+    for name, field in model_fields(model).items():
         description = props[A.camel(name)].get("description", "")
         assert description, f"{typed.__name__}.{name} has no docstring"
         if "Default: " in description and field.default is not None and not callable(field.default_factory):

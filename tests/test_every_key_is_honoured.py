@@ -16,13 +16,12 @@ from pydantic import BaseModel
 
 from pathways_gke.config.pathways import PathwaysEnv, PathwaysFlags, PathwaysImages, PathwaysSettings
 from pathways_gke.config.stack import parse_stack
-from pathways_gke.config.workloads import JaxSettings, WorkloadConfig
+from pathways_gke.config.workloads import WORKLOAD_MODELS, JaxSettings, PathwaysWorkloadConfig
 from pathways_gke.errors import ConfigError
+from pathways_gke.workloads import jax_inputs, pathways, serving
+from pathways_gke.workloads.jax import jax_args_from_stack
 from pathways_gke.workloads.jax_jobset import build_jax_jobset
-from pathways_gke.workloads.pathways_jobset import build_pathways_jobset
-from pathways_gke.workloads.serving_lws import serving_objects
 from pathways_gke.workloads.identity import grant_plan, ksa_bindings
-from pathways_gke.config.target import target_for
 
 IMAGE = "us-docker.pkg.dev/acme/train:2026-11"
 OTHER_IMAGE = "us-docker.pkg.dev/acme/other:2026-12"
@@ -99,12 +98,17 @@ BASES = {
 }
 
 
-def keys(model: type[BaseModel] = WorkloadConfig, prefix: str = "") -> list[str]:
+def keys(model: type[BaseModel], prefix: str = "") -> list[str]:
     out = []
     for name, field in model.model_fields.items():
         key = prefix + (field.alias or name)
         out += keys(NESTED[key], key + ".") if key in NESTED else [key]
     return out
+
+
+def every_key() -> list[str]:
+    """The keys of every runtime's workload model (each runtime refuses the keys of the others)."""
+    return sorted({key for model in WORKLOAD_MODELS for key in keys(model)})
 
 
 # Where a base already holds the sample, another value (and the keys it needs).
@@ -136,16 +140,21 @@ def render(workload: dict) -> tuple:
         "workloads": [workload],
     })
     w = st.workloads[0]
-    if w.on_lws:  # serving and service modes: a LeaderWorkerSet and its Services (and client proxies)
-        made = serving_objects(w, target_for(st, w), secret_name="train-env")
+    secrets = {"hf": "not-a-real-token"}
+    # through the args PathwaysCluster hands each workload component, as the component validates and builds them
+    if not isinstance(w, PathwaysWorkloadConfig):
+        args = jax_args_from_stack(st, w, secrets)
+        config, target = jax_inputs.validate_jax_inputs(args["workload"], args["target"], tuple(secrets))
+        made = build_jax_jobset(config, target, secret_name="train-env" if config.secret_env else None)
+    elif w.on_lws:  # serving and service modes: a LeaderWorkerSet and its Services (and client proxies)
+        made = serving.validate_args(serving.serving_args_from_stack(st, w, secrets))[1]
     else:
-        build = build_jax_jobset if w.runtime == "jax" else build_pathways_jobset
-        made = build(w, target_for(st, w), secret_name="train-env")
+        made = pathways.validate_args(pathways.pathways_args_from_stack(st, w, secrets))[1]
     return made, ksa_bindings(st), grant_plan(st)
 
 
 def test_the_walk_covers_every_workload_field():
-    assert sorted(SAMPLES) == sorted(keys())
+    assert sorted(SAMPLES) == every_key()
 
 
 @pytest.mark.parametrize("base", sorted(BASES))

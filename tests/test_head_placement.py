@@ -11,6 +11,7 @@ from pathways_gke.workloads.head import HEAD_POD_LABEL, SAFE_TO_EVICT_ANNOTATION
 from pathways_gke.workloads.jax_jobset import build_jax_jobset
 from pathways_gke.workloads.pathways_jobset import build_pathways_jobset
 from pathways_gke.config.target import WorkloadTarget
+from pathways_gke.config.workloads import JaxWorkloadConfig
 
 from .support.pathways_cases import workload, target
 
@@ -55,7 +56,8 @@ def test_guard_head_is_reusable_and_owns_the_affinity():
 
 @pytest.mark.parametrize("on_tpu", [True, False])
 def test_jax_processes_are_never_evicted_by_the_autoscaler(on_tpu):
-    w = workload(runtime="jax", pathways={}, **({} if on_tpu else {"tpuPool": None, "jax": {"processes": 2}}))
+    w = JaxWorkloadConfig.model_validate({"name": "train", "runtime": "jax", "image": "us-docker.pkg.dev/acme/train:1", "command": "python3 t.py",
+                                          **({"tpuPool": "main"} if on_tpu else {"jax": {"processes": 2}})})
     where = target(topology="2x4", slices=2) if on_tpu else WorkloadTarget(namespace="ml", cpu_pool="cpu-np")
     js = build_jax_jobset(w, where)
     template = js["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]

@@ -93,7 +93,8 @@ def test_a_variable_comes_from_env_or_secret_env_not_both(placement):
 
 def test_jax_settings_on_a_pathways_workload():
     found = problems({"runtime": "pathways", "tpuPool": "main", "jax": {"processes": 2}})
-    assert found["workloads[0].jax"].endswith("applies to runtime 'jax' only")
+    assert found["workloads[0].jax"].endswith("is not read by runtime 'pathways': the multi-controller JAX "
+                                              "settings apply to runtime 'jax' only")
 
 
 @pytest.mark.parametrize("field, value", [("cpu", "two"), ("cpu", "0"), ("memory", "4 GB"), ("memory", "-1Gi")])

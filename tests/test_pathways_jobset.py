@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 
 import pytest
+from pydantic import ValidationError
 
 from pathways_gke.workloads.pathways_jobset import build_pathways_jobset
 from pathways_gke.workloads.wrapper import wrap_command
@@ -365,12 +366,15 @@ def test_no_queue_label_without_kueue():
     assert build_pathways_jobset(workload(), target())["metadata"]["labels"] == {"pathways-gke/workload": "train"}
 
 
-def test_builder_refuses_a_workload_without_a_tpu_pool_or_another_runtime():
+def test_builder_refuses_a_workload_without_a_tpu_pool():
     with pytest.raises(ValueError, match="TPU pool"):
         build_pathways_jobset(workload(), target().__class__(namespace="ml", cpu_pool="cpu-np"))
-    jax = workload(runtime="jax")
-    with pytest.raises(ValueError, match="runtime 'jax'"):
-        build_pathways_jobset(jax, target())
+
+
+def test_a_pathways_workload_cannot_be_a_jax_one():
+    """The runtime picks the model: a Pathways workload's model refuses runtime jax and the jax block."""
+    with pytest.raises(ValidationError, match="runtime"):
+        workload(runtime="jax")
 
 
 def test_builder_does_not_mutate_its_inputs():

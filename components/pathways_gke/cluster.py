@@ -15,6 +15,7 @@ from .access import Access, egress, fixed_name
 from .args import PathwaysClusterArgs, TpuPoolFacts, stack_input
 from .config.stack import StackConfig, parse_stack
 from .config.tpu import TpuPoolConfig
+from .config.workloads import JaxWorkloadConfig, PathwaysWorkloadConfig
 from .deferred import Deferred
 from .gke.adopt import adopted_cluster_problems
 from .gke.cluster_spec import (CLUSTER_IGNORE_CHANGES, CLUSTER_TIMEOUTS, NODE_SERVICE_ACCOUNT_ROLES, cluster_args,
@@ -305,18 +306,22 @@ class PathwaysCluster(pulumi.ComponentResource):
             key: pulumi.Output.secret(pulumi.Output.from_input(secrets).apply(operator.itemgetter(key)))
             for key in stack.secret_names
         }
-        builders = {"pathways": (PathwaysWorkload, pathways_args_from_stack), "jax": (JaxWorkload, jax_args_from_stack)}
-        out = {}
+        out: dict[str, pulumi.ComponentResource] = {}
         for workload in stack.workloads:
             # the pools its workers run on: a TPU group's slices, or the CPU pool for CPU jax workloads
             pools = list(self.tpu_groups[workload.tpu_pool].node_pools) if workload.tpu_pool else [self.cpu_pool]
             # a Pathways head also runs on the CPU pool; it is rescheduled, not replaced, when that pool changes
-            head = [self.cpu_pool] if workload.runtime == "pathways" else []
-            component, build_args = builders[workload.runtime]
-            if workload.on_lws:  # serving / service: a LeaderWorkerSet (workloads/serving.py)
-                component, build_args = PathwaysServing, serving_args_from_stack
+            head = [self.cpu_pool] if isinstance(workload, PathwaysWorkloadConfig) else []
+            component: Any
+            args: Any
+            if isinstance(workload, JaxWorkloadConfig):
+                component, args = JaxWorkload, jax_args_from_stack(stack, workload, values)
+            elif workload.on_lws:  # serving / service: a LeaderWorkerSet (workloads/serving.py)
+                component, args = PathwaysServing, serving_args_from_stack(stack, workload, values)
+            else:
+                component, args = PathwaysWorkload, pathways_args_from_stack(stack, workload, values)
             out[workload.name] = component(
-                f"{name}-{workload.name}", build_args(stack, workload, values),
+                f"{name}-{workload.name}", args,
                 pulumi.ResourceOptions(parent=self, providers=[self.kubernetes_provider],
                                        protect=protect_child("workload", self.protected),
                                        depends_on=[*ready, *head, *pools], replace_with=pools),

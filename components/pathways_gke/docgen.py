@@ -30,7 +30,7 @@ def _models() -> dict[str, Any]:
         "Maintenance": cluster.Maintenance, "MaintenanceWindow": cluster.MaintenanceWindow,
         "MaintenanceExclusion": cluster.MaintenanceExclusion,
         "CpuPool": cluster.CpuPoolConfig, "TpuPool": tpu.TpuPoolConfig, "Reservation": tpu.Reservation,
-        "JobSet": addons.JobSetConfig, "Kueue": addons.KueueConfig, "Workload": workloads.WorkloadConfig,
+        "JobSet": addons.JobSetConfig, "Kueue": addons.KueueConfig, "Workload": workloads.WORKLOAD_MODELS,
         "PathwaysSettings": workloads.PathwaysSettings, "JaxSettings": workloads.JaxSettings,
         "PathwaysImages": pathways.PathwaysImages, "PathwaysFlags": pathways.PathwaysFlags,
         "PathwaysEnv": pathways.PathwaysEnv, "ContainerResources": pathways.ContainerResources,
@@ -84,7 +84,8 @@ def _table(properties: dict[str, Any], required: Sequence[str], model: Any = Non
     if model is not None:
         from .args import camel
 
-        fields = {camel(name): field for name, field in model.model_fields.items()}
+        for one in reversed(model if isinstance(model, tuple) else (model,)):  # a union: the first member's wins
+            fields.update({camel(name): field for name, field in one.model_fields.items()})
     head = "| Name | Type | Required | Default | Bounds | Description |" if with_defaults else \
         "| Name | Type | Description |"
     lines = [head, "|" + "---|" * (head.count("|") - 1)]
@@ -118,7 +119,9 @@ def render(schema: Optional[dict[str, Any]] = None) -> str:
     for token, typ in objects.items():
         name = token.rsplit(":", 1)[-1]
         model = models.get(name)
-        note = f" Validated by `{model.__module__}.{model.__name__}`." if model else " (output only)"
+        members = model if isinstance(model, tuple) else (model,) if model else ()
+        note = (" Validated by " + " or ".join(f"`{m.__module__}.{m.__name__}`" for m in members) + "."
+                if members else " (output only)")
         out += [f"#### {name}", "", _cell(typ.get("description", "")) + note, ""]
         out += _table(typ["properties"], typ.get("required", []), model, with_defaults=model is not None)
         out += [""]

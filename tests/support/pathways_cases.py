@@ -1,4 +1,4 @@
-"""Pathways workloads over the whole TPU catalog x modes, as (id, WorkloadConfig, WorkloadTarget) cases."""
+"""Pathways workloads over the whole TPU catalog x modes, as (id, PathwaysWorkloadConfig, WorkloadTarget) cases."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import functools
 from typing import Any, Iterator
 
 from pathways_gke.catalog import GENERATIONS, resolve
-from pathways_gke.config.workloads import WorkloadConfig
+from pathways_gke.config.workloads import PathwaysWorkloadConfig
 from pathways_gke.config.target import WorkloadTarget
 
 IMAGE = "us-docker.pkg.dev/acme/train/trainer:2026-11-20"
@@ -52,9 +52,9 @@ EVERYTHING: dict[str, Any] = {
 CAPACITIES = ("on-demand", "spot", "reservation", "flex-start", "queued")
 
 
-def workload(**overrides: Any) -> WorkloadConfig:
+def workload(**overrides: Any) -> PathwaysWorkloadConfig:
     data = {**BASE, **overrides}
-    return WorkloadConfig.model_validate(data, by_alias=True)
+    return PathwaysWorkloadConfig.model_validate(data, by_alias=True)
 
 
 def target(generation: str = "v6e", topology: str = "4x4", slices: int = 4, machine_type: str | None = None,
@@ -80,7 +80,7 @@ MODES: dict[str, dict[str, Any]] = {
 
 
 @functools.lru_cache(maxsize=None)
-def matrix() -> tuple[tuple[str, WorkloadConfig, WorkloadTarget], ...]:
+def matrix() -> tuple[tuple[str, PathwaysWorkloadConfig, WorkloadTarget], ...]:
     """The full catalog x modes. Slices vary with the shape so capacity modes and slice counts are covered too;
     colocated runs single-slice (the only layout it supports)."""
     cases = []

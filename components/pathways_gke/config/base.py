@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from typing import Annotated, Any, ClassVar, Iterable, get_args, get_origin
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, Tag, ValidationError
 from pydantic.alias_generators import to_camel
 from pydantic_core import PydanticCustomError
 
@@ -21,6 +21,8 @@ class Model(BaseModel):
         frozen=True,
         str_strip_whitespace=True,
     )
+    refused_keys: ClassVar[dict[str, str]] = {}
+    """Keys a sibling kind reads (camelCase) -> why this kind refuses them; reported instead of "unknown key"."""
 
 
 def fail(kind: str, message: str, **context: Any) -> PydanticCustomError:
@@ -37,25 +39,42 @@ def _field_names(model: type[BaseModel] | None) -> list[str]:
     return [f.alias or name for name, f in model.model_fields.items()]
 
 
-def _model_at(root: type[BaseModel], loc: tuple[Any, ...]) -> type[BaseModel] | None:
-    """Walk the model tree along an error location to find the model owning the last key."""
-    model: Any = root
+def _model_at(root: Any, loc: tuple[Any, ...]) -> type[BaseModel] | None:
+    """Walk the model tree along an error location to the model owning its last key.
+
+    `loc` still holds the union tags: a tag picks the member of a tagged union (a workload's runtime)."""
+    current: Any = root
     for part in loc[:-1]:
-        if isinstance(part, int) or model is None:
+        if isinstance(part, int):
             continue
-        fields = {f.alias or n: f for n, f in model.model_fields.items()}
-        field = fields.get(part)
+        if _is_union_tag(part):
+            current = _tagged_member(current, part) or current
+            continue
+        model = _inner_model(current)
+        field = {f.alias or n: f for n, f in model.model_fields.items()}.get(part) if model else None
         if field is None:
             return None
-        model = _inner_model(field.annotation)
-    return model if isinstance(model, type) and issubclass(model, BaseModel) else None
+        current = field.annotation
+    return _inner_model(current)
 
 
-def _inner_model(annotation: Any) -> Any:
+def _inner_model(annotation: Any) -> type[BaseModel] | None:
+    """The model an annotation holds (through Optional, list, dict and Annotated); the first one of a union."""
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
         return annotation
-    for arg in getattr(annotation, "__args__", ()) or ():
+    for arg in get_args(annotation):
         found = _inner_model(arg)
+        if found is not None:
+            return found
+    return None
+
+
+def _tagged_member(annotation: Any, tag: str) -> Any:
+    """The member of a tagged union (`Annotated[Model, Tag(tag)]`) that `tag` names, or None."""
+    for arg in get_args(annotation):
+        if get_origin(arg) is Annotated and any(isinstance(m, Tag) and m.tag == tag for m in arg.__metadata__):
+            return get_args(arg)[0]
+        found = _tagged_member(arg, tag)
         if found is not None:
             return found
     return None
@@ -66,18 +85,27 @@ def problems_from(error: ValidationError, root: type[BaseModel], prefix: Iterabl
     problems: list[Problem] = []
     prefix = tuple(prefix)
     for item in _without_other_union_branches(error.errors(include_url=False)):
-        loc = tuple(part for part in item["loc"] if not _is_union_tag(part))
+        raw_loc = tuple(item["loc"])
+        loc = tuple(part for part in raw_loc if not _is_union_tag(part))
         extra_field = (item.get("ctx") or {}).get("field")
         path = join_path(*prefix, *loc, *([extra_field] if extra_field else []))
         kind = item["type"]
         if kind == "extra_forbidden":
             key = str(loc[-1]) if loc else "?"
-            known = _field_names(_model_at(root, loc))
+            model = _model_at(root, raw_loc)
+            reason = getattr(model, "refused_keys", {}).get(key)
+            if reason is not None:  # a key of a sibling kind (a pathways key on a jax workload): say why
+                problems.append(Problem(path, f"is not read by {_kind_of(model)}: {reason}"))
+                continue
+            known = _field_names(model)
             problems.append(Problem(path, f"unknown key; {did_you_mean(key, known)}{allowed(known)}"))
         elif kind == "missing":
             problems.append(Problem(path, "is required but missing"))
         elif kind in ("model_type", "model_attributes_type", "dict_type"):
             problems.append(Problem(path, "must be a mapping of keys to values", item.get("input")))
+        elif kind == "union_tag":  # a tagged union's discriminator (a workload's runtime) has no member
+            given = item.get("input")
+            problems.append(Problem(path, item["msg"], given.get(extra_field) if isinstance(given, dict) else given))
         elif extra_field:  # raised for a sibling field; the message already quotes the value
             problems.append(Problem(path, item["msg"]))
         elif kind == "value_error" and "ctx" in item and isinstance(item["ctx"].get("error"), Exception):
@@ -90,11 +118,27 @@ def problems_from(error: ValidationError, root: type[BaseModel], prefix: Iterabl
     return problems
 
 
+def _kind_of(model: Any) -> str:
+    """How a tagged member names itself in messages: `runtime 'jax'` (from its one-value Literal discriminator)."""
+    runtime = getattr(model, "model_fields", {}).get("runtime")
+    values = get_args(runtime.annotation) if runtime is not None else ()
+    return f"runtime '{values[0]}'" if len(values) == 1 else "this kind"
+
+
 def _is_union_tag(part: Any) -> bool:
-    # pydantic inserts the union member name ("str", "constrained-str", "list[str]", "function-after[...]")
-    # into locs; none of them is a config key
+    """A union member's name in an error location, never a config key."""
+    return _is_member_tag(part) or _is_discriminator_tag(part)
+
+
+def _is_member_tag(part: Any) -> bool:
+    # pydantic inserts the member name of a plain union ("str", "constrained-str", "list[str]", "function-after[...]")
     return isinstance(part, str) and ("[" in part or part.startswith("constrained-")
                                       or part in ("str", "int", "float", "bool", "list", "dict"))
+
+
+def _is_discriminator_tag(part: Any) -> bool:
+    # our tagged unions name their members `<discriminator>=<value>` (a workload's `runtime=jax`)
+    return isinstance(part, str) and "=" in part
 
 
 def _without_other_union_branches(errors: list[Any]) -> list[Any]:
@@ -105,7 +149,7 @@ def _without_other_union_branches(errors: list[Any]) -> list[Any]:
     the type alone are noise. When all failed on the type (`command: 5`), every member is reported.
     """
     def tag_at(item: Any) -> int | None:
-        return next((i for i, part in enumerate(item["loc"]) if _is_union_tag(part)), None)
+        return next((i for i, part in enumerate(item["loc"]) if _is_member_tag(part)), None)
 
     def type_only(item: Any, at: int) -> bool:
         return len(item["loc"]) == at + 1 and item["type"].endswith("_type")

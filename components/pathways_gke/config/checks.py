@@ -17,7 +17,7 @@ from .model import StackConfig
 from .pathways_checks import pathways_workload_problems
 from .target import target_for
 from .tpu import TpuPoolConfig, pool_problems
-from .workloads import JaxSettings, WorkloadConfig, runtime_field_problems
+from .workloads import JaxSettings, JaxWorkloadConfig, PathwaysWorkloadConfig
 
 RESERVED_NAMESPACES = ("kube-system", "kube-public", "kube-node-lease", "jobset-system", "kueue-system",
                        "gke-managed-system", "gmp-system")
@@ -224,19 +224,17 @@ def workload_problems(stack: StackConfig) -> list[Problem]:
             out.append(Problem(f"workloads[{index}].name", "is used by more than one workload", name))
     for i, workload in enumerate(stack.workloads):
         path = f"workloads[{i}]"
-        out.extend(runtime_field_problems(workload, path))
         if workload.tpu_pool is not None and workload.tpu_pool not in pools:
             out.append(Problem(f"{path}.tpuPool", f"names no TPU pool group; {allowed(pools) if pools else 'this stack has no tpuPools'}",
                                workload.tpu_pool))
-        if workload.runtime == "pathways" and workload.tpu_pool is None:
+        if isinstance(workload, PathwaysWorkloadConfig) and workload.tpu_pool is None:
             out.append(Problem(f"{path}.tpuPool", "is required for runtime 'pathways' (the workers run on a TPU "
                                f"pool group); {allowed(pools) if pools else 'this stack has no tpuPools'}"))
-        if workload.runtime == "jax" and workload.mode != "default":
-            out.append(Problem(f"{path}.mode", "applies to runtime 'pathways' only", workload.mode))
-        if workload.image is None and not (workload.runtime == "pathways" and workload.mode in ("headless", "service")):
+        if workload.image is None and not (isinstance(workload, PathwaysWorkloadConfig)
+                                           and workload.mode in ("headless", "service")):
             out.append(Problem(f"{path}.image", "is required (the user container's image, pinned to a tag); only "
                                "headless and service-mode Pathways workloads have no user container"))
-        if workload.command is None and workload.runtime == "jax":
+        if workload.command is None and isinstance(workload, JaxWorkloadConfig):
             out.append(Problem(f"{path}.command", "is required for runtime 'jax' (the program every process runs)"))
         for env_name, secret in workload.secret_env.items():
             if secret not in stack.secret_names:
@@ -254,7 +252,8 @@ def pathways_problems(stack: StackConfig) -> list[Problem]:
     out: list[Problem] = []
     pools = {p.name for p in stack.tpu_pools}
     for i, workload in enumerate(stack.workloads):
-        if workload.runtime != "pathways" or (workload.tpu_pool is not None and workload.tpu_pool not in pools):
+        if not isinstance(workload, PathwaysWorkloadConfig) or (workload.tpu_pool is not None
+                                                                and workload.tpu_pool not in pools):
             continue
         pool = stack.pool(workload.tpu_pool) if workload.tpu_pool else None
         if pool is not None and pool.topology is None:
@@ -278,7 +277,7 @@ def lws_name_problems(stack: StackConfig) -> list[Problem]:
     out: list[Problem] = []
     names = [w.name for w in stack.workloads]
     for i, workload in enumerate(stack.workloads):
-        if not workload.on_lws:
+        if not isinstance(workload, PathwaysWorkloadConfig) or not workload.on_lws:
             continue
         derived = {naming.serving_service_name(workload.name): "its Service"}
         if workload.service is not None:
@@ -302,10 +301,8 @@ def jax_workload_problems(stack: StackConfig) -> list[Problem]:
     out: list[Problem] = []
     for i, workload in enumerate(stack.workloads):
         path = f"workloads[{i}]"
-        if workload.runtime != "jax":
-            if _jax_settings_given(workload):
-                out.append(Problem(f"{path}.jax", "applies to runtime 'jax' only"))
-            continue
+        if not isinstance(workload, JaxWorkloadConfig):
+            continue  # the pathways model refuses a jax block
         if workload.tpu_pool is None:
             out.extend(jax_problems(workload, path))
             continue
@@ -320,13 +317,13 @@ def jax_workload_problems(stack: StackConfig) -> list[Problem]:
     return out
 
 
-def _jax_settings_given(workload: WorkloadConfig) -> set[str]:
+def _jax_settings_given(workload: JaxWorkloadConfig) -> set[str]:
     """`jax` fields that differ from their defaults (a config dumped and re-read keeps its meaning)."""
     defaults = JaxSettings()
     return {f for f in JaxSettings.model_fields if getattr(workload.jax, f) != getattr(defaults, f)}
 
 
-def jax_problems(workload: WorkloadConfig, path: str, pool_name: Optional[str] = None,
+def jax_problems(workload: JaxWorkloadConfig, path: str, pool_name: Optional[str] = None,
                  shape: Optional[SliceShape] = None, slices: int = 0) -> list[Problem]:
     """One jax workload, on the CPU pool (`shape` None) or on `slices` slices of `shape` (pool `pool_name`)."""
 

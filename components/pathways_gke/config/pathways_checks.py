@@ -14,7 +14,7 @@ from ..catalog import TPU_HOSTS, Allocatable, cpu_machine, gke_allocatable
 from ..errors import Problem
 from .pathways import parse_quantity
 from .target import WorkloadTarget
-from .workloads import WorkloadConfig, is_given
+from .workloads import PathwaysWorkloadConfig, is_given
 
 
 GB = Decimal(10**9)
@@ -35,7 +35,7 @@ MANAGED_ENV = {
 MAX_DNS_LABEL = 63
 
 
-def head_requests(workload: WorkloadConfig) -> dict[str, Decimal]:
+def head_requests(workload: PathwaysWorkloadConfig) -> dict[str, Decimal]:
     """CPU (cores) and memory (bytes) the head pod requests: sidecars + the user container."""
     total = dict(SERVER_REQUESTS)
     if workload.mode != "headless":
@@ -57,11 +57,9 @@ def _fits(need: dict[str, Decimal], alloc: Allocatable) -> Optional[str]:
     return "; ".join(short) or None
 
 
-def pathways_workload_problems(workload: WorkloadConfig, target: WorkloadTarget, path: str, *,
+def pathways_workload_problems(workload: PathwaysWorkloadConfig, target: WorkloadTarget, path: str, *,
                                cpu_machine_type: Optional[str] = None) -> list[Problem]:
     """Every problem of a Pathways workload that the JobSet builder relies on being absent."""
-    if workload.runtime != "pathways":
-        return []
     out: list[Problem] = []
     pw = workload.pathways
     at = lambda field: f"{path}.{field}"  # noqa: E731

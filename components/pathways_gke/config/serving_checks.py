@@ -16,7 +16,7 @@ from ..catalog import TPU_HOSTS, cpu_machine, gke_allocatable
 from ..errors import Problem
 from .pathways_checks import GB, MAX_DNS_LABEL, _fits, head_requests
 from .target import WorkloadTarget
-from .workloads import WorkloadConfig, is_given
+from .workloads import PathwaysWorkloadConfig, is_given
 
 
 # LWS releases that bring a feature the rendered LeaderWorkerSet uses (LWS git tags, read from the code).
@@ -48,7 +48,7 @@ class Layout:
         return self.slices * self.vms + 1
 
 
-def layout_of(workload: WorkloadConfig, target: WorkloadTarget) -> Layout:
+def layout_of(workload: PathwaysWorkloadConfig, target: WorkloadTarget) -> Layout:
     if target.shape is None:
         raise ValueError(f"workload {workload.name!r} has no TPU pool group")
     vms = target.shape.vms_per_slice
@@ -65,7 +65,7 @@ def max_lws_name(groups: int) -> int:
     return 52 - 1 - len(str(max(groups - 1, 0)))
 
 
-def serving_workload_problems(workload: WorkloadConfig, target: WorkloadTarget, path: str, *, lws_version: str,
+def serving_workload_problems(workload: PathwaysWorkloadConfig, target: WorkloadTarget, path: str, *, lws_version: str,
                               cpu_machine_type: Optional[str] = None) -> list[Problem]:
     """Every problem of a serving/service workload that the LWS builder relies on being absent."""
     if not workload.on_lws or target.shape is None:
@@ -133,7 +133,7 @@ def serving_workload_problems(workload: WorkloadConfig, target: WorkloadTarget, 
     return out
 
 
-def _serving_problems(workload: WorkloadConfig, target: WorkloadTarget, layout: Layout, path: str) -> list[Problem]:
+def _serving_problems(workload: PathwaysWorkloadConfig, target: WorkloadTarget, layout: Layout, path: str) -> list[Problem]:
     out: list[Problem] = []
     serving = workload.serving
     assert serving is not None
@@ -163,7 +163,7 @@ def _port_clash() -> str:
             f"{', '.join(str(p) for p in naming.PATHWAYS_PORTS)}")
 
 
-def _service_problems(workload: WorkloadConfig, target: WorkloadTarget, path: str) -> list[Problem]:
+def _service_problems(workload: PathwaysWorkloadConfig, target: WorkloadTarget, path: str) -> list[Problem]:
     out: list[Problem] = []
     service = workload.service
     assert service is not None

@@ -44,11 +44,13 @@ _SECTIONS: dict[str, tuple[Any, Any]] = {
     "observability": (ObservabilityConfig, {}),
     "lws": (LwsConfig, {}),
 }
-_ROOT_MODELS: dict[str, type[BaseModel]] = {
+_ROOT_MODELS: dict[str, Any] = {
     "cluster": ClusterConfig, "cpuPool": CpuPoolConfig, "tpuPools": TpuPoolConfig,
     "jobset": JobSetConfig, "kueue": KueueConfig, "workloads": WorkloadConfig, "buckets": BucketConfig,
     "observability": ObservabilityConfig, "lws": LwsConfig,
 }
+_ITEMS = {key: TypeAdapter(_ROOT_MODELS[key]) for key, (schema, _) in _SECTIONS.items() if isinstance(schema, TypeAdapter)}
+"""One list item of a list section (a workload is a union told apart by its runtime)."""
 _PLAIN_KEYS = ("namespace", "secrets")
 KNOWN_KEYS = tuple(_SECTIONS) + _PLAIN_KEYS
 
@@ -91,7 +93,7 @@ def parse_stack(values: Mapping[str, Any]) -> StackConfig:
             items, failed = [], False
             for index, item in enumerate(raw):
                 try:
-                    items.append((index, _ROOT_MODELS[key].model_validate(item, by_alias=True)))
+                    items.append((index, _ITEMS[key].validate_python(item, by_alias=True)))
                 except ValidationError as exc:
                     failed = True
                     problems.extend(problems_from(exc, _ROOT_MODELS[key], [key, index]))

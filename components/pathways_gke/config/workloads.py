@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import re
 import shlex
-from typing import Any, Literal, Optional, Union
+from typing import Annotated, Any, ClassVar, Literal, Optional, Union
 
-from pydantic import Field, ValidationError, field_validator, model_validator
+from pydantic import Discriminator, Field, Tag, TypeAdapter, ValidationError, field_validator, model_validator
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from ..errors import Problem
@@ -17,7 +17,8 @@ from .pathways import (ContainerResources, GcsFuseVolume, ImagePullPolicy, Pathw
                        check_image, image_is_pinned, parse_quantity)
 from .serving import ServiceSettings, ServingSettings
 
-__all__ = ["JaxSettings", "PathwaysSettings", "WorkloadConfig", "check_env", "check_image", "image_is_pinned"]
+__all__ = ["JaxSettings", "JaxWorkloadConfig", "PathwaysSettings", "PathwaysWorkloadConfig", "WorkloadBase",
+           "WorkloadConfig", "check_env", "check_image", "image_is_pinned", "parse_workload"]
 
 # JobSet puts `<name>-pathways-head-0-0.<name>` into a 63-character label (its CoordinatorEndpoint,
 # https://github.com/kubernetes-sigs/jobset/blob/v0.12.0/pkg/controllers/jobset_controller.go).
@@ -32,6 +33,7 @@ RESERVED_CONTAINER_NAMES = ("pathways-rm", "pathways-proxy", "pathways-worker", 
 IMAGE = re.compile(r"^[a-z0-9][a-z0-9._\-/:]*[a-z0-9](@sha256:[0-9a-f]{64})?$")
 
 Runtime = Literal["pathways", "jax"]
+RUNTIMES: tuple[str, ...] = ("pathways", "jax")
 Mode = Literal["default", "colocated", "headless", "serving", "service"]
 JOBSET_MODES = ("default", "colocated", "headless")
 LWS_MODES = ("serving", "service")  # run on a LeaderWorkerSet (config/serving.py)
@@ -79,29 +81,39 @@ class JaxSettings(Model):
         return check_quantity(value, "memory", "512Mi, 4Gi")
 
 
-# Keys that only one runtime reads, and why. A key the runtime does not read is refused when it differs from its
-# default (never silently ignored); a default value, as a model dump writes it, is harmless and accepted.
-RUNTIME_ONLY_FIELDS: dict[str, tuple[str, str]] = {
-    "pathways": ("pathways", "the Pathways server settings apply to runtime 'pathways' only"),
-    "container_name": ("pathways", "it names the user container beside the Pathways head; a jax workload's "
-                       "container is always 'jax'"),
-    "resources": ("pathways", "it sizes the user container in the Pathways head; size jax processes with "
-                  "jax.cpu and jax.memory (a TPU process gets its whole VM)"),
-    "gcs_fuse": ("pathways", "volumes are mounted into Pathways pods only; jax TPU pods use hostNetwork, which the "
-                 "GCS FUSE CSI driver does not support (read the bucket from the program instead)"),
-    "jax": ("jax", "the multi-controller JAX settings apply to runtime 'jax' only"),
+# Why a key belongs to one runtime: the model of the other runtime refuses it with this reason (never a silent drop).
+PATHWAYS_ONLY = {
+    "mode": "the head placement modes (colocated, headless, serving, service) apply to runtime 'pathways' only",
+    "pathways": "the Pathways server settings apply to runtime 'pathways' only",
+    "containerName": "it names the user container beside the Pathways head; a jax workload's container is always "
+                     "'jax'",
+    "resources": "it sizes the user container in the Pathways head; size jax processes with jax.cpu and jax.memory "
+                 "(a TPU process gets its whole VM)",
+    "gcsFuse": "volumes are mounted into Pathways pods only; jax TPU pods use hostNetwork, which the GCS FUSE CSI "
+               "driver does not support (read the bucket from the program instead)",
+    "serving": "mode serving is a Pathways mode (a LeaderWorkerSet of Pathways heads and workers)",
+    "service": "mode service is a Pathways mode (a persistent Pathways backend on a LeaderWorkerSet)",
+}
+JAX_ONLY = {"jax": "the multi-controller JAX settings apply to runtime 'jax' only"}
+# Keys PathwaysCluster acts on outside the workload's own objects (IAM grants, the Kubernetes service account):
+# a workload component on its own cannot honour them, so it refuses them with this reason.
+CLUSTER_WIRED = {
+    "service_account_exists": "it tells PathwaysCluster not to create serviceAccount; a standalone workload "
+                              "component creates no service account (create it beside the component)",
+    "gcp_service_account": "PathwaysCluster binds serviceAccount to it through Workload Identity; a standalone "
+                           "workload component makes no IAM bindings (bind it beside the component)",
+    "buckets": "PathwaysCluster grants the pods' identity access to them; a standalone workload component makes "
+               "no IAM grants (grant it beside the component)",
 }
 
 
-class WorkloadConfig(Model):
+class WorkloadBase(Model):
+    """What every workload has, whatever runs it: the image and program, env, identity, restarts, pod options."""
+
     name: str
-    runtime: Runtime = "pathways"
     tpu_pool: Optional[str] = None
-    mode: Mode = "default"
     image: Optional[str] = None
     command: Optional[Union[str, list[str]]] = None
-    pathways: PathwaysSettings = Field(default_factory=PathwaysSettings)
-    jax: JaxSettings = Field(default_factory=JaxSettings)
     max_restarts: int = Field(default=0, ge=0, le=1000)
     priority_class: Optional[str] = None
     env: dict[str, str] = Field(default_factory=dict)
@@ -113,21 +125,14 @@ class WorkloadConfig(Model):
     buckets: list[BucketAccess] = Field(default_factory=list, description="checkpoint/data buckets the code uses")
     termination_grace_period_seconds: Optional[int] = Field(default=None, ge=0, le=86400)
     privileged: bool = False
-    # --- Pathways head/worker pod options (see config/pathways.py) ---
-    container_name: str = Field(default="jax-tpu", description="name of the user container in the head pod")
-    resources: ContainerResources = Field(default_factory=ContainerResources)
     image_pull_policy: Optional[ImagePullPolicy] = Field(
         default=None, description="every container; default IfNotPresent (all images are pinned)")
-    gcs_fuse: list[GcsFuseVolume] = Field(default_factory=list)
     image_pull_secrets: list[str] = Field(default_factory=list, description="Secrets for private registries")
-    # --- Pathways on a LeaderWorkerSet (mode serving / service; config/serving.py) ---
-    serving: Optional[ServingSettings] = None
-    service: Optional[ServiceSettings] = None
 
     @property
     def on_lws(self) -> bool:
         """Rendered as a LeaderWorkerSet (modes serving and service) instead of a JobSet."""
-        return self.mode in LWS_MODES
+        return False
 
     @model_validator(mode="wrap")
     @classmethod
@@ -157,20 +162,6 @@ class WorkloadConfig(Model):
                                                                       "input": name}])
         return result
 
-    @model_validator(mode="after")
-    def _mode_blocks(self) -> "WorkloadConfig":
-        for block, mode in (("serving", "serving"), ("service", "service")):
-            if getattr(self, block) is not None and self.mode != mode:
-                raise fail(block, f"applies to mode '{mode}' only (this workload's mode is '{self.mode}')",
-                           field=block)
-        if self.mode == "serving" and self.serving is None:
-            raise fail("serving", "is required for mode 'serving': at least the server's port, e.g. "
-                       "serving: {port: 8000}", field="serving")
-        if self.mode == "service" and self.service is None:
-            raise fail("service", "is required for mode 'service': the clients, e.g. service: {clients: [alice, "
-                       "bob]}", field="service")
-        return self
-
     @field_validator("image_pull_secrets")
     @classmethod
     def _pull_secrets(cls, value: list[str]) -> list[str]:
@@ -198,17 +189,6 @@ class WorkloadConfig(Model):
         if value is not None and not GSA_EMAIL.match(value):
             raise fail("gcp_service_account", "is not a user-managed GCP service-account email "
                        "(name@project.iam.gserviceaccount.com)")
-        return value
-
-    @field_validator("container_name")
-    @classmethod
-    def _container_name(cls, value: str) -> str:
-        if not DNS_1123_LABEL.match(value) or len(value) > 63:
-            raise fail("container_name", "is not a container name: lower-case letters, digits and '-', "
-                       "at most 63 characters")
-        if value in RESERVED_CONTAINER_NAMES:
-            raise fail("container_name", f"is used by a Pathways container; not allowed: "
-                       f"{', '.join(RESERVED_CONTAINER_NAMES)}")
         return value
 
     @field_validator("name")
@@ -249,14 +229,100 @@ class WorkloadConfig(Model):
         return self.command if isinstance(self.command, str) else shlex.join(self.command)
 
 
-def is_given(workload: WorkloadConfig, field: str) -> bool:
+class PathwaysWorkloadConfig(WorkloadBase):
+    """`runtime: pathways`: a Pathways head (resource manager + proxy, with the user container) and a TPU pool
+    group's workers, as a JobSet; in modes serving and service, as a LeaderWorkerSet."""
+
+    refused_keys: ClassVar[dict[str, str]] = JAX_ONLY
+    runtime: Literal["pathways"] = "pathways"
+    mode: Mode = "default"
+    pathways: PathwaysSettings = Field(default_factory=PathwaysSettings)
+    container_name: str = Field(default="jax-tpu", description="name of the user container in the head pod")
+    resources: ContainerResources = Field(default_factory=ContainerResources)
+    gcs_fuse: list[GcsFuseVolume] = Field(default_factory=list)
+    serving: Optional[ServingSettings] = None
+    service: Optional[ServiceSettings] = None
+
+    @property
+    def on_lws(self) -> bool:
+        return self.mode in LWS_MODES
+
+    @model_validator(mode="after")
+    def _mode_blocks(self) -> "PathwaysWorkloadConfig":
+        for block, mode in (("serving", "serving"), ("service", "service")):
+            if getattr(self, block) is not None and self.mode != mode:
+                raise fail(block, f"applies to mode '{mode}' only (this workload's mode is '{self.mode}')",
+                           field=block)
+        if self.mode == "serving" and self.serving is None:
+            raise fail("serving", "is required for mode 'serving': at least the server's port, e.g. "
+                       "serving: {port: 8000}", field="serving")
+        if self.mode == "service" and self.service is None:
+            raise fail("service", "is required for mode 'service': the clients, e.g. service: {clients: [alice, "
+                       "bob]}", field="service")
+        return self
+
+    @field_validator("container_name")
+    @classmethod
+    def _container_name(cls, value: str) -> str:
+        if not DNS_1123_LABEL.match(value) or len(value) > 63:
+            raise fail("container_name", "is not a container name: lower-case letters, digits and '-', "
+                       "at most 63 characters")
+        if value in RESERVED_CONTAINER_NAMES:
+            raise fail("container_name", f"is used by a Pathways container; not allowed: "
+                       f"{', '.join(RESERVED_CONTAINER_NAMES)}")
+        return value
+
+
+
+class JaxWorkloadConfig(WorkloadBase):
+    """`runtime: jax`: multi-controller JAX, the user's program on every TPU VM (one Job per slice) or on CPU
+    processes of the CPU pool."""
+
+    refused_keys: ClassVar[dict[str, str]] = PATHWAYS_ONLY
+    runtime: Literal["jax"]
+    jax: JaxSettings = Field(default_factory=JaxSettings)
+
+
+def _runtime_of(value: Any) -> Optional[str]:
+    """The union member a workload is validated as: its `runtime` (absent means pathways)."""
+    if isinstance(value, WorkloadBase):
+        return f"runtime={value.runtime}"  # type: ignore[attr-defined]
+    if not isinstance(value, dict):
+        return "runtime=pathways"  # that model reports "must be a mapping"
+    runtime = value.get("runtime", "pathways")
+    return f"runtime={runtime}" if runtime in RUNTIMES else None
+
+
+WorkloadConfig = Annotated[
+    Union[Annotated[PathwaysWorkloadConfig, Tag("runtime=pathways")], Annotated[JaxWorkloadConfig, Tag("runtime=jax")]],
+    Discriminator(_runtime_of, custom_error_type="union_tag",
+                  custom_error_message=f"is not a runtime; allowed: {', '.join(map(repr, RUNTIMES))}",
+                  custom_error_context={"field": "runtime"}),
+]
+"""A workload of either runtime, told apart by `runtime`; each member refuses the other's keys with a reason."""
+
+WORKLOAD_MODELS = (PathwaysWorkloadConfig, JaxWorkloadConfig)
+"""The members of WorkloadConfig, the default runtime's first."""
+WORKLOAD: TypeAdapter[PathwaysWorkloadConfig | JaxWorkloadConfig] = TypeAdapter(WorkloadConfig)  # type: ignore[arg-type]
+
+
+def parse_workload(data: Any) -> PathwaysWorkloadConfig | JaxWorkloadConfig:
+    """Validate one workload mapping into the model of its runtime (raises pydantic's ValidationError)."""
+    return WORKLOAD.validate_python(data)
+
+
+def cluster_wired_problems(workload: WorkloadBase, path: str) -> list[Problem]:
+    """A standalone workload component's problem for each key only PathwaysCluster can honour."""
+    fields = type(workload).model_fields
+    return [Problem(f"{path}.{fields[field].alias or field}", f"is not read by a workload component on its own: "
+                    f"{reason}") for field, reason in CLUSTER_WIRED.items() if is_given(workload, field)]
+
+
+def without_cluster_wired(workload: WorkloadBase) -> set[str]:
+    """The fields PathwaysCluster hands on to a workload component (the rest it honours itself)."""
+    return set(type(workload).model_fields) - set(CLUSTER_WIRED)
+
+
+def is_given(workload: WorkloadBase, field: str) -> bool:
     """The field holds something other than its default (a model dump's defaults count as not given)."""
-    return getattr(workload, field) != WorkloadConfig.model_fields[field].get_default(call_default_factory=True)
-
-
-def runtime_field_problems(workload: WorkloadConfig, path: str) -> list[Problem]:
-    """A problem for every key set (to other than its default) that the workload's runtime does not read."""
-    fields = WorkloadConfig.model_fields
-    return [Problem(f"{path}.{fields[field].alias or field}", f"is not read by runtime '{workload.runtime}': {hint}")
-            for field, (runtime, hint) in RUNTIME_ONLY_FIELDS.items()
-            if runtime != workload.runtime and is_given(workload, field)]
+    return getattr(workload, field) != type(workload).model_fields[field].get_default(call_default_factory=True)

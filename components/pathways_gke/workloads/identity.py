@@ -25,7 +25,7 @@ from typing import Any, Iterator, Optional
 
 from .. import naming
 from ..config.stack import StackConfig
-from ..config.workloads import WorkloadConfig
+from ..config.workloads import PathwaysWorkloadConfig, WorkloadConfig
 from ..gke.cluster_spec import NODE_SERVICE_ACCOUNT_ROLES, node_service_account_email
 from .jax_jobset import build_jax_jobset
 from .pathways_jobset import build_pathways_jobset
@@ -141,8 +141,9 @@ def gsa_of(stack: StackConfig, ksa: str) -> Optional[str]:
 def render_jobset(stack: StackConfig, workload: WorkloadConfig) -> dict[str, Any]:
     target = target_for(stack, workload)
     secret = naming.workload_secret_name(workload.name) if workload.secret_env else None
-    build = build_pathways_jobset if workload.runtime == "pathways" else build_jax_jobset
-    return build(workload, target, secret_name=secret)
+    if isinstance(workload, PathwaysWorkloadConfig):
+        return build_pathways_jobset(workload, target, secret_name=secret)
+    return build_jax_jobset(workload, target, secret_name=secret)
 
 
 def pod_templates(jobset: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
@@ -153,7 +154,7 @@ def pod_templates(jobset: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]
 def workload_pod_templates(stack: StackConfig, workload: WorkloadConfig) -> Iterator[tuple[str, dict[str, Any]]]:
     """(role, pod template) of every pod a workload runs: a JobSet's replicated jobs, or a LeaderWorkerSet's
     leader and workers plus each client's proxy (modes serving and service)."""
-    if not workload.on_lws:
+    if not isinstance(workload, PathwaysWorkloadConfig) or not workload.on_lws:
         yield from pod_templates(render_jobset(stack, workload))
         return
     secret = naming.workload_secret_name(workload.name) if workload.secret_env else None

@@ -19,7 +19,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 from ..config.stack import StackConfig
-from ..config.workloads import WorkloadConfig
+from ..config.workloads import JaxWorkloadConfig
 from ..naming import RUNTIME_LABEL, WORKLOAD_LABEL, workload_secret_name
 from ..config.deferrable import WORKLOAD_FIELDS
 from ..deferred import Deferred, defer_workload_outputs
@@ -190,7 +190,7 @@ class JaxWorkload(pulumi.ComponentResource):
         })
 
 
-def jax_args_from_stack(stack: StackConfig, workload: WorkloadConfig,
+def jax_args_from_stack(stack: StackConfig, workload: JaxWorkloadConfig,
                         secrets: Optional[Mapping[str, pulumi.Input[str]]] = None) -> JaxWorkloadArgs:
     """Component args for one `runtime: jax` workload of a validated stack.
 

@@ -16,14 +16,9 @@ from ..catalog import CatalogError, resolve
 from ..config.base import problems_from
 from ..config.checks import jax_problems
 from ..config.stack import StackConfig
-from ..config.workloads import WorkloadConfig, runtime_field_problems
+from ..config.workloads import JaxWorkloadConfig, cluster_wired_problems, without_cluster_wired
 from ..errors import ConfigError, Problem, allowed
 from ..config.target import WorkloadTarget, target_for
-
-
-# WorkloadConfig fields a jax workload takes (mode/pathways belong to runtime: pathways)
-WORKLOAD_FIELDS = ("name", "image", "command", "tpu_pool", "jax", "env", "secret_env", "max_restarts",
-                   "priority_class", "service_account", "termination_grace_period_seconds", "privileged")
 
 
 def _int(value: Any) -> Any:
@@ -31,18 +26,14 @@ def _int(value: Any) -> Any:
 
 
 def validate_jax_inputs(workload: Mapping[str, Any], target: Mapping[str, Any],
-                        secret_names: tuple[str, ...] = ()) -> tuple[WorkloadConfig, WorkloadTarget]:
+                        secret_names: tuple[str, ...] = ()) -> tuple[JaxWorkloadConfig, WorkloadTarget]:
     """Validate component inputs; raise ConfigError naming every bad input path."""
     problems: list[Problem] = []
-    unknown = sorted(set(workload) - set(WORKLOAD_FIELDS))
-    for key in unknown:
-        problems.append(Problem(f"workload.{key}", f"is not a jax workload input; {allowed(WORKLOAD_FIELDS)}"))
-    config: Optional[WorkloadConfig] = None
+    config: Optional[JaxWorkloadConfig] = None
     try:
-        config = WorkloadConfig.model_validate({k: v for k, v in workload.items() if k not in unknown}
-                                               | {"runtime": "jax"})
+        config = JaxWorkloadConfig.model_validate({**workload, "runtime": "jax"})
     except ValidationError as error:
-        problems.extend(problems_from(error, WorkloadConfig, ["workload"]))
+        problems.extend(problems_from(error, JaxWorkloadConfig, ["workload"]))
 
     shape = None
     slices = int(_int(target.get("slices") or 0))
@@ -64,7 +55,7 @@ def validate_jax_inputs(workload: Mapping[str, Any], target: Mapping[str, Any],
         if not target.get(key):
             problems.append(Problem(f"target.{key}", "is required"))
     if config is not None:
-        problems.extend(runtime_field_problems(config, "workload"))
+        problems.extend(cluster_wired_problems(config, "workload"))
         if shape is not None and config.tpu_pool is None:
             config = config.model_copy(update={"tpu_pool": target.get("tpu_group")})
         if shape is None and config.tpu_pool is not None:
@@ -109,14 +100,10 @@ def target_inputs(target: WorkloadTarget) -> dict[str, Any]:
     return out
 
 
-def jax_inputs_from_stack(stack: StackConfig, workload: WorkloadConfig) -> dict[str, Any]:
+def jax_inputs_from_stack(stack: StackConfig, workload: JaxWorkloadConfig) -> dict[str, Any]:
     """Plain `workload` and `target` inputs for a stack's jax workload (secrets are added by the caller)."""
-    plain = workload.model_dump(exclude_none=True, include=set(WORKLOAD_FIELDS))
+    plain = workload.model_dump(exclude_unset=True, exclude_none=True, include=without_cluster_wired(workload),
+                                exclude={"runtime"})
     if workload.command_text is not None:
         plain["command"] = workload.command_text  # one bash text (a list command is shell-joined)
-    plain["jax"] = workload.jax.model_dump(exclude_unset=True)
-    if not plain["env"]:
-        del plain["env"]
-    if not plain["secret_env"]:
-        del plain["secret_env"]
     return {"workload": plain, "target": target_inputs(target_for(stack, workload))}

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from typing import Any, Optional
 
 from ..capacity import capacity_node_selector, tpu_tolerations
-from ..config.workloads import WorkloadConfig
+from ..config.workloads import JaxWorkloadConfig
 from ..naming import (
     JAX_PLATFORM_ENV,
     COMPLETION_INDEX_ANNOTATION,
@@ -95,7 +95,7 @@ class JaxLayout:
         return self.platform == "tpu" and self.jobs > 1
 
 
-def jax_layout(workload: WorkloadConfig, target: WorkloadTarget) -> JaxLayout:
+def jax_layout(workload: JaxWorkloadConfig, target: WorkloadTarget) -> JaxLayout:
     """The process layout; config/checks.py has already rejected combinations this cannot honour."""
     if target.shape is not None:
         return JaxLayout("tpu", target.slices, target.shape.vms_per_slice)
@@ -114,7 +114,7 @@ def coordinator_host(name: str) -> str:
     return f"{name}-{REPLICATED_JOB}-0-0.{name}"
 
 
-def coordinator_address(workload: WorkloadConfig, target: WorkloadTarget) -> str:
+def coordinator_address(workload: JaxWorkloadConfig, target: WorkloadTarget) -> str:
     platform = jax_layout(workload, target).platform
     return f"{coordinator_host(workload.name)}:{COORDINATOR_PORT[platform]}"
 
@@ -123,7 +123,7 @@ def _field(name: str, kind: str, key: str) -> dict[str, Any]:
     return {"name": name, "valueFrom": {"fieldRef": {"fieldPath": f"metadata.{kind}['{key}']"}}}
 
 
-def _env(workload: WorkloadConfig, layout: JaxLayout, secret_name: Optional[str]) -> list[dict[str, Any]]:
+def _env(workload: JaxWorkloadConfig, layout: JaxLayout, secret_name: Optional[str]) -> list[dict[str, Any]]:
     env: list[dict[str, Any]] = [
         _field("JOBSET_NAME", "annotations", JOBSET_NAME_KEY),
         _field("REPLICATED_JOB_NAME", "annotations", REPLICATED_JOB_NAME_KEY),
@@ -154,7 +154,7 @@ def _env(workload: WorkloadConfig, layout: JaxLayout, secret_name: Optional[str]
     return env
 
 
-def _pod_spec(workload: WorkloadConfig, target: WorkloadTarget, layout: JaxLayout,
+def _pod_spec(workload: JaxWorkloadConfig, target: WorkloadTarget, layout: JaxLayout,
               secret_name: Optional[str]) -> dict[str, Any]:
     assert workload.image is not None and workload.command_text is not None  # config/checks.py
     container: dict[str, Any] = {
@@ -204,7 +204,7 @@ def _pod_spec(workload: WorkloadConfig, target: WorkloadTarget, layout: JaxLayou
     return dict(sorted(spec.items()))
 
 
-def build_jax_jobset(workload: WorkloadConfig, target: WorkloadTarget, *,
+def build_jax_jobset(workload: JaxWorkloadConfig, target: WorkloadTarget, *,
                      secret_name: Optional[str] = None) -> dict[str, Any]:
     """The JobSet for a `runtime: jax` workload (validated config + where it runs) as a plain dict.
 

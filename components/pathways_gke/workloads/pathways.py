@@ -27,7 +27,7 @@ from ..config.deferrable import WORKLOAD_FIELDS
 from ..deferred import Deferred, defer_workload_outputs
 from ..config.pathways_checks import pathways_workload_problems
 from ..config.target import target_for
-from ..config.workloads import WorkloadConfig, runtime_field_problems
+from ..config.workloads import PathwaysWorkloadConfig, cluster_wired_problems, without_cluster_wired
 from ..errors import ConfigError, Problem
 from ..protection import protect_child
 from .pathways_jobset import build_pathways_jobset
@@ -165,20 +165,23 @@ def access_facts(jobset: str, namespace: str) -> dict[str, str]:
     }
 
 
-def workload_from_args(args: Mapping[str, Any], problems: list[Problem]) -> Optional[WorkloadConfig]:
-    """The `workload` arg of a workload component through the config model (its problems appended)."""
+def workload_from_args(args: Mapping[str, Any], problems: list[Problem]) -> Optional[PathwaysWorkloadConfig]:
+    """The `workload` arg of a Pathways workload component through the config model (its problems appended),
+    refusing the keys only PathwaysCluster can honour."""
     raw_workload = args.get("workload")
     if not isinstance(raw_workload, Mapping):
         problems.append(Problem("workload", "is required: a mapping like one pathways-gke:workloads entry"))
         return None
     try:
-        return WorkloadConfig.model_validate(_plain(raw_workload), by_alias=True)
+        workload = PathwaysWorkloadConfig.model_validate(_plain(raw_workload), by_alias=True)
     except ValidationError as exc:
-        problems.extend(problems_from(exc, WorkloadConfig, ["workload"]))
+        problems.extend(problems_from(exc, PathwaysWorkloadConfig, ["workload"]))
         return None
+    problems.extend(cluster_wired_problems(workload, "workload"))
+    return workload
 
 
-def secret_values_from_args(workload: WorkloadConfig, args: Mapping[str, Any],
+def secret_values_from_args(workload: PathwaysWorkloadConfig, args: Mapping[str, Any],
                             problems: list[Problem]) -> dict[str, Any]:
     """The value of each `secretEnv` entry, by env name, from the `secrets` arg (a missing one is a problem)."""
     secrets = args.get("secrets") or {}
@@ -193,7 +196,7 @@ def secret_values_from_args(workload: WorkloadConfig, args: Mapping[str, Any],
     return values
 
 
-def validate_args(args: Mapping[str, Any]) -> tuple[WorkloadConfig, dict[str, Any], dict[str, Any]]:
+def validate_args(args: Mapping[str, Any]) -> tuple[PathwaysWorkloadConfig, dict[str, Any], dict[str, Any]]:
     """Validate component args through the config models; return (workload, JobSet object, secret values by env).
 
     Raises ConfigError naming every bad arg path (e.g. `workload.pathways.version`, `tpu_topology`).
@@ -205,10 +208,6 @@ def validate_args(args: Mapping[str, Any]) -> tuple[WorkloadConfig, dict[str, An
     problems.extend(placement_errors)
     secret_values: dict[str, Any] = {}
     if workload is not None and placement is not None:
-        if workload.runtime != "pathways":
-            problems.append(Problem("workload.runtime", "must be 'pathways' for a PathwaysWorkload", workload.runtime))
-        else:
-            problems.extend(runtime_field_problems(workload, "workload"))
         if workload.image is None and workload.mode != "headless":
             problems.append(Problem("workload.image", "is required (the user container's image, pinned to a tag); "
                                     "only headless workloads have no user container"))
@@ -223,14 +222,15 @@ def validate_args(args: Mapping[str, Any]) -> tuple[WorkloadConfig, dict[str, An
     return workload, jobset, secret_values
 
 
-def pathways_args_from_stack(stack: Any, workload: WorkloadConfig,
+def pathways_args_from_stack(stack: Any, workload: PathwaysWorkloadConfig,
                              secrets: Optional[Mapping[str, Any]] = None) -> PathwaysWorkloadArgs:
     """Args for one `runtime: pathways` workload of a validated StackConfig (used by PathwaysCluster)."""
     target = target_for(stack, workload)
     if target.shape is None:
         raise ValueError(f"workload {workload.name!r} has no TPU pool group")
     args: dict[str, Any] = {
-        "workload": json.loads(workload.model_dump_json(by_alias=True, exclude_unset=True)),
+        "workload": json.loads(workload.model_dump_json(by_alias=True, exclude_unset=True,
+                                                        include=without_cluster_wired(workload))),
         "tpu_type": target.shape.generation,
         "tpu_topology": target.shape.topology,
         "tpu_machine_type": target.shape.machine_type,

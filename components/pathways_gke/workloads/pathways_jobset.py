@@ -14,7 +14,7 @@ from typing import Any, Optional
 from .. import naming
 from ..capacity import capacity_node_selector, tpu_tolerations
 from ..catalog import SliceShape
-from ..config.workloads import WorkloadConfig
+from ..config.workloads import PathwaysWorkloadConfig, WorkloadBase
 from .head import guard_head
 from ..config.target import WorkloadTarget
 from .wrapper import wrap_command
@@ -73,7 +73,7 @@ def container_ports(*ports: int) -> list[dict[str, Any]]:
     return [{"containerPort": p, "protocol": "TCP"} for p in ports]
 
 
-def component_images(workload: WorkloadConfig) -> dict[str, str]:
+def component_images(workload: PathwaysWorkloadConfig) -> dict[str, str]:
     """Image per component: custom images verbatim, default images tagged with `pathways.version`."""
     pw = workload.pathways
     tag = pw.version or ""
@@ -89,27 +89,27 @@ def component_images(workload: WorkloadConfig) -> dict[str, str]:
     return out
 
 
-def image_pull_policy(workload: WorkloadConfig) -> str:
+def image_pull_policy(workload: WorkloadBase) -> str:
     # Every image is pinned (tag other than latest, or a digest): IfNotPresent avoids a registry round trip
     # and a surprise build on each restart. Users can force Always.
     return workload.image_pull_policy or "IfNotPresent"
 
 
-def worker_backoff_limit(workload: WorkloadConfig, shape: SliceShape) -> int:
+def worker_backoff_limit(workload: PathwaysWorkloadConfig, shape: SliceShape) -> int:
     pw = workload.pathways
     if pw.elastic_slices > 0:
         return pw.max_slice_restarts * shape.vms_per_slice
     return WORKER_BACKOFF_PER_VM * shape.vms_per_slice
 
 
-def headless(workload: WorkloadConfig) -> bool:
+def headless(workload: PathwaysWorkloadConfig) -> bool:
     return workload.mode == "headless"
 
 
 # --- containers ------------------------------------------------------------------------------------------
 
 
-def rm_container(workload: WorkloadConfig, target: WorkloadTarget, *, sidecar: bool) -> dict[str, Any]:
+def rm_container(workload: PathwaysWorkloadConfig, target: WorkloadTarget, *, sidecar: bool) -> dict[str, Any]:
     pw = workload.pathways
     shape = _shape(target)
     args = [
@@ -142,7 +142,7 @@ def rm_container(workload: WorkloadConfig, target: WorkloadTarget, *, sidecar: b
     return container
 
 
-def proxy_container(workload: WorkloadConfig, *, sidecar: bool) -> dict[str, Any]:
+def proxy_container(workload: PathwaysWorkloadConfig, *, sidecar: bool) -> dict[str, Any]:
     pw = workload.pathways
     args = [
         f"--server_port={PROXY_PORT}",
@@ -166,7 +166,7 @@ def proxy_container(workload: WorkloadConfig, *, sidecar: bool) -> dict[str, Any
     return container
 
 
-def client_container(workload: WorkloadConfig, backend_env: list[dict[str, Any]], *, secret_name: Optional[str],
+def client_container(workload: PathwaysWorkloadConfig, backend_env: list[dict[str, Any]], *, secret_name: Optional[str],
                      mounts: list[dict[str, Any]], extra: Optional[dict[str, Any]] = None) -> dict[str, Any]:
     """The user's JAX program as a client of the IFRT proxy: in the JobSet head pod, or in a serving leader.
 
@@ -198,7 +198,7 @@ def client_container(workload: WorkloadConfig, backend_env: list[dict[str, Any]]
     return container
 
 
-def user_container(workload: WorkloadConfig, *, secret_name: Optional[str]) -> dict[str, Any]:
+def user_container(workload: PathwaysWorkloadConfig, *, secret_name: Optional[str]) -> dict[str, Any]:
     backend = [
         _field_env("PATHWAYS_HEAD", COORDINATOR_LABEL_PATH),
         value_env("JAX_PLATFORMS", "proxy"),
@@ -208,7 +208,7 @@ def user_container(workload: WorkloadConfig, *, secret_name: Optional[str]) -> d
     return client_container(workload, backend, secret_name=secret_name, mounts=fuse_mounts(workload, workers=False))
 
 
-def worker_container(workload: WorkloadConfig, target: WorkloadTarget) -> dict[str, Any]:
+def worker_container(workload: PathwaysWorkloadConfig, target: WorkloadTarget) -> dict[str, Any]:
     pw = workload.pathways
     shape = _shape(target)
     args = [
@@ -243,7 +243,7 @@ def worker_container(workload: WorkloadConfig, target: WorkloadTarget) -> dict[s
     }
 
 
-def colocated_python_container(workload: WorkloadConfig) -> dict[str, Any]:
+def colocated_python_container(workload: PathwaysWorkloadConfig) -> dict[str, Any]:
     return {
         "name": COLOCATED_PYTHON_CONTAINER,
         "image": component_images(workload)["colocatedPython"],
@@ -259,14 +259,14 @@ def colocated_python_container(workload: WorkloadConfig) -> dict[str, Any]:
 # --- volumes ---------------------------------------------------------------------------------------------
 
 
-def fuse_mounts(workload: WorkloadConfig, *, workers: bool) -> list[dict[str, Any]]:
+def fuse_mounts(workload: PathwaysWorkloadConfig, *, workers: bool) -> list[dict[str, Any]]:
     return [
         {"name": v.name, "mountPath": v.mount_path, **({"readOnly": True} if v.read_only else {})}
         for v in workload.gcs_fuse if (v.workers if workers else True)
     ]
 
 
-def fuse_volumes(workload: WorkloadConfig, *, workers: bool, host_network: bool = True) -> list[dict[str, Any]]:
+def fuse_volumes(workload: PathwaysWorkloadConfig, *, workers: bool, host_network: bool = True) -> list[dict[str, Any]]:
     """GCS FUSE CSI volumes. On a hostNetwork pod (every JobSet pod) the FUSE sidecar needs the pod's KSA
     passed explicitly (`hostNetworkPodKSA`); LeaderWorkerSet pods use the pod network and do not."""
     out = []
@@ -284,7 +284,7 @@ def fuse_volumes(workload: WorkloadConfig, *, workers: bool, host_network: bool 
     return out
 
 
-def _pod_annotations(workload: WorkloadConfig, *, workers: bool) -> dict[str, str]:
+def _pod_annotations(workload: PathwaysWorkloadConfig, *, workers: bool) -> dict[str, str]:
     if fuse_volumes(workload, workers=workers):
         return {naming.GCS_FUSE_ANNOTATION: "true"}
     return {}
@@ -311,12 +311,12 @@ def _tpu_tolerations(target: WorkloadTarget) -> list[dict[str, str]]:
     return tpu_tolerations(target.capacity)
 
 
-def _pod_common(workload: WorkloadConfig) -> dict[str, Any]:
+def _pod_common(workload: PathwaysWorkloadConfig) -> dict[str, Any]:
     """Fields head and worker pods share (in the order they are written)."""
     return {"hostNetwork": True, "dnsPolicy": "ClusterFirstWithHostNet", **pod_options(workload)}
 
 
-def pod_options(workload: WorkloadConfig) -> dict[str, Any]:
+def pod_options(workload: PathwaysWorkloadConfig) -> dict[str, Any]:
     """The workload's pod-level options, for every Pathways pod (JobSet or LeaderWorkerSet)."""
     spec: dict[str, Any] = {
         "terminationGracePeriodSeconds": (workload.termination_grace_period_seconds
@@ -332,7 +332,7 @@ def pod_options(workload: WorkloadConfig) -> dict[str, Any]:
     return spec
 
 
-def head_pod_spec(workload: WorkloadConfig, target: WorkloadTarget, *, secret_name: Optional[str]) -> dict:
+def head_pod_spec(workload: PathwaysWorkloadConfig, target: WorkloadTarget, *, secret_name: Optional[str]) -> dict:
     spec = _pod_common(workload)
     spec["restartPolicy"] = "Never"
     if workload.mode == "colocated":
@@ -353,7 +353,7 @@ def head_pod_spec(workload: WorkloadConfig, target: WorkloadTarget, *, secret_na
     return spec
 
 
-def worker_pod_spec(workload: WorkloadConfig, target: WorkloadTarget) -> dict:
+def worker_pod_spec(workload: PathwaysWorkloadConfig, target: WorkloadTarget) -> dict:
     spec = _pod_common(workload)
     spec["restartPolicy"] = "OnFailure"
     spec["nodeSelector"] = _tpu_node_selector(target)
@@ -368,7 +368,7 @@ def worker_pod_spec(workload: WorkloadConfig, target: WorkloadTarget) -> dict:
     return spec
 
 
-def _pod_metadata(workload: WorkloadConfig, *, workers: bool) -> dict[str, Any]:
+def _pod_metadata(workload: PathwaysWorkloadConfig, *, workers: bool) -> dict[str, Any]:
     meta: dict[str, Any] = {"labels": {naming.WORKLOAD_LABEL: workload.name}}
     annotations = _pod_annotations(workload, workers=workers)
     if annotations:
@@ -376,13 +376,13 @@ def _pod_metadata(workload: WorkloadConfig, *, workers: bool) -> dict[str, Any]:
     return meta
 
 
-def _head_pod_template(workload: WorkloadConfig, target: WorkloadTarget, *, secret_name: Optional[str]) -> dict:
+def _head_pod_template(workload: PathwaysWorkloadConfig, target: WorkloadTarget, *, secret_name: Optional[str]) -> dict:
     metadata, spec = guard_head(_pod_metadata(workload, workers=False),
                                 head_pod_spec(workload, target, secret_name=secret_name))
     return {"metadata": metadata, "spec": spec}
 
 
-def head_replicated_job(workload: WorkloadConfig, target: WorkloadTarget, *, secret_name: Optional[str]) -> dict:
+def head_replicated_job(workload: PathwaysWorkloadConfig, target: WorkloadTarget, *, secret_name: Optional[str]) -> dict:
     job_meta: dict[str, Any] = {}
     if workload.mode != "colocated":  # one head per CPU node (host ports 29000-29002)
         job_meta = {"annotations": {naming.EXCLUSIVE_TOPOLOGY_ANNOTATION: naming.HOSTNAME_LABEL}}
@@ -402,7 +402,7 @@ def head_replicated_job(workload: WorkloadConfig, target: WorkloadTarget, *, sec
     }
 
 
-def worker_replicated_job(workload: WorkloadConfig, target: WorkloadTarget) -> dict:
+def worker_replicated_job(workload: PathwaysWorkloadConfig, target: WorkloadTarget) -> dict:
     shape = _shape(target)
     job_meta: dict[str, Any] = {}
     if workload.mode != "colocated":  # one slice = one child Job = one node pool
@@ -426,11 +426,9 @@ def worker_replicated_job(workload: WorkloadConfig, target: WorkloadTarget) -> d
     }
 
 
-def build_pathways_jobset(workload: WorkloadConfig, target: WorkloadTarget, *,
+def build_pathways_jobset(workload: PathwaysWorkloadConfig, target: WorkloadTarget, *,
                           secret_name: Optional[str] = None) -> dict[str, Any]:
     """The JobSet for a validated `runtime: pathways` workload on `target` (see module doc)."""
-    if workload.runtime != "pathways":
-        raise ValueError(f"workload {workload.name!r} has runtime {workload.runtime!r}, not 'pathways'")
     _shape(target)
     labels = {naming.WORKLOAD_LABEL: workload.name}
     if target.queue_name:

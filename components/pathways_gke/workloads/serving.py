@@ -21,7 +21,7 @@ from ..config.addons import LwsConfig
 from ..config.base import problems_from
 from ..config.pathways_checks import pathways_workload_problems
 from ..config.serving_checks import MUTABLE_SIZE_SINCE, serving_workload_problems, version_key
-from ..config.workloads import WorkloadConfig, runtime_field_problems
+from ..config.workloads import PathwaysWorkloadConfig
 from ..errors import ConfigError, Problem
 from .pathways import _as_list, pathways_args_from_stack, secret_values_from_args, workload_from_args
 from .placement import placement_problems, target_from_placement
@@ -172,7 +172,7 @@ def immutable_paths(lws: Mapping[str, Any], lws_version: str) -> list[str]:
     return paths
 
 
-def validate_args(args: Mapping[str, Any]) -> tuple[WorkloadConfig, ServingObjects, dict[str, Any], str]:
+def validate_args(args: Mapping[str, Any]) -> tuple[PathwaysWorkloadConfig, ServingObjects, dict[str, Any], str]:
     """Validate component args; return (workload, objects, secret values by env, LWS version).
 
     Raises ConfigError naming every bad arg path (e.g. `workload.serving.port`, `lws_version`).
@@ -191,12 +191,11 @@ def validate_args(args: Mapping[str, Any]) -> tuple[WorkloadConfig, ServingObjec
     secret_values: dict[str, Any] = {}
     target: Optional[WorkloadTarget] = None
     if workload is not None and placement is not None:
-        if workload.runtime != "pathways" or not workload.on_lws:
+        if not workload.on_lws:
             problems.append(Problem("workload.mode", "must be 'serving' or 'service' (runtime pathways) for a "
                                     "PathwaysServing; other workloads are PathwaysWorkload / JaxWorkload",
                                     workload.mode))
         else:
-            problems.extend(runtime_field_problems(workload, "workload"))
             if workload.image is None and workload.mode == "serving":
                 problems.append(Problem("workload.image", "is required (the server container's image, pinned to "
                                         "a tag)"))
@@ -213,7 +212,7 @@ def validate_args(args: Mapping[str, Any]) -> tuple[WorkloadConfig, ServingObjec
     return workload, objects, secret_values, lws_version
 
 
-def serving_args_from_stack(stack: Any, workload: WorkloadConfig,
+def serving_args_from_stack(stack: Any, workload: PathwaysWorkloadConfig,
                             secrets: Optional[Mapping[str, Any]] = None) -> PathwaysServingArgs:
     """Args for one serving/service workload of a validated StackConfig (used by PathwaysCluster)."""
     args: dict[str, Any] = dict(pathways_args_from_stack(stack, workload, secrets))

@@ -24,7 +24,7 @@ from typing import Any, Optional
 
 from .. import naming
 from ..config.serving_checks import Layout, layout_of
-from ..config.workloads import WorkloadConfig
+from ..config.workloads import PathwaysWorkloadConfig
 from .pathways_jobset import (PROXY_CONTAINER, PROXY_PORT, PROXY_RESOURCES, RM_CONTAINER,
                               RM_PORT, RM_PORTS, RM_RESOURCES, WORKER_CONTAINER, WORKER_PORT, WORKER_PORTS,
                               _tpu_node_selector, _tpu_tolerations, client_container, component_images,
@@ -50,14 +50,14 @@ class ServingObjects:
     clients: dict[str, tuple[dict[str, Any], dict[str, Any]]] = field(default_factory=dict)  # client -> (Deployment, Service)
 
 
-def _pod_common(workload: WorkloadConfig) -> dict[str, Any]:
+def _pod_common(workload: PathwaysWorkloadConfig) -> dict[str, Any]:
     return pod_options(workload)  # no host network: LWS pods use the pod network (and Workload Identity)
 
 
 # --- containers ----------------------------------------------------------------------------------------------
 
 
-def rm_container(workload: WorkloadConfig, target: WorkloadTarget, slices: int) -> dict[str, Any]:
+def rm_container(workload: PathwaysWorkloadConfig, target: WorkloadTarget, slices: int) -> dict[str, Any]:
     pw = workload.pathways
     assert target.shape is not None
     return {
@@ -80,7 +80,7 @@ def rm_container(workload: WorkloadConfig, target: WorkloadTarget, slices: int) 
     }
 
 
-def proxy_container(workload: WorkloadConfig, rm_address: str, virtual_slices: Optional[str] = None) -> dict[str, Any]:
+def proxy_container(workload: PathwaysWorkloadConfig, rm_address: str, virtual_slices: Optional[str] = None) -> dict[str, Any]:
     pw = workload.pathways
     return {
         "name": PROXY_CONTAINER,
@@ -100,7 +100,7 @@ def proxy_container(workload: WorkloadConfig, rm_address: str, virtual_slices: O
     }
 
 
-def _probe(workload: WorkloadConfig) -> dict[str, Any]:
+def _probe(workload: PathwaysWorkloadConfig) -> dict[str, Any]:
     serving = workload.serving
     assert serving is not None
     if serving.probes.path is not None:
@@ -108,7 +108,7 @@ def _probe(workload: WorkloadConfig) -> dict[str, Any]:
     return {"tcpSocket": {"port": serving.probe_port}}
 
 
-def probes(workload: WorkloadConfig) -> dict[str, Any]:
+def probes(workload: PathwaysWorkloadConfig) -> dict[str, Any]:
     """Startup (sized for checkpoint loading), readiness (gates the Service) and liveness probes."""
     serving = workload.serving
     assert serving is not None
@@ -124,7 +124,7 @@ def probes(workload: WorkloadConfig) -> dict[str, Any]:
     }
 
 
-def server_container(workload: WorkloadConfig, *, secret_name: Optional[str]) -> dict[str, Any]:
+def server_container(workload: PathwaysWorkloadConfig, *, secret_name: Optional[str]) -> dict[str, Any]:
     """The user's server (JetStream, vLLM-TPU, SGLang-JAX, ...): a JAX client of the proxy in its own pod."""
     serving = workload.serving
     assert serving is not None
@@ -138,7 +138,7 @@ def server_container(workload: WorkloadConfig, *, secret_name: Optional[str]) ->
                             extra={"ports": ports, **probes(workload)})
 
 
-def worker_container(workload: WorkloadConfig, target: WorkloadTarget) -> dict[str, Any]:
+def worker_container(workload: PathwaysWorkloadConfig, target: WorkloadTarget) -> dict[str, Any]:
     pw = workload.pathways
     assert target.shape is not None
     container: dict[str, Any] = {
@@ -166,7 +166,7 @@ def worker_container(workload: WorkloadConfig, target: WorkloadTarget) -> dict[s
 # --- pods ----------------------------------------------------------------------------------------------------
 
 
-def leader_template(workload: WorkloadConfig, target: WorkloadTarget, layout: Layout, *,
+def leader_template(workload: PathwaysWorkloadConfig, target: WorkloadTarget, layout: Layout, *,
                     secret_name: Optional[str]) -> dict[str, Any]:
     annotations: dict[str, str] = {}
     spec = _pod_common(workload)
@@ -192,7 +192,7 @@ def leader_template(workload: WorkloadConfig, target: WorkloadTarget, layout: La
     return {"metadata": metadata, "spec": spec}
 
 
-def worker_template(workload: WorkloadConfig, target: WorkloadTarget) -> dict[str, Any]:
+def worker_template(workload: PathwaysWorkloadConfig, target: WorkloadTarget) -> dict[str, Any]:
     spec = _pod_common(workload)
     spec["nodeSelector"] = _tpu_node_selector(target)
     spec["tolerations"] = _tpu_tolerations(target)
@@ -213,7 +213,7 @@ def uses_subgroups(layout: Layout) -> bool:
     return layout.leader == "cpu" or layout.slices > 1
 
 
-def build_lws(workload: WorkloadConfig, target: WorkloadTarget, *, secret_name: Optional[str] = None) -> dict[str, Any]:
+def build_lws(workload: PathwaysWorkloadConfig, target: WorkloadTarget, *, secret_name: Optional[str] = None) -> dict[str, Any]:
     """The LeaderWorkerSet of a validated serving/service workload on `target` (see module doc)."""
     if not workload.on_lws:
         raise ValueError(f"workload {workload.name!r} is in mode {workload.mode!r}, not serving or service")
@@ -264,7 +264,7 @@ def leader_selector(lws: str) -> dict[str, str]:
     return {naming.LWS_NAME_KEY: lws, naming.LWS_WORKER_INDEX_KEY: "0"}
 
 
-def build_serving_service(workload: WorkloadConfig, target: WorkloadTarget) -> dict[str, Any]:
+def build_serving_service(workload: PathwaysWorkloadConfig, target: WorkloadTarget) -> dict[str, Any]:
     serving = workload.serving
     assert serving is not None
     metadata: dict[str, Any] = {"name": naming.serving_service_name(workload.name), "namespace": target.namespace,
@@ -285,17 +285,17 @@ def build_serving_service(workload: WorkloadConfig, target: WorkloadTarget) -> d
     return {"apiVersion": "v1", "kind": "Service", "metadata": metadata, "spec": spec}
 
 
-def client_labels(workload: WorkloadConfig, client: str) -> dict[str, str]:
+def client_labels(workload: PathwaysWorkloadConfig, client: str) -> dict[str, str]:
     return {naming.CLIENT_LABEL: client, naming.WORKLOAD_LABEL: workload.name}
 
 
-def virtual_slices(workload: WorkloadConfig, target: WorkloadTarget) -> str:
+def virtual_slices(workload: PathwaysWorkloadConfig, target: WorkloadTarget) -> str:
     """The proxy's `--virtual_slices`: the backend's instance type once per slice the client asks for."""
     assert workload.service is not None and target.shape is not None
     return ",".join([target.shape.instance_type] * workload.service.client_slices)
 
 
-def build_client_proxy(workload: WorkloadConfig, target: WorkloadTarget, client: str) -> dict[str, Any]:
+def build_client_proxy(workload: PathwaysWorkloadConfig, target: WorkloadTarget, client: str) -> dict[str, Any]:
     """One client's IFRT proxy: a Deployment on the CPU pool talking to the backend's resource manager."""
     labels = client_labels(workload, client)
     container = proxy_container(workload, naming.lws_leader_host(workload.name), virtual_slices(workload, target))
@@ -318,7 +318,7 @@ def build_client_proxy(workload: WorkloadConfig, target: WorkloadTarget, client:
     }
 
 
-def build_client_service(workload: WorkloadConfig, target: WorkloadTarget, client: str) -> dict[str, Any]:
+def build_client_service(workload: PathwaysWorkloadConfig, target: WorkloadTarget, client: str) -> dict[str, Any]:
     return {
         "apiVersion": "v1",
         "kind": "Service",
@@ -329,7 +329,7 @@ def build_client_service(workload: WorkloadConfig, target: WorkloadTarget, clien
     }
 
 
-def serving_objects(workload: WorkloadConfig, target: WorkloadTarget, *,
+def serving_objects(workload: PathwaysWorkloadConfig, target: WorkloadTarget, *,
                     secret_name: Optional[str] = None) -> ServingObjects:
     lws = build_lws(workload, target, secret_name=secret_name)
     if workload.mode == "serving":
@@ -340,7 +340,7 @@ def serving_objects(workload: WorkloadConfig, target: WorkloadTarget, *,
         for c in workload.service.clients})
 
 
-def access_facts(workload: WorkloadConfig, namespace: str) -> dict[str, Any]:
+def access_facts(workload: PathwaysWorkloadConfig, namespace: str) -> dict[str, Any]:
     """Where clients connect (docs/serving.md)."""
     domain = f"{namespace}.svc.cluster.local"
     leader = naming.lws_leader_host(workload.name)
