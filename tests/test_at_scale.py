@@ -10,8 +10,8 @@ import math
 
 import pytest
 
+from pathways_gke import tokens
 from pathways_gke.addons import services_spec
-from pathways_gke.addons.install import DEPLOYMENT_TYPE
 from pathways_gke.addons.sizing import (SIZING, controller_resources, size_controller, stack_controller_resources,
                                         stack_node_count)
 from pathways_gke.cli import main as cli_main
@@ -250,16 +250,16 @@ def manager_deployment(name: str = "jobset-controller-manager", containers=("man
 
 def test_the_sizing_transform_replaces_the_manager_containers_resources():
     sized = controller_resources("jobset", 1032)
-    out = size_controller(DEPLOYMENT_TYPE, manager_deployment(), sized)
+    out = size_controller(tokens.DEPLOYMENT, manager_deployment(), sized)
     [container] = out["spec"]["template"]["spec"]["containers"]
     assert container["resources"] == expected("jobset", 1032)
     # a Helm-rendered manifest names the Deployment differently; the container decides
-    helm = size_controller(DEPLOYMENT_TYPE, manager_deployment("jobset-controller", ("manager", "kube-rbac-proxy")),
+    helm = size_controller(tokens.DEPLOYMENT, manager_deployment("jobset-controller", ("manager", "kube-rbac-proxy")),
                            sized)
     assert [c["resources"] == expected("jobset", 1032) for c in helm["spec"]["template"]["spec"]["containers"]] == \
         [True, False]
     assert size_controller("kubernetes:core/v1:Service", {"kind": "Service"}, sized) is None
-    assert size_controller(DEPLOYMENT_TYPE, manager_deployment(containers=("a", "b")), sized) is None
+    assert size_controller(tokens.DEPLOYMENT, manager_deployment(containers=("a", "b")), sized) is None
 
 
 def test_the_sizing_transform_is_registered_on_its_own_install_only():
@@ -407,7 +407,7 @@ def test_the_registered_jobset_transforms_pin_and_size_the_controller_together()
     spec = services_spec(parse_stack(config_of("prod")))
     props, opts = manager_deployment(), pulumi.ResourceOptions()
     for transform in install_transforms(spec, "jobset"):
-        result = transform(pulumi.ResourceTransformArgs(True, DEPLOYMENT_TYPE, "d", props, opts))
+        result = transform(pulumi.ResourceTransformArgs(True, tokens.DEPLOYMENT, "d", props, opts))
         if result is not None:
             props, opts = result.props, result.opts
     pod = props["spec"]["template"]["spec"]

@@ -13,7 +13,7 @@ import pytest
 from pathways_gke.config.stack import read_stack_file
 from pathways_gke.plan.diff import diff_plans, rename_warnings, render_text
 from pathways_gke.plan.engine import plan_config
-from pathways_gke.plan.replacements import NODE_POOL
+from pathways_gke.tokens import NODE_POOL
 from tests.conftest import ROOT
 from tests.support.golden import GOLDEN_DIR
 

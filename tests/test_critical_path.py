@@ -12,11 +12,12 @@ import pytest
 from pathways_gke.cli import main as cli_main
 from pathways_gke.config.stack import read_stack_file
 from pathways_gke.plan.critical_path import (
-    CLUSTER_T, CONFIG_FILE_T, DEFAULT_KEY, DURATIONS, JOBSET_T, NODE_POOL_T, READ_KEY, SLICE_GROUP_T, VARIANTS,
-    DurationsError, PlanGraphError, create_graph, critical_path, durations_markdown, human, is_local_component,
-    load_durations, render_text, row_key, validate_durations,
+    DEFAULT_KEY, DURATIONS, READ_KEY, VARIANTS, DurationsError, PlanGraphError, create_graph, critical_path,
+    durations_markdown, human, is_local_component, load_durations, render_text, row_key, validate_durations,
 )
 from pathways_gke.plan.engine import plan_config
+from pathways_gke.tokens import (CONFIG_FILE as CONFIG_FILE_T, GKE_CLUSTER as CLUSTER_T, JOBSET as JOBSET_T,
+                                 NODE_POOL as NODE_POOL_T, TPU_SLICE_GROUP as SLICE_GROUP_T)
 from tests.conftest import ROOT, STACKS
 from tests.support.variants import every_optional_child_config
 from tests.support.plans import GROUP_T, ROOT_T, edited, mini_plan, named, resource

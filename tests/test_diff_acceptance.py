@@ -7,7 +7,7 @@ import yaml
 
 from pathways_gke.cli import main
 from pathways_gke.plan.diff import diff_plans, load_source_plan
-from pathways_gke.plan.replacements import NODE_POOL
+from pathways_gke.tokens import NODE_POOL
 from tests.conftest import ROOT
 
 JOBSET = "kubernetes:jobset.x-k8s.io/v1alpha2:JobSet"

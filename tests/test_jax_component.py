@@ -9,7 +9,8 @@ from pulumi.runtime import rpc, settings
 
 from pathways_gke.config.stack import parse_stack
 from pathways_gke.errors import ConfigError
-from pathways_gke.workloads.jax import TOKEN, JaxWorkload, jax_args_from_stack
+from pathways_gke.tokens import JAX_WORKLOAD
+from pathways_gke.workloads.jax import JaxWorkload, jax_args_from_stack
 from pathways_gke.workloads.jax_jobset import build_jax_jobset
 from pathways_gke.config.target import target_for
 from tests.support.crd import jobset_schema_errors
@@ -84,7 +85,7 @@ def children_options_and_outputs(monitor):
         name, coordinator, processes, namespace = values
         assert (name, coordinator, processes, namespace) == ("mst", "mst-workers-0-0.mst:8482", 4, "default")
         requests = monitor.requests
-        assert requests["mst"].type == TOKEN
+        assert requests["mst"].type == JAX_WORKLOAD
         job = requests["mst-jobset"]
         assert job.type == "kubernetes:jobset.x-k8s.io/v1alpha2:JobSet"
         assert job.parent == requests["mst"].parent or job.parent.endswith("::mst")

@@ -1,8 +1,8 @@
 """The package's layers import downward only, and nothing imports in a circle.
 
-Bottom: the facts (catalog, naming, errors, capacity, releases, the GKE rulebook); then config/ (the models and
-their checks); then the pure builders and the components; then the tooling (plan, CLI). Every import counts,
-function-level ones included, so a cycle cannot hide behind a late import.
+Bottom: the facts (catalog, naming, errors, capacity, releases, the GKE rulebook, type tokens, property paths);
+then config/ (the models and their checks); then the pure builders and the components; then the tooling (plan,
+CLI). Every import counts, function-level ones included, so a cycle cannot hide behind a late import.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from pathlib import Path
 from tests.conftest import ROOT
 
 PACKAGE = ROOT / "components" / "pathways_gke"
-BOTTOM = {"catalog", "naming", "errors", "capacity", "releases", "gke_rules"}
+BOTTOM = {"catalog", "naming", "errors", "capacity", "releases", "gke_rules", "tokens", "property_paths"}
 
 
 def module_name(path: Path) -> str:

@@ -3,58 +3,13 @@
 import json
 
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
 
 from pathways_gke.plan.diff import diff_plans, node_pool_warnings, render_text, summary
 from pathways_gke.plan.markdown import render_markdown
-from pathways_gke.plan.paths import changed_paths, covers, format_path, parse_path
-from pathways_gke.plan.replacements import NODE_POOL, REPLACE_PATHS
+from pathways_gke.property_paths import parse_path
+from pathways_gke.plan.replacements import REPLACE_PATHS
+from pathways_gke.tokens import NODE_POOL
 from tests.support.plans import JOBSET_T, POOL_T, edited, mini_plan, named
-
-# --- property paths -----------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize("parts, text", [
-    (("nodeConfig", "machineType"), "nodeConfig.machineType"),
-    (("spec", "replicatedJobs", 1, "replicas"), "spec.replicatedJobs[1].replicas"),
-    (("metadata", "labels", "pathways-gke/tpu-group"), 'metadata.labels["pathways-gke/tpu-group"]'),
-    (("a", 'we"ird'), 'a["we\\"ird"]'),
-    (("*",), "*"),
-])
-def test_paths_use_pulumi_property_path_syntax(parts, text):
-    assert format_path(parts) == text
-    assert parse_path(text) == parts
-
-
-keys = st.one_of(st.text(min_size=1, max_size=12), st.integers(min_value=0, max_value=50))
-
-
-@given(st.lists(keys, min_size=1, max_size=6))
-def test_any_path_round_trips(parts):
-    parts = tuple(p for p in parts if p != "*") or ("x",)
-    assert parse_path(format_path(parts)) == parts
-
-
-@pytest.mark.parametrize("bad", ["", ".a", "a..b", "a[", 'a["x]', "a[b]"])
-def test_bad_paths_are_refused(bad):
-    with pytest.raises(ValueError):
-        parse_path(bad)
-
-
-def test_a_pattern_covers_its_subtree_and_its_ancestors():
-    assert covers(("placementPolicy",), ("placementPolicy", "tpuTopology"))
-    assert covers(("placementPolicy", "tpuTopology"), ("placementPolicy",))  # the whole block appeared
-    assert covers(("spec", "*", "x"), ("spec", 3, "x"))
-    assert covers(("*",), ("anything", 1))
-    assert not covers(("nodeConfig", "spot"), ("nodeConfig", "machineType"))
-
-
-def test_changed_paths_are_leaf_most_and_index_lists():
-    old = {"a": {"b": 1, "c": [1, 2]}, "gone": 1, "flag": True}
-    new = {"a": {"b": 2, "c": [1, 2, 3]}, "new": {"x": 1}, "flag": 1}
-    assert [format_path(p) for p in changed_paths(old, new)] == ["a.b", "a.c[2]", "flag", "gone", "new"]
-
 
 # --- the contract ---------------------------------------------------------------------------------
 

@@ -7,9 +7,10 @@ from fractions import Fraction
 import pulumi
 import pytest
 
+from pathways_gke import tokens
 from pathways_gke.addons import services_spec
 from pathways_gke.addons.install import (
-    CRD_TYPE, DEPLOYMENT_TYPE, install_resource_name, install_source, is_protected_crd, pin_to_node_pool,
+    install_resource_name, install_source, is_protected_crd, pin_to_node_pool,
     resource_prefix,
 )
 from pathways_gke.addons.kueue import (
@@ -120,7 +121,7 @@ CRD = {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinitio
 
 
 def test_controller_deployments_are_pinned_to_the_cpu_pool_keeping_their_selectors():
-    pinned = pin_to_node_pool(DEPLOYMENT_TYPE, DEPLOYMENT, "cpu-np")
+    pinned = pin_to_node_pool(tokens.DEPLOYMENT, DEPLOYMENT, "cpu-np")
     assert pinned["spec"]["template"]["spec"]["nodeSelector"] == {
         NODE_POOL_LABEL: "cpu-np", "kubernetes.io/os": "linux"}
     assert DEPLOYMENT["spec"]["template"]["spec"]["nodeSelector"] == {"kubernetes.io/os": "linux"}  # not mutated
@@ -128,24 +129,24 @@ def test_controller_deployments_are_pinned_to_the_cpu_pool_keeping_their_selecto
 
 def test_only_deployments_are_pinned():
     assert pin_to_node_pool("kubernetes:core/v1:Service", {"spec": {}}, "cpu-np") is None
-    assert pin_to_node_pool(CRD_TYPE, CRD, "cpu-np") is None
+    assert pin_to_node_pool(tokens.CRD, CRD, "cpu-np") is None
 
 
 def test_the_pulumi_transform_pins_deployments_and_leaves_other_children_alone():
     transform = keep_on_node_pool("cpu-np")
     opts = pulumi.ResourceOptions()
-    result = transform(pulumi.ResourceTransformArgs(True, DEPLOYMENT_TYPE, "jobset:jobset-system/jobset-controller-manager",
+    result = transform(pulumi.ResourceTransformArgs(True, tokens.DEPLOYMENT, "jobset:jobset-system/jobset-controller-manager",
                                                     DEPLOYMENT, opts))
     assert result is not None and result.props["spec"]["template"]["spec"]["nodeSelector"][NODE_POOL_LABEL] == "cpu-np"
     assert result.opts is opts
-    assert transform(pulumi.ResourceTransformArgs(True, CRD_TYPE, "jobset:jobsets.jobset.x-k8s.io", CRD, opts)) is None
+    assert transform(pulumi.ResourceTransformArgs(True, tokens.CRD, "jobset:jobsets.jobset.x-k8s.io", CRD, opts)) is None
 
 
 def test_only_the_jobset_crd_is_a_protectable_crd():
-    assert is_protected_crd(CRD_TYPE, CRD, (JOBSET_CRD,))
+    assert is_protected_crd(tokens.CRD, CRD, (JOBSET_CRD,))
     other = {**CRD, "metadata": {"name": "clusterqueues.kueue.x-k8s.io"}}
-    assert not is_protected_crd(CRD_TYPE, other, (JOBSET_CRD,))
-    assert not is_protected_crd(DEPLOYMENT_TYPE, DEPLOYMENT, (JOBSET_CRD,))
+    assert not is_protected_crd(tokens.CRD, other, (JOBSET_CRD,))
+    assert not is_protected_crd(tokens.DEPLOYMENT, DEPLOYMENT, (JOBSET_CRD,))
 
 
 def apply_protect(protected: bool, type_: str, props: dict, parent_protect=None) -> bool:
@@ -157,14 +158,14 @@ def apply_protect(protected: bool, type_: str, props: dict, parent_protect=None)
 
 
 def test_the_jobset_crd_is_protected_exactly_where_the_cluster_is():
-    assert apply_protect(True, CRD_TYPE, CRD) is True
+    assert apply_protect(True, tokens.CRD, CRD) is True
     # a dev stack (cluster not protected): `pulumi destroy` must not meet a protected CRD
-    assert apply_protect(False, CRD_TYPE, CRD) is False
+    assert apply_protect(False, tokens.CRD, CRD) is False
 
 
 def test_no_other_install_object_is_protected_even_under_a_protected_parent():
     other_crd = {**CRD, "metadata": {"name": "clusterqueues.kueue.x-k8s.io"}}
-    for props, type_ in ((DEPLOYMENT, DEPLOYMENT_TYPE), (other_crd, CRD_TYPE)):
+    for props, type_ in ((DEPLOYMENT, tokens.DEPLOYMENT), (other_crd, tokens.CRD)):
         assert apply_protect(True, type_, props, parent_protect=True) is False
 
 
@@ -318,7 +319,7 @@ def test_the_registered_transforms_compose_on_a_controller_deployment():
     """Run the install's transforms the way the engine does (each on the previous result)."""
     props, opts = DEPLOYMENT, pulumi.ResourceOptions()
     for transform in install_transforms(services_spec(stack("prod"))):
-        result = transform(pulumi.ResourceTransformArgs(True, DEPLOYMENT_TYPE, "d", props, opts))
+        result = transform(pulumi.ResourceTransformArgs(True, tokens.DEPLOYMENT, "d", props, opts))
         if result is not None:
             props, opts = result.props, result.opts
     assert props["metadata"]["annotations"] == {PATCH_FORCE_ANNOTATION: "true"}
@@ -331,7 +332,7 @@ def test_the_registered_transforms_protect_the_jobset_crd_where_the_cluster_is(p
     props, opts = CRD, pulumi.ResourceOptions()
     prefix = "pw-dev-services-jobset"
     for transform in install_transforms(services_spec(stack("dev")), protected=protected, prefix=prefix, legacy_prefix="jobset"):
-        result = transform(pulumi.ResourceTransformArgs(True, CRD_TYPE, f"{prefix}:jobsets.jobset.x-k8s.io", props,
+        result = transform(pulumi.ResourceTransformArgs(True, tokens.CRD, f"{prefix}:jobsets.jobset.x-k8s.io", props,
                                                         opts))
         if result is not None:
             props, opts = result.props, result.opts

@@ -513,7 +513,7 @@ def test_the_lws_controller_is_installed_with_the_shared_transforms_kept_on_the_
     import pulumi
 
     from pathways_gke import services
-    from pathways_gke.addons.install import CRD_TYPE, DEPLOYMENT_TYPE
+    from pathways_gke import tokens
 
     seen = {}
     real = services.k8s.yaml.v2.ConfigFile
@@ -541,16 +541,16 @@ def test_the_lws_controller_is_installed_with_the_shared_transforms_kept_on_the_
                   "metadata": {"name": "lws-controller-manager", "namespace": "lws-system"},
                   "spec": {"template": {"spec": {"containers": [{"name": "manager",
                                                                  "image": "registry.k8s.io/lws/lws:v0.10.0"}]}}}}
-    props, _ = apply(DEPLOYMENT_TYPE, deployment)
+    props, _ = apply(tokens.DEPLOYMENT, deployment)
     assert props["spec"]["template"]["spec"]["nodeSelector"] == {"cloud.google.com/gke-nodepool": "cpu-np"}
     crd = {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
            "metadata": {"name": "leaderworkersets.leaderworkerset.x-k8s.io"}}
-    _, opts = apply(CRD_TYPE, crd)
+    _, opts = apply(tokens.CRD, crd)
     assert opts.protect is False  # the serve cluster is not protected, so `pulumi destroy` may remove it
     from pathways_gke.services import protect_crds
 
     protected = protect_crds(("leaderworkersets.leaderworkerset.x-k8s.io",), protected=True)
-    result = protected(pulumi.ResourceTransformArgs(True, CRD_TYPE, "lws:x", crd, pulumi.ResourceOptions()))
+    result = protected(pulumi.ResourceTransformArgs(True, tokens.CRD, "lws:x", crd, pulumi.ResourceOptions()))
     assert result.opts.protect is True  # where the cluster is protected, so is the CRD
 
 

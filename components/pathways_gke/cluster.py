@@ -26,12 +26,10 @@ from .gke.nodepools import NodePoolSpec, cpu_pool_spec, tpu_pool_specs, workload
 from .naming import node_service_account_id, workload_policy_name
 from .protection import protect_child
 from .services import ClusterServices
+from .tokens import PATHWAYS_CLUSTER, TPU_SLICE_GROUP
 from .workloads.jax import JaxWorkload, jax_args_from_stack
 from .workloads.pathways import PathwaysWorkload, pathways_args_from_stack
 from .workloads.serving import PathwaysServing, serving_args_from_stack
-
-TOKEN = "pathways-gke:index:PathwaysCluster"
-GROUP_TOKEN = "pathways-gke:index:TpuSliceGroup"
 
 
 def node_pool(spec: NodePoolSpec, parent: pulumi.Resource, depends_on: Optional[list] = None,
@@ -69,7 +67,7 @@ class TpuSliceGroup(pulumi.ComponentResource):
         """`grants`: the node service account's role grants; the slices wait for them (image pulls and log
         writes fail until they propagate). `protected`: whether the infrastructure is protected (default:
         cluster.protect); `pool.protect` overrides it for this group's node pools."""
-        super().__init__(GROUP_TOKEN, name, None, opts)
+        super().__init__(TPU_SLICE_GROUP, name, None, opts)
         protected = stack.cluster.protect if protected is None else protected
         pools_protected = protected if pool.protect is None else pool.protect
         self.config = pool
@@ -158,7 +156,7 @@ class PathwaysCluster(pulumi.ComponentResource):
             deferred.validate_with(config, parse_stack)
             opts = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(transformations=[deferred.transformation]))
         self.deferred = deferred
-        super().__init__(TOKEN, name, None, opts)
+        super().__init__(PATHWAYS_CLUSTER, name, None, opts)
         self.stack = stack
         self.secrets = secrets
         # every child sets protect from one table (protection.py); inheriting the component's would

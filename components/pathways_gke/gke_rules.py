@@ -20,6 +20,7 @@ from typing import Mapping, Optional
 from .capacity import PROVISIONED_ON_DEMAND
 from .catalog import ACCELERATOR_NETWORK_PROFILE_MIN_GKE, FLEX_START_TPU_MIN_GKE, GENERATIONS
 from .naming import LABEL_PREFIX, MANAGED_GCE_LABELS, MANAGED_NODE_LABELS
+from .tokens import GKE_CLUSTER, NODE_POOL
 
 
 # --- versions ---------------------------------------------------------------------------------------------
@@ -179,8 +180,8 @@ SERVER_FILLED_WORKLOAD_POLICY_FIELDS: Mapping[str, str] = {
 }
 
 PROVIDER_DEFAULT_TIMEOUT_MINUTES: Mapping[str, int] = {
-    "gcp:container/nodePool:NodePool": 120,
-    "gcp:container/cluster:Cluster": 90,
+    NODE_POOL: 120,
+    GKE_CLUSTER: 90,
 }
 
 

@@ -47,6 +47,7 @@ TPU_RESOURCE = "google.com/tpu"
 TPU_TAINT = {"key": "google.com/tpu", "value": "present", "effect": "NO_SCHEDULE"}
 
 # Kueue
+KUEUE_API_VERSION = "kueue.x-k8s.io/v1beta2"
 QUEUE_NAME_LABEL = "kueue.x-k8s.io/queue-name"
 
 

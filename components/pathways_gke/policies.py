@@ -26,22 +26,18 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator, Optional, TypeGuard
 
+from . import tokens
 from .catalog import is_tpu_machine_type
 from .config.workloads import DNS_1035, MAX_LWS_NAME, MAX_WORKLOAD_NAME, image_is_pinned
-from .naming import LWS_CRD, TPU_GROUP_LABEL
+from .naming import JOBSET_CRD, LWS_CRD, TPU_GROUP_LABEL
+from .property_paths import value_at
 
 COMPUTED = "<computed>"
 MANDATORY, ADVISORY, DISABLED = "mandatory", "advisory", "disabled"
 LEVELS = (MANDATORY, ADVISORY, DISABLED)
 
-CLUSTER = "gcp:container/cluster:Cluster"
-NODE_POOL = "gcp:container/nodePool:NodePool"
-CRD = "kubernetes:apiextensions.k8s.io/v1:CustomResourceDefinition"
-JOBSET = "kubernetes:jobset.x-k8s.io/v1alpha2:JobSet"
-JOBSET_CRD_NAME = "jobsets.jobset.x-k8s.io"
-LWS = "kubernetes:leaderworkerset.x-k8s.io/v1:LeaderWorkerSet"
 # CRD name -> the objects its deletion deletes
-PROTECTED_CRDS = {JOBSET_CRD_NAME: "JobSet", LWS_CRD: "LeaderWorkerSet"}
+PROTECTED_CRDS = {JOBSET_CRD: "JobSet", LWS_CRD: "LeaderWorkerSet"}
 CONTAINER_LISTS = ("initContainers", "containers", "ephemeralContainers")
 PRODUCTION_LABEL_VALUES = ("prod", "production")
 PRODUCTION_STACK = re.compile(r"^prod(uction)?([-_.].*)?$")
@@ -71,18 +67,6 @@ class Violation:
 
 def known(value: Any) -> bool:
     return value is not None and value != COMPUTED
-
-
-def get(data: Any, *path: Any, default: Any = None) -> Any:
-    for part in path:
-        if isinstance(part, int) and isinstance(data, Sequence) and not isinstance(data, str) \
-                and part < len(data):
-            data = data[part]
-        elif isinstance(data, Mapping) and part in data:
-            data = data[part]
-        else:
-            return default
-    return data
 
 
 def _is_list(value: Any) -> TypeGuard[Sequence[Any]]:
@@ -121,7 +105,7 @@ def containers(inputs: Any) -> Iterator[tuple[str, Mapping[str, Any]]]:
 
 
 def object_name(resource: Resource) -> str:
-    name = get(resource, "inputs", "metadata", "name")
+    name = value_at(resource, "inputs.metadata.name")
     return name if isinstance(name, str) and known(name) else str(resource.get("name", ""))
 
 
@@ -130,7 +114,7 @@ def object_name(resource: Resource) -> str:
 
 def rule_pinned_images(resource: Resource, settings: Mapping[str, Any]) -> list[str]:
     """No container image without a tag, or tagged `latest`: every restart must run the same build."""
-    if not str(resource.get("type", "")).startswith("kubernetes:"):
+    if not tokens.is_kubernetes_type(str(resource.get("type", ""))):
         return []
     out = []
     for path, container in containers(resource.get("inputs") or {}):
@@ -144,14 +128,14 @@ def rule_pinned_images(resource: Resource, settings: Mapping[str, Any]) -> list[
 
 def rule_no_privileged(resource: Resource, settings: Mapping[str, Any]) -> list[str]:
     """No privileged container unless the stack allows it (allowPrivileged: true, or a list of object names)."""
-    if not str(resource.get("type", "")).startswith("kubernetes:"):
+    if not tokens.is_kubernetes_type(str(resource.get("type", ""))):
         return []
     allowed = settings.get("allowPrivileged", False)
     if allowed is True or (_is_list(allowed) and object_name(resource) in allowed):
         return []
     out = []
     for path, container in containers(resource.get("inputs") or {}):
-        if get(container, "securityContext", "privileged") is True:
+        if value_at(container, "securityContext.privileged") is True:
             out.append(f"{path} is privileged; set allowPrivileged for '{object_name(resource)}' in the policy "
                        "config (or `privileged: true` on the workload) if it really needs it")
     return out
@@ -161,7 +145,7 @@ def is_production(resource: Resource, settings: Mapping[str, Any]) -> bool:
     explicit = settings.get("production")
     if isinstance(explicit, bool):
         return explicit
-    labels = get(resource, "inputs", "resourceLabels") or {}
+    labels = value_at(resource, "inputs.resourceLabels") or {}
     if isinstance(labels, Mapping) and str(labels.get("env", "")).lower() in PRODUCTION_LABEL_VALUES:
         return True
     stack = settings.get("stack")
@@ -170,13 +154,13 @@ def is_production(resource: Resource, settings: Mapping[str, Any]) -> bool:
 
 def rule_protect_production(resource: Resource, settings: Mapping[str, Any]) -> list[str]:
     """A production GKE cluster has deletionProtection on and the Pulumi `protect` option."""
-    if resource.get("type") != CLUSTER or not is_production(resource, settings):
+    if resource.get("type") != tokens.GKE_CLUSTER or not is_production(resource, settings):
         return []
     out = []
-    protection = get(resource, "inputs", "deletionProtection")
+    protection = value_at(resource, "inputs.deletionProtection")
     if protection is not True and known(protection):
         out.append("production cluster without deletionProtection: set cluster.deletionProtection: true")
-    if not (resource.get("options") or {}).get("protect"):
+    if not value_at(resource, "options.protect"):
         out.append("production cluster is not protected: set cluster.protect: true (Pulumi `protect`)")
     return out
 
@@ -193,9 +177,9 @@ def rule_protect_jobset_crd(resource: Resource, settings: Mapping[str, Any]) -> 
     it with a transform); the offline plan does not, so offline this rule only sees CRDs a program
     registers directly.
     """
-    if resource.get("type") != CRD or object_name(resource) not in PROTECTED_CRDS:
+    if resource.get("type") != tokens.CRD or object_name(resource) not in PROTECTED_CRDS:
         return []
-    if not is_production(resource, settings) or (resource.get("options") or {}).get("protect"):
+    if not is_production(resource, settings) or value_at(resource, "options.protect"):
         return []
     kind = PROTECTED_CRDS[object_name(resource)]
     return [f"the {kind} CRD is not protected (Pulumi `protect`): deleting it deletes every {kind} in the cluster"]
@@ -204,10 +188,10 @@ def rule_protect_jobset_crd(resource: Resource, settings: Mapping[str, Any]) -> 
 def rule_workload_names(resource: Resource, settings: Mapping[str, Any]) -> list[str]:
     """A JobSet's name is a DNS-1035 label of at most 22 characters (the coordinator label limit); a
     LeaderWorkerSet's at most 50 (its worker StatefulSets' revision-hash label, kubernetes-sigs/lws#410)."""
-    kind = {JOBSET: "JobSet", LWS: "LeaderWorkerSet"}.get(str(resource.get("type")))
+    kind = {tokens.JOBSET: "JobSet", tokens.LEADER_WORKER_SET: "LeaderWorkerSet"}.get(str(resource.get("type")))
     if kind is None:
         return []
-    name = get(resource, "inputs", "metadata", "name")
+    name = value_at(resource, "inputs.metadata.name")
     if not known(name):
         return []
     out = []
@@ -224,10 +208,10 @@ def rule_workload_names(resource: Resource, settings: Mapping[str, Any]) -> list
 
 
 def is_tpu_pool(resource: Resource) -> bool:
-    if resource.get("type") != NODE_POOL:
+    if resource.get("type") != tokens.NODE_POOL:
         return False
-    machine = get(resource, "inputs", "nodeConfig", "machineType")
-    label = get(resource, "inputs", "nodeConfig", "labels", TPU_GROUP_LABEL)
+    machine = value_at(resource, "inputs.nodeConfig.machineType")
+    label = value_at(resource, ("inputs", "nodeConfig", "labels", TPU_GROUP_LABEL))
     return (isinstance(machine, str) and is_tpu_machine_type(machine)) or known(label)
 
 
@@ -235,10 +219,10 @@ def rule_tpu_placement(resource: Resource, settings: Mapping[str, Any]) -> list[
     """A multi-host TPU slice pool has a placement policy (COMPACT + tpuTopology, or a workload policy)."""
     if not is_tpu_pool(resource):
         return []
-    count = get(resource, "inputs", "nodeCount")
+    count = value_at(resource, "inputs.nodeCount")
     if not (isinstance(count, (int, float)) and count > 1):
         return []
-    placement = get(resource, "inputs", "placementPolicy") or {}
+    placement = value_at(resource, "inputs.placementPolicy") or {}
     if not isinstance(placement, Mapping) or not (placement.get("tpuTopology") or placement.get("policyName")):
         return [f"multi-host TPU pool ({int(count)} nodes) without placementPolicy.tpuTopology or policyName: "
                 "its VMs are not one slice"]
@@ -251,14 +235,14 @@ def stack_one_zone_per_tpu_group(resources: Sequence[Resource], settings: Mappin
     groups: dict[str, list[Resource]] = {}
     for r in resources:
         if is_tpu_pool(r):
-            label = get(r, "inputs", "nodeConfig", "labels", TPU_GROUP_LABEL)
+            label = value_at(r, ("inputs", "nodeConfig", "labels", TPU_GROUP_LABEL))
             key = label if known(label) else str(r.get("parent") or r.get("name"))
             groups.setdefault(str(key), []).append(r)
     out: list[tuple[Optional[Resource], str]] = []
     for group, pools in sorted(groups.items()):
         zones: dict[str, list[str]] = {}
         for pool in pools:
-            locations = get(pool, "inputs", "nodeLocations")
+            locations = value_at(pool, "inputs.nodeLocations")
             if not known(locations):
                 continue
             if not _is_list(locations) or len(locations) != 1 or not known(locations[0]):

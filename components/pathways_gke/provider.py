@@ -23,12 +23,10 @@ from . import __version__
 from .args import camel
 from .cluster import PathwaysCluster
 from .errors import ConfigError
+from .tokens import PACKAGE, component_token
 from .workloads.jax import JaxWorkload
 from .workloads.pathways import PathwaysWorkload
 from .workloads.serving import PathwaysServing
-
-PACKAGE = "pathways-gke"
-"""Package name: every token is `pathways-gke:index:<Component>`."""
 
 COMPONENTS: list[type[pulumi.ComponentResource]] = [PathwaysCluster, PathwaysWorkload, JaxWorkload, PathwaysServing]
 """The components other languages can use (the order is the schema's)."""
@@ -57,7 +55,7 @@ SECRET_OUTPUTS = {"PathwaysCluster": ("kubeconfig",)}
 
 def mark_secret_outputs(schema: dict[str, Any]) -> dict[str, Any]:
     for component, names in SECRET_OUTPUTS.items():
-        properties = schema["resources"][f"{PACKAGE}:index:{component}"]["properties"]
+        properties = schema["resources"][component_token(component)]["properties"]
         for name in names:
             properties[name]["secret"] = True
     return schema

@@ -27,8 +27,7 @@ from .addons.lws import GATE_DEADLINE_SECONDS
 from .addons.sizing import ControllerResources, size_controller
 from .config.stack import StackConfig
 from .protection import protect_child
-
-TYPE_TOKEN = "pathways-gke:index:ClusterServices"
+from .tokens import CLUSTER_SERVICES
 
 
 def keep_on_node_pool(node_pool: str) -> Callable[[pulumi.ResourceTransformArgs], Optional[pulumi.ResourceTransformResult]]:
@@ -138,7 +137,7 @@ class ClusterServices(pulumi.ComponentResource):
         provider that takes over objects XPK or kubectl already created); the rest uses the inherited one.
         `protected`: whether the cluster's infrastructure is protected (the JobSet CRD and the namespace
         follow it; nothing else here is ever protected, see protection.py)."""
-        super().__init__(TYPE_TOKEN, name, None, opts)
+        super().__init__(CLUSTER_SERVICES, name, None, opts)
         self._install_provider = install_provider
         spec = services_spec(stack)
         self.spec = spec

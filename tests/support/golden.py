@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from pathways_gke.plan.diff import diff_plans, rename_warnings, render_text
-from pathways_gke.plan.paths import lookup, parse_path
+from pathways_gke.property_paths import value_at
 
 GOLDEN_DIR = Path(__file__).resolve().parents[1] / "golden" / "plans"
 UPDATE_ENV = "PATHWAYS_GKE_UPDATE_GOLDEN"
@@ -52,8 +52,7 @@ def explain(old_text: str, new_text: str) -> str:
         before = olds.get(change.renamed_from or change.urn, {}).get("inputs", {})
         after = diff.new_resources[change.urn].get("inputs", {})
         for path in change.properties:
-            parts = parse_path(path)
-            lines.append(f"    {change.name}: {path}: {_show(lookup(before, parts))} -> {_show(lookup(after, parts))}")
+            lines.append(f"    {change.name}: {path}: {_show(value_at(before, path))} -> {_show(value_at(after, path))}")
     if diff.empty:  # same resources and inputs: dependencies, options or outputs moved
         unified = difflib.unified_diff(old_text.splitlines(), new_text.splitlines(), "golden", "current",
                                        lineterm="", n=2)

@@ -14,12 +14,9 @@ from dataclasses import dataclass
 from typing import Any, Mapping, Optional
 
 from ..naming import NODE_POOL_LABEL
+from ..property_paths import value_at
 from ..releases import RELEASES
-
-
-# Kubernetes object types as Pulumi type tokens (what a transform sees in `type_`).
-DEPLOYMENT_TYPE = "kubernetes:apps/v1:Deployment"
-CRD_TYPE = "kubernetes:apiextensions.k8s.io/v1:CustomResourceDefinition"
+from ..tokens import CRD, DEPLOYMENT, kubernetes_type
 
 
 @dataclass(frozen=True)
@@ -69,11 +66,6 @@ NAMESPACED_KINDS = frozenset({
     "ConfigMap", "Secret", "Service", "ServiceAccount", "Deployment", "StatefulSet", "DaemonSet", "Job",
     "Role", "RoleBinding", "Pod", "PodDisruptionBudget", "NetworkPolicy", "Lease",
 })
-
-
-def kubernetes_type(api_version: str, kind: str) -> str:
-    """Pulumi type token of a Kubernetes object (`v1` is the `core` group)."""
-    return f"kubernetes:{'core/' + api_version if '/' not in api_version else api_version}:{kind}"
 
 
 def manifest_objects(documents: list[Any]) -> list[dict[str, Any]]:
@@ -129,7 +121,7 @@ def pin_to_node_pool(type_: str, props: Mapping[str, Any], node_pool: str) -> Op
     never land on a TPU host: a slice's nodes come and go with the slice, and a controller pod on
     one would take the webhook down with it.
     """
-    if type_ != DEPLOYMENT_TYPE:
+    if type_ != DEPLOYMENT:
         return None
     out = copy.deepcopy(dict(props))
     pod = out.setdefault("spec", {}).setdefault("template", {}).setdefault("spec", {})
@@ -144,10 +136,9 @@ def is_protected_crd(type_: str, props: Mapping[str, Any], crds: tuple[str, ...]
 
     Whether such a CRD is protected is decided by `protection.protect_child("crd", ...)`: only where the
     cluster is protected, so that `pulumi destroy` of a dev stack meets no protected resource."""
-    if type_ != CRD_TYPE:
+    if type_ != CRD:
         return False
-    metadata = props.get("metadata") or {}
-    return isinstance(metadata, Mapping) and metadata.get("name") in crds
+    return value_at(props, "metadata.name") in crds
 
 
 PATCH_FORCE_ANNOTATION = "pulumi.com/patchForce"

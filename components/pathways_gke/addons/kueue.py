@@ -25,12 +25,11 @@ from ..catalog import gke_allocatable
 from ..config.stack import StackConfig
 from ..config.tpu import TpuPoolConfig
 from ..naming import (
-    KUEUE_CLUSTER_QUEUE, KUEUE_CPU_FLAVOR, KUEUE_PROVISIONING, NODE_POOL_LABEL,
+    KUEUE_API_VERSION, KUEUE_CLUSTER_QUEUE, KUEUE_CPU_FLAVOR, KUEUE_PROVISIONING, NODE_POOL_LABEL,
     TPU_ACCELERATOR_LABEL, TPU_GROUP_LABEL, TPU_RESOURCE, TPU_TOPOLOGY_LABEL, kueue_tpu_flavor,
 )
 from ..config.target import LOCAL_QUEUE_NAME
 
-API_VERSION = "kueue.x-k8s.io/v1beta2"
 COVERED_RESOURCES = ("cpu", "memory", TPU_RESOURCE)
 HOST_RESOURCES_NOT_LIMITED = {"cpu": "1000000", "memory": "1000Ti"}
 MANAGED_BY = {"app.kubernetes.io/managed-by": "pathways-gke"}
@@ -70,14 +69,14 @@ def _meta(name: str, namespace: Optional[str] = None) -> dict[str, Any]:
 
 
 def cpu_flavor(stack: StackConfig) -> dict[str, Any]:
-    return {"apiVersion": API_VERSION, "kind": "ResourceFlavor", "metadata": _meta(KUEUE_CPU_FLAVOR),
+    return {"apiVersion": KUEUE_API_VERSION, "kind": "ResourceFlavor", "metadata": _meta(KUEUE_CPU_FLAVOR),
             "spec": {"nodeLabels": {NODE_POOL_LABEL: stack.cpu_pool.name}}}
 
 
 def tpu_flavor(pool: TpuPoolConfig) -> dict[str, Any]:
     shape = pool.shape
     return {
-        "apiVersion": API_VERSION, "kind": "ResourceFlavor", "metadata": _meta(kueue_tpu_flavor(pool.name)),
+        "apiVersion": KUEUE_API_VERSION, "kind": "ResourceFlavor", "metadata": _meta(kueue_tpu_flavor(pool.name)),
         "spec": {
             "nodeLabels": dict(sorted({
                 TPU_GROUP_LABEL: pool.name,
@@ -107,17 +106,17 @@ def cluster_queue(stack: StackConfig) -> dict[str, Any]:
     queued = [kueue_tpu_flavor(p.name) for p in stack.tpu_pools if p.capacity == "queued"]
     if queued:
         spec["admissionChecksStrategy"] = {"admissionChecks": [{"name": KUEUE_PROVISIONING, "onFlavors": queued}]}
-    return {"apiVersion": API_VERSION, "kind": "ClusterQueue", "metadata": _meta(KUEUE_CLUSTER_QUEUE), "spec": spec}
+    return {"apiVersion": KUEUE_API_VERSION, "kind": "ClusterQueue", "metadata": _meta(KUEUE_CLUSTER_QUEUE), "spec": spec}
 
 
 def local_queue(stack: StackConfig) -> dict[str, Any]:
-    return {"apiVersion": API_VERSION, "kind": "LocalQueue", "metadata": _meta(LOCAL_QUEUE_NAME, stack.namespace),
+    return {"apiVersion": KUEUE_API_VERSION, "kind": "LocalQueue", "metadata": _meta(LOCAL_QUEUE_NAME, stack.namespace),
             "spec": {"clusterQueue": KUEUE_CLUSTER_QUEUE}}
 
 
 def provisioning_request_config() -> dict[str, Any]:
     return {
-        "apiVersion": API_VERSION, "kind": "ProvisioningRequestConfig", "metadata": _meta(KUEUE_PROVISIONING),
+        "apiVersion": KUEUE_API_VERSION, "kind": "ProvisioningRequestConfig", "metadata": _meta(KUEUE_PROVISIONING),
         "spec": {
             "provisioningClassName": QUEUED_PROVISIONING_CLASS,
             "managedResources": [TPU_RESOURCE],
@@ -128,7 +127,7 @@ def provisioning_request_config() -> dict[str, Any]:
 
 def admission_check() -> dict[str, Any]:
     return {
-        "apiVersion": API_VERSION, "kind": "AdmissionCheck", "metadata": _meta(KUEUE_PROVISIONING),
+        "apiVersion": KUEUE_API_VERSION, "kind": "AdmissionCheck", "metadata": _meta(KUEUE_PROVISIONING),
         "spec": {
             "controllerName": PROVISIONING_CONTROLLER,
             "parameters": {"apiGroup": "kueue.x-k8s.io", "kind": "ProvisioningRequestConfig",

@@ -28,7 +28,8 @@ from dataclasses import dataclass
 from typing import Any, Mapping, Optional
 
 from ..config.stack import StackConfig
-from .install import DEPLOYMENT_TYPE
+from ..property_paths import value_at
+from ..tokens import DEPLOYMENT
 
 MANAGER_CONTAINER = "manager"  # the controller container of the JobSet, Kueue (and LWS) release manifests
 
@@ -103,9 +104,9 @@ def size_controller(type_: str, props: Mapping[str, Any],
     Matches by container, not Deployment name: the release manifests (`jobset-controller-manager`) and a
     Helm-rendered local manifest (`<release>-controller`) name the Deployment differently.
     """
-    if type_ != DEPLOYMENT_TYPE:
+    if type_ != DEPLOYMENT:
         return None
-    containers = (((props.get("spec") or {}).get("template") or {}).get("spec") or {}).get("containers") or []
+    containers = value_at(props, "spec.template.spec.containers") or []
     names = [c.get("name") for c in containers if isinstance(c, Mapping)]
     target = MANAGER_CONTAINER if MANAGER_CONTAINER in names else (names[0] if len(names) == 1 else None)
     if target is None:

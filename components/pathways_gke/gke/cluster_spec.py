@@ -7,6 +7,7 @@ from typing import Any, Optional
 from ..config.stack import StackConfig
 from ..gke_rules import PROVIDER_DEFAULT_TIMEOUT_MINUTES
 from ..naming import MANAGED_BY_GCE_LABEL, node_service_account_id
+from ..tokens import GKE_CLUSTER
 from .nodepools import CLOUD_PLATFORM_SCOPE
 
 # Project-level roles of the node service account the stack creates: logging, monitoring (metricWriter also
@@ -21,9 +22,8 @@ NODE_SERVICE_ACCOUNT_ROLES = (
     "roles/stackdriver.resourceMetadata.writer",
     "roles/storage.objectViewer",
 )
-CLUSTER_TYPE = "gcp:container/cluster:Cluster"
 # the provider's defaults (90 min), never less: a shorter one makes Pulumi give up while GKE carries on
-CLUSTER_TIMEOUTS = {op: f"{PROVIDER_DEFAULT_TIMEOUT_MINUTES[CLUSTER_TYPE]}m" for op in ("create", "update", "delete")}
+CLUSTER_TIMEOUTS = {op: f"{PROVIDER_DEFAULT_TIMEOUT_MINUTES[GKE_CLUSTER]}m" for op in ("create", "update", "delete")}
 # the transient default pool's nodeConfig: GKE may report it differently once the pool is removed
 CLUSTER_IGNORE_CHANGES = ("nodeConfig",)
 

@@ -21,6 +21,7 @@ from ..naming import (
     DRA_NETWORK_LABEL, GROUP_GCE_LABEL, QUEUED_LABEL, ROLE_GCE_LABEL, ROLE_LABEL, TPU_GROUP_LABEL, TPU_TAINT,
     tpu_node_pool_name,
 )
+from ..tokens import NODE_POOL
 
 CLOUD_PLATFORM_SCOPE = "https://www.googleapis.com/auth/cloud-platform"
 RESERVATION_KEY = "compute.googleapis.com/reservation-name"
@@ -29,12 +30,11 @@ MULTI_HOST_MAX_PODS = 15
 # Slices are atomic: never surge an extra TPU VM, replace one node at a time.
 SLICE_UPGRADE = {"strategy": "SURGE", "max_surge": 0, "max_unavailable": 1}
 CPU_UPGRADE = {"strategy": "SURGE", "max_surge": 1, "max_unavailable": 0}
-NODE_POOL_TYPE = "gcp:container/nodePool:NodePool"
 
 
 def tpu_pool_timeouts(shape: SliceShape) -> dict[str, str]:
     """Never below the provider's 2 h default; 30 more minutes per 64 VMs of a slice (large slices are slow)."""
-    minutes = PROVIDER_DEFAULT_TIMEOUT_MINUTES[NODE_POOL_TYPE] + 30 * ((shape.vms_per_slice - 1) // 64)
+    minutes = PROVIDER_DEFAULT_TIMEOUT_MINUTES[NODE_POOL] + 30 * ((shape.vms_per_slice - 1) // 64)
     return {"create": f"{minutes}m", "update": f"{minutes}m", "delete": f"{minutes}m"}
 
 

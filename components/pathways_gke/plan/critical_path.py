@@ -20,19 +20,15 @@ DURATIONS. Parallelism is unlimited, as the engine's default (`pulumi up --paral
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Optional, Sequence
 
+from .. import tokens
 from ..config.cluster import ZONE
+from ..property_paths import value_at
 from .image_pulls import FirstStep, first_steps, image_table, is_image_key
-from .replacements import CLUSTER as CLUSTER_T
-from .replacements import NODE_POOL as NODE_POOL_T
 
-CONFIG_FILE_T = "kubernetes:yaml/v2:ConfigFile"
-SLICE_GROUP_T = "pathways-gke:index:TpuSliceGroup"
-JOBSET_T = "kubernetes:jobset.x-k8s.io/v1alpha2:JobSet"
 DEFAULT_KEY = "default"   # a type without a row
 READ_KEY = "read"         # `read: true` (an adopted cluster, a StackReference): a GET, not a create
 COMPONENT_KEY = "component"
@@ -48,69 +44,70 @@ class Row:
 
 # Typical create durations (seconds), keyed by resource type or `type#variant`; `row_key` picks the row.
 DURATIONS: Mapping[str, Row] = {
-    f"{CLUSTER_T}#regional": Row(540, "GKE Standard regional cluster (control plane in 3 zones): typically 5-10 min; "
-                                      "plus removeDefaultNodePool (the provider deletes the bootstrap pool, ~1-2 min)"),
-    f"{CLUSTER_T}#zonal": Row(360, "GKE Standard zonal cluster: typically 4-6 min, including the default-pool removal"),
-    f"{NODE_POOL_T}#cpu": Row(240, "GKE node-pool create ends when the initial nodes (general-purpose VMs) have "
-                                   "registered: typically 3-5 min"),
-    f"{NODE_POOL_T}#tpu-multi-host": Row(720, "multi-host TPU slice: all hosts of the slice are created together "
-                                              "(COMPACT placement) and must all register: typically 10-15 min when "
-                                              "capacity is there (our create timeout is 60 min)"),
-    f"{NODE_POOL_T}#tpu-single-host": Row(420, "single-host TPU slice: one TPU VM; typically 5-8 min"),
-    f"{NODE_POOL_T}#scale-from-zero": Row(150, "0 initial nodes (flex-start, queued provisioning, autoscaled from 0): "
-                                               "instance templates and groups only, no VM; nodes come later, at "
-                                               "scale-up, outside `pulumi up`"),
-    "gcp:serviceaccount/account:Account": Row(5, "IAM API call; the provider polls until the new account is readable "
-                                                 "(eventual consistency)"),
-    "gcp:projects/iAMMember:IAMMember": Row(10, "read-modify-write of the project IAM policy; the provider serialises "
-                                                "members of one project; propagation (~2 min, up to 7) is not awaited"),
-    "gcp:compute/firewall:Firewall": Row(15, "one global Compute Engine operation"),
-    "gcp:storage/bucketIAMMember:BucketIAMMember": Row(5, "read-modify-write of the bucket's IAM policy "
-                                                          "(propagation, ~1-2 min, is not awaited)"),
-    "gcp:serviceaccount/iAMMember:IAMMember": Row(5, "read-modify-write of the service account's IAM policy"),
-    "gcp:storage/bucket:Bucket": Row(5, "one Cloud Storage API call"),
-    "gcp:compute/router:Router": Row(15, "one regional Compute Engine operation"),
-    "gcp:compute/routerNat:RouterNat": Row(20, "an update of the router (regional operation)"),
-    "kubernetes:core/v1:ServiceAccount": Row(2, "no await logic"),
-    "gcp:compute/resourcePolicy:ResourcePolicy": Row(10, "one regional Compute Engine operation (the tpu7x "
-                                                         "workload policy)"),
-    "pulumi:providers:kubernetes": Row(1, "provider configuration only (kubeconfig from the cluster's outputs)"),
-    "pulumi:providers:gcp": Row(1, "provider configuration only"),
-    f"{CONFIG_FILE_T}#awaited": Row(120, "server-side apply of a release manifest (CRDs, RBAC, webhooks, controller); "
-                                         "pulumi-kubernetes awaits the controller Deployment (Available: image pull on "
-                                         "the CPU node, webhook certificate): ~1-3 min"),
-    f"{CONFIG_FILE_T}#skip-await": Row(15, "server-side apply of a release manifest without await logic"),
-    "kubernetes:core/v1:ConfigMap": Row(2, "no await logic (the readiness gate: the waiting is in the installs it "
-                                           "depends on)"),
-    "kubernetes:core/v1:Namespace": Row(2, "a single API-server write"),
-    "kubernetes:core/v1:Secret": Row(2, "no await logic"),
-    "kubernetes:scheduling.k8s.io/v1:PriorityClass": Row(2, "no await logic"),
-    "kubernetes:apiextensions.k8s.io/v1:CustomResourceDefinition": Row(5, "pulumi-kubernetes awaits Established"),
-    "kubernetes:kueue.x-k8s.io/v1beta2:ResourceFlavor": Row(3, "custom resource: no await logic; Kueue's admission "
-                                                               "webhook on the write path"),
-    "kubernetes:kueue.x-k8s.io/v1beta2:ClusterQueue": Row(3, "custom resource: no await logic; Kueue webhook"),
-    "kubernetes:kueue.x-k8s.io/v1beta2:LocalQueue": Row(3, "custom resource: no await logic; Kueue webhook"),
-    "kubernetes:kueue.x-k8s.io/v1beta2:AdmissionCheck": Row(3, "custom resource: no await logic; Kueue webhook"),
-    "kubernetes:kueue.x-k8s.io/v1beta2:ProvisioningRequestConfig": Row(3, "custom resource: no await logic; "
-                                                                          "Kueue webhook"),
-    JOBSET_T: Row(5, "custom resource: no await logic (done when admitted, not when pods run); JobSet (and Kueue) "
-                     "webhooks on the write path"),
-    "kubernetes:leaderworkerset.x-k8s.io/v1:LeaderWorkerSet": Row(5, "custom resource: no await logic (done when "
-                                                                     "admitted by the LWS webhooks; the groups' TPU "
-                                                                     "scheduling and checkpoint loading come later)"),
-    "kubernetes:core/v1:Service": Row(5, "ClusterIP / internal LB Service: the serving one skips await (its endpoints "
-                                         "are ready only once the model is loaded); a proxy's waits for its pod"),
-    "kubernetes:apps/v1:Deployment": Row(60, "pulumi-kubernetes awaits Available: a client proxy pod on the CPU pool, "
-                                             "image pulled, readiness probe passed"),
-    "kubernetes:batch/v1:Job": Row(20, "the LWS webhook gate, awaited until it completes: one kubectl dry run when the "
-                                       "webhook already answers, retried with the Job's pod backoff until it does"),
-    "kubernetes:rbac.authorization.k8s.io/v1:Role": Row(2, "no await logic"),
-    "kubernetes:rbac.authorization.k8s.io/v1:RoleBinding": Row(2, "no await logic"),
+    f"{tokens.GKE_CLUSTER}#regional": Row(540, "GKE Standard regional cluster (control plane in 3 zones): typically "
+                                               "5-10 min; plus removeDefaultNodePool (the provider deletes the "
+                                               "bootstrap pool, ~1-2 min)"),
+    f"{tokens.GKE_CLUSTER}#zonal": Row(360, "GKE Standard zonal cluster: typically 4-6 min, including the default-pool "
+                                            "removal"),
+    f"{tokens.NODE_POOL}#cpu": Row(240, "GKE node-pool create ends when the initial nodes (general-purpose VMs) have "
+                                        "registered: typically 3-5 min"),
+    f"{tokens.NODE_POOL}#tpu-multi-host": Row(720, "multi-host TPU slice: all hosts of the slice are created together "
+                                                   "(COMPACT placement) and must all register: typically 10-15 min "
+                                                   "when capacity is there (our create timeout is 60 min)"),
+    f"{tokens.NODE_POOL}#tpu-single-host": Row(420, "single-host TPU slice: one TPU VM; typically 5-8 min"),
+    f"{tokens.NODE_POOL}#scale-from-zero": Row(150, "0 initial nodes (flex-start, queued provisioning, autoscaled "
+                                                    "from 0): instance templates and groups only, no VM; nodes come "
+                                                    "later, at scale-up, outside `pulumi up`"),
+    tokens.SERVICE_ACCOUNT: Row(5, "IAM API call; the provider polls until the new account is readable "
+                                   "(eventual consistency)"),
+    tokens.PROJECT_IAM_MEMBER: Row(10, "read-modify-write of the project IAM policy; the provider serialises "
+                                       "members of one project; propagation (~2 min, up to 7) is not awaited"),
+    tokens.FIREWALL: Row(15, "one global Compute Engine operation"),
+    tokens.BUCKET_IAM_MEMBER: Row(5, "read-modify-write of the bucket's IAM policy "
+                                     "(propagation, ~1-2 min, is not awaited)"),
+    tokens.SERVICE_ACCOUNT_IAM_MEMBER: Row(5, "read-modify-write of the service account's IAM policy"),
+    tokens.BUCKET: Row(5, "one Cloud Storage API call"),
+    tokens.ROUTER: Row(15, "one regional Compute Engine operation"),
+    tokens.ROUTER_NAT: Row(20, "an update of the router (regional operation)"),
+    tokens.KUBERNETES_SERVICE_ACCOUNT: Row(2, "no await logic"),
+    tokens.RESOURCE_POLICY: Row(10, "one regional Compute Engine operation (the tpu7x "
+                                    "workload policy)"),
+    tokens.KUBERNETES_PROVIDER: Row(1, "provider configuration only (kubeconfig from the cluster's outputs)"),
+    tokens.GCP_PROVIDER: Row(1, "provider configuration only"),
+    f"{tokens.CONFIG_FILE}#awaited": Row(120, "server-side apply of a release manifest (CRDs, RBAC, webhooks, "
+                                              "controller); pulumi-kubernetes awaits the controller Deployment "
+                                              "(Available: image pull on the CPU node, webhook certificate): "
+                                              "~1-3 min"),
+    f"{tokens.CONFIG_FILE}#skip-await": Row(15, "server-side apply of a release manifest without await logic"),
+    tokens.CONFIG_MAP: Row(2, "no await logic (the readiness gate: the waiting is in the installs it "
+                              "depends on)"),
+    tokens.NAMESPACE: Row(2, "a single API-server write"),
+    tokens.SECRET: Row(2, "no await logic"),
+    tokens.PRIORITY_CLASS: Row(2, "no await logic"),
+    tokens.CRD: Row(5, "pulumi-kubernetes awaits Established"),
+    tokens.RESOURCE_FLAVOR: Row(3, "custom resource: no await logic; Kueue's admission "
+                                   "webhook on the write path"),
+    tokens.CLUSTER_QUEUE: Row(3, "custom resource: no await logic; Kueue webhook"),
+    tokens.LOCAL_QUEUE: Row(3, "custom resource: no await logic; Kueue webhook"),
+    tokens.ADMISSION_CHECK: Row(3, "custom resource: no await logic; Kueue webhook"),
+    tokens.PROVISIONING_REQUEST_CONFIG: Row(3, "custom resource: no await logic; "
+                                               "Kueue webhook"),
+    tokens.JOBSET: Row(5, "custom resource: no await logic (done when admitted, not when pods run); JobSet (and "
+                          "Kueue) webhooks on the write path"),
+    tokens.LEADER_WORKER_SET: Row(5, "custom resource: no await logic (done when "
+                                     "admitted by the LWS webhooks; the groups' TPU "
+                                     "scheduling and checkpoint loading come later)"),
+    tokens.SERVICE: Row(5, "ClusterIP / internal LB Service: the serving one skips await (its endpoints "
+                           "are ready only once the model is loaded); a proxy's waits for its pod"),
+    tokens.DEPLOYMENT: Row(60, "pulumi-kubernetes awaits Available: a client proxy pod on the CPU pool, "
+                               "image pulled, readiness probe passed"),
+    tokens.JOB: Row(20, "the LWS webhook gate, awaited until it completes: one kubectl dry run when the "
+                        "webhook already answers, retried with the Job's pod backoff until it does"),
+    tokens.ROLE: Row(2, "no await logic"),
+    tokens.ROLE_BINDING: Row(2, "no await logic"),
     READ_KEY: Row(2, "`read: true` (adopted cluster, StackReference): one GET, nothing is created"),
     DEFAULT_KEY: Row(30, "any type without a row (override it with --durations)"),
 }
-
-TYPE_TOKEN = re.compile(r"[A-Za-z0-9_.-]+:[A-Za-z0-9_./-]*:[A-Za-z0-9_.]+")
 
 
 # --- which row applies (the one place that decides) ---------------------------------------------
@@ -125,7 +122,7 @@ def _node_pool_variant(inputs: Mapping[str, Any]) -> str:
     config = inputs.get("nodeConfig") or {}
     placement = inputs.get("placementPolicy") or {}
     node_count = inputs.get("nodeCount")
-    if ((inputs.get("queuedProvisioning") or {}).get("enabled") is True or config.get("flexStart") is True
+    if (value_at(inputs, "queuedProvisioning.enabled") is True or config.get("flexStart") is True
             or (inputs.get("initialNodeCount") == 0 and not node_count)):
         return "scale-from-zero"
     machine_type = config.get("machineType")
@@ -144,7 +141,7 @@ def _install_variant(inputs: Mapping[str, Any]) -> str:
 
 
 VARIANTS: Mapping[str, Callable[[Mapping[str, Any]], str]] = {
-    CLUSTER_T: _cluster_variant, NODE_POOL_T: _node_pool_variant, CONFIG_FILE_T: _install_variant,
+    tokens.GKE_CLUSTER: _cluster_variant, tokens.NODE_POOL: _node_pool_variant, tokens.CONFIG_FILE: _install_variant,
 }
 
 
@@ -177,7 +174,7 @@ def validate_durations(data: Any, source: str = "durations") -> dict[str, float]
     """Overrides -> {key: seconds}. Keys: a resource type, a `type#variant` row, `default` or `read`."""
     if not isinstance(data, Mapping):
         raise DurationsError(source, ["expected a mapping of resource type -> seconds, e.g. "
-                                      f"{{\"{NODE_POOL_T}\": 600}}"])
+                                      f"{{\"{tokens.NODE_POOL}\": 600}}"])
     problems, out = [], {}
     for key, value in data.items():
         if not isinstance(key, str) or not _known_key(key):
@@ -194,7 +191,7 @@ def validate_durations(data: Any, source: str = "durations") -> dict[str, float]
 def _known_key(key: str) -> bool:
     if key in DURATIONS or is_image_key(key):
         return True
-    return "#" not in key and TYPE_TOKEN.fullmatch(key) is not None
+    return "#" not in key and tokens.TYPE_TOKEN.fullmatch(key) is not None
 
 
 def _key_problem(key: Any) -> str:
@@ -392,7 +389,7 @@ class Schedule:
     first_steps: list[FirstStep] = field(default_factory=list)  # per JobSet: image pulls and start-up
 
     def node_pools(self) -> list[Step]:
-        return [s for s in self.steps.values() if s.type == NODE_POOL_T]
+        return [s for s in self.steps.values() if s.type == tokens.NODE_POOL]
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -425,8 +422,8 @@ def critical_path(plan: Mapping[str, Any], overrides: Optional[Mapping[str, floa
                           finish=start + seconds, row=row)
     total = max((s.finish for s in steps.values()), default=0.0)
     _slack(graph, order, steps, total)
-    pools = {r["urn"]: r for r in plan["resources"] if r["type"] == NODE_POOL_T}
-    jobsets = [r for r in graph.resources.values() if r["type"] == JOBSET_T]
+    pools = {r["urn"]: r for r in plan["resources"] if r["type"] == tokens.NODE_POOL}
+    jobsets = [r for r in graph.resources.values() if r["type"] == tokens.JOBSET]
     firsts = first_steps(jobsets, pools, {u: steps[u].finish for u in steps}, image_table(overrides))
     return Schedule(stack=str(plan.get("stack") or ""), total=total, steps=steps,
                     chain=_chain(graph, steps), graph=graph, defaulted=sorted(defaulted), first_steps=firsts)

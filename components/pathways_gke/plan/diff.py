@@ -1,7 +1,7 @@
 """Diff two offline plans: added / removed / changed resources, changed property paths, replacements.
 
 Resources are matched by URN (an alias on the new resource that names an old URN makes it the same
-resource, renamed). Property paths are Pulumi property paths (paths.py): `nodeConfig.machineType`,
+resource, renamed). Property paths are Pulumi property paths (property_paths.py): `nodeConfig.machineType`,
 `spec.replicatedJobs[1].replicas`, `metadata.labels["pathways-gke/tpu-group"]`. Inputs under the
 new resource's `ignoreChanges` are not changes, as in `pulumi preview`.
 
@@ -19,9 +19,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Optional
 
-from .paths import Part, changed_paths, covers, format_path, parse_path
-from .replacements import (NODE_POOL, NODES_RECREATED, SERVER_FILLED_NODE_POOL_FIELDS, fixed_name,
-                           replace_patterns)
+from ..property_paths import Part, changed_paths, covers, format_path, parse_path, value_at
+from ..tokens import NODE_POOL
+from .replacements import NODES_RECREATED, SERVER_FILLED_NODE_POOL_FIELDS, fixed_name, replace_patterns
 
 # Options whose change is itself an update step (`pulumi preview` shows them); dependsOn,
 # replaceWith and aliases are graph edges / bookkeeping and are not diffs.
@@ -183,7 +183,7 @@ def diff_plans(old: Any, new: Any) -> PlanDiff:
     for urn, resource in news.items():
         if urn in pairs:
             continue
-        for alias in _alias_urns(urn, resource.get("options", {}).get("aliases") or ()):
+        for alias in _alias_urns(urn, value_at(resource, "options.aliases") or ()):
             old_urn = as_new.get(alias)
             if old_urn is not None and alias not in news:
                 pairs[urn] = (old_urn, old_urn)
@@ -207,7 +207,7 @@ def diff_plans(old: Any, new: Any) -> PlanDiff:
             continue
         resource = news[urn]
         old_resource = olds[pairs[urn][0]]
-        dbr = bool(resource.get("options", {}).get("deleteBeforeReplace"))
+        dbr = bool(value_at(resource, "options.deleteBeforeReplace"))
         name = fixed_name(resource)
         clash = name if (c["replace"] and not dbr and name is not None and name == fixed_name(old_resource)) else None
         filled = tuple(r for r in c["reasons"] if resource["type"] == NODE_POOL

@@ -16,6 +16,7 @@ from typing import Any, Callable, Mapping, Optional
 
 import yaml
 
+from .. import tokens
 from ..config.stack_file import SECRET_PLACEHOLDER, cli_config
 
 COMPUTED = "<computed>"
@@ -84,7 +85,7 @@ class Plan:
         """Every Kubernetes object we render (custom kubernetes:* resources with apiVersion/kind)."""
         objects = []
         for r in self.resources:
-            if r.type.startswith("kubernetes:") and r.custom and "apiVersion" in r.inputs and "kind" in r.inputs:
+            if tokens.is_kubernetes_type(r.type) and r.custom and "apiVersion" in r.inputs and "kind" in r.inputs:
                 objects.append(r.inputs)
         return objects
 
@@ -131,7 +132,7 @@ def _make_monitor_class():
 
         def RegisterResource(self, request):
             response = _with_thread_loop(super().RegisterResource, request)
-            if request.type == "pulumi:pulumi:Stack":
+            if request.type == tokens.STACK:
                 self.stack_urn = response.urn
                 return response
             self.records.append(self._record(request, response.urn))

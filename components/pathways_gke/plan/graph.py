@@ -18,6 +18,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Optional
 
+from ..property_paths import value_at
+from ..tokens import PROVIDER_PREFIX
+
 STATUSES = ("added", "removed", "changed", "replaced")
 
 # Mermaid classDef per status (GitHub renders these); DOT fill/border per status.
@@ -62,7 +65,7 @@ class Graph:
 
 def short_type(type_: str) -> str:
     """`gcp:container/nodePool:NodePool` -> `NodePool`; `pulumi:providers:kubernetes` -> `provider:kubernetes`."""
-    if type_.startswith("pulumi:providers:"):
+    if type_.startswith(PROVIDER_PREFIX):
         return "provider:" + type_.rsplit(":", 1)[1]
     return type_.rsplit(":", 1)[-1]
 
@@ -89,7 +92,7 @@ def build_graph(resources: list[Mapping[str, Any]], status: Optional[Mapping[str
         for dep in r.get("dependsOn") or ():
             if dep in nodes and dep != r["urn"]:
                 edges.add((dep, r["urn"]))
-        provider = (r.get("options") or {}).get("provider")
+        provider = value_at(r, "options.provider")
         if isinstance(provider, str) and provider in nodes:
             provider_edges.add((provider, r["urn"]))
     return Graph(nodes=nodes, edges=sorted(edges), provider_edges=sorted(provider_edges - edges))

@@ -20,7 +20,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping, Optional
 
-NODE_POOL_T = "gcp:container/nodePool:NodePool"
+from ..property_paths import value_at
+
 POOL_LABEL = "cloud.google.com/gke-nodepool"
 STREAMABLE = ("-docker.pkg.dev/",)  # GKE image streaming serves Artifact Registry images only
 PATHWAYS_REPO = "us-docker.pkg.dev/cloud-tpu-v2-images/pathways/"
@@ -85,7 +86,7 @@ def image_size_gb(image: str, table: Mapping[str, float]) -> float:
 
 
 def pod_spec(replicated_job: Mapping[str, Any]) -> Mapping[str, Any]:
-    return ((((replicated_job.get("template") or {}).get("spec") or {}).get("template") or {}).get("spec")) or {}
+    return value_at(replicated_job, "template.spec.template.spec") or {}
 
 
 def pod_images(spec: Mapping[str, Any]) -> list[str]:
@@ -101,12 +102,12 @@ def wants_tpu(spec: Mapping[str, Any]) -> bool:
     selector = spec.get("nodeSelector") or {}
     if any(k.startswith("cloud.google.com/gke-tpu") for k in selector):
         return True
-    return any("google.com/tpu" in ((c.get("resources") or {}).get("limits") or {})
+    return any("google.com/tpu" in (value_at(c, "resources.limits") or {})
                for c in spec.get("containers") or () if isinstance(c, Mapping))
 
 
 def is_tpu_pool(pool: Mapping[str, Any]) -> bool:
-    config = (pool.get("inputs") or {}).get("nodeConfig") or {}
+    config = value_at(pool, "inputs.nodeConfig") or {}
     return any(isinstance(t, Mapping) and t.get("key") == "google.com/tpu" for t in config.get("taints") or ())
 
 
@@ -116,7 +117,7 @@ def pools_for(spec: Mapping[str, Any], pools: Iterable[Mapping[str, Any]]) -> li
     out = []
     for pool in pools:
         inputs = pool.get("inputs") or {}
-        labels = (inputs.get("nodeConfig") or {}).get("labels") or {}
+        labels = value_at(inputs, "nodeConfig.labels") or {}
         if is_tpu_pool(pool) != wants_tpu(spec):
             continue
         if POOL_LABEL in selector and selector[POOL_LABEL] != inputs.get("name"):
@@ -128,11 +129,11 @@ def pools_for(spec: Mapping[str, Any], pools: Iterable[Mapping[str, Any]]) -> li
 
 
 def pool_mode(pool: Mapping[str, Any]) -> str:
-    config = (pool.get("inputs") or {}).get("nodeConfig") or {}
+    config = value_at(pool, "inputs.nodeConfig") or {}
     if any(isinstance(d, Mapping) and d.get("mode") == "CONTAINER_IMAGE_CACHE"
            for d in config.get("secondaryBootDisks") or ()):
         return "preloaded"
-    if (config.get("gcfsConfig") or {}).get("enabled") is True:
+    if value_at(config, "gcfsConfig.enabled") is True:
         return "streamed"
     return "pulled"
 
@@ -187,7 +188,7 @@ def first_steps(jobsets: Iterable[Mapping[str, Any]], pools_by_urn: Mapping[str,
         candidates = [pools_by_urn[u] for u in jobset.get("dependsOn") or () if u in pools_by_urn]
         worst = {"configured": 0.0, "preloaded": 0.0, "cold": 0.0}
         modes: list[str] = []
-        for rj in ((jobset.get("inputs") or {}).get("spec") or {}).get("replicatedJobs") or ():
+        for rj in value_at(jobset, "inputs.spec.replicatedJobs") or ():
             spec = pod_spec(rj)
             images, tpu = pod_images(spec), wants_tpu(spec)
             for pool in pools_for(spec, candidates) or [{}]:

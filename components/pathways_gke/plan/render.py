@@ -9,37 +9,30 @@ from typing import Any
 
 import yaml
 
+from .. import tokens
+from ..property_paths import value_at
 from .engine import Plan, PlanResource
 
-# Which inputs a reviewer wants to see per resource type (dotted paths into the wire inputs).
+# Which inputs a reviewer wants to see per resource type (property paths into the wire inputs).
 KEY_INPUTS: dict[str, tuple[str, ...]] = {
-    "gcp:container/cluster:Cluster": ("name", "location", "releaseChannel.channel", "deletionProtection",
-                                      "datapathProvider", "workloadIdentityConfig.workloadPool"),
-    "gcp:container/nodePool:NodePool": ("name", "nodeConfig.machineType", "nodeCount", "autoscaling",
-                                        "nodeLocations", "placementPolicy", "nodeConfig.spot",
-                                        "nodeConfig.flexStart", "nodeConfig.reservationAffinity",
-                                        "queuedProvisioning.enabled"),
-    "gcp:compute/resourcePolicy:ResourcePolicy": ("name", "region", "workloadPolicy"),
-    "gcp:serviceaccount/account:Account": ("accountId",),
-    "gcp:projects/iAMMember:IAMMember": ("role", "member"),
-    "gcp:storage/bucketIAMMember:BucketIAMMember": ("bucket", "role", "member"),
-    "gcp:serviceaccount/iAMMember:IAMMember": ("serviceAccountId", "role", "member"),
-    "gcp:storage/bucket:Bucket": ("name", "location", "hierarchicalNamespace.enabled", "lifecycleRules"),
-    "gcp:compute/router:Router": ("name", "project", "region", "network"),
-    "gcp:compute/routerNat:RouterNat": ("name", "project", "region", "router", "natIpAllocateOption",
-                                        "sourceSubnetworkIpRangesToNat"),
-    "gcp:compute/firewall:Firewall": ("name", "project", "network", "sourceRanges", "targetServiceAccounts"),
-    "pulumi:providers:kubernetes": ("clusterIdentifier",),
+    tokens.GKE_CLUSTER: ("name", "location", "releaseChannel.channel", "deletionProtection", "datapathProvider",
+                         "workloadIdentityConfig.workloadPool"),
+    tokens.NODE_POOL: ("name", "nodeConfig.machineType", "nodeCount", "autoscaling", "nodeLocations",
+                       "placementPolicy", "nodeConfig.spot", "nodeConfig.flexStart", "nodeConfig.reservationAffinity",
+                       "queuedProvisioning.enabled"),
+    tokens.RESOURCE_POLICY: ("name", "region", "workloadPolicy"),
+    tokens.SERVICE_ACCOUNT: ("accountId",),
+    tokens.PROJECT_IAM_MEMBER: ("role", "member"),
+    tokens.BUCKET_IAM_MEMBER: ("bucket", "role", "member"),
+    tokens.SERVICE_ACCOUNT_IAM_MEMBER: ("serviceAccountId", "role", "member"),
+    tokens.BUCKET: ("name", "location", "hierarchicalNamespace.enabled", "lifecycleRules"),
+    tokens.ROUTER: ("name", "project", "region", "network"),
+    tokens.ROUTER_NAT: ("name", "project", "region", "router", "natIpAllocateOption",
+                        "sourceSubnetworkIpRangesToNat"),
+    tokens.FIREWALL: ("name", "project", "network", "sourceRanges", "targetServiceAccounts"),
+    tokens.KUBERNETES_PROVIDER: ("clusterIdentifier",),
 }
 K8S_KEY_INPUTS = ("metadata.namespace", "metadata.name")
-
-
-def lookup(data: Any, dotted: str) -> Any:
-    for part in dotted.split("."):
-        if not isinstance(data, dict) or part not in data:
-            return None
-        data = data[part]
-    return data
 
 
 def short(value: Any) -> str:
@@ -50,11 +43,12 @@ def short(value: Any) -> str:
 
 def key_inputs(resource: PlanResource) -> list[tuple[str, Any]]:
     paths = KEY_INPUTS.get(resource.type)
-    if paths is None and resource.type.startswith("kubernetes:"):
+    if paths is None and tokens.is_kubernetes_type(resource.type):
+        if resource.remote:  # a component (yaml/v2 ConfigFile): every input, each a top-level key
+            return [(key, resource.inputs[key]) for key in sorted(resource.inputs)
+                    if resource.inputs[key] is not None]
         paths = K8S_KEY_INPUTS
-        if resource.remote:
-            paths = tuple(sorted(resource.inputs))
-    pairs = [(p, lookup(resource.inputs, p)) for p in paths or ()]
+    pairs = [(p, value_at(resource.inputs, p)) for p in paths or ()]
     return [(p, v) for p, v in pairs if v is not None]
 
 

@@ -3,7 +3,7 @@
 The offline plan has no provider `Diff`, so this table stands in for it. pulumi-gcp is bridged
 from the Terraform google provider: an input marked ForceNew there replaces the resource here
 (the ForceNew fields of google_container_node_pool; pulumi/pulumi-gcp#412). Paths use Pulumi's property-path syntax
-(see paths.py); a pattern covers everything below it. A credentialed `pulumi preview --diff`
+(see property_paths.py); a pattern covers everything below it. A credentialed `pulumi preview --diff`
 (its `replaceReasons`) remains the source of truth; keep this table in step with the provider
 version pinned in pyproject.toml.
 
@@ -21,17 +21,13 @@ from __future__ import annotations
 from types import MappingProxyType
 from typing import Any, Mapping
 
+from .. import tokens
 from ..gke_rules import SERVER_FILLED_TPU_FIELDS, SERVER_FILLED_WORKLOAD_POLICY_FIELDS
+from ..property_paths import value_at
 
-NODE_POOL = "gcp:container/nodePool:NodePool"
-CLUSTER = "gcp:container/cluster:Cluster"
-RESOURCE_POLICY = "gcp:compute/resourcePolicy:ResourcePolicy"
-FIREWALL = "gcp:compute/firewall:Firewall"
-SERVICE_ACCOUNT = "gcp:serviceaccount/account:Account"
-K8S_PROVIDER = "pulumi:providers:kubernetes"
 ANY_INPUT = ("*",)
 
-# gcp:container/nodePool:NodePool — ForceNew in the provider (google_container_node_pool +
+# Node pools — ForceNew in the provider (google_container_node_pool +
 # its node_config schema). Updated in place, NOT listed: nodeCount, autoscaling, nodeLocations,
 # version, management, upgradeSettings, nodeConfig.{machineType, diskSizeGb, diskType}
 # (in place since magic-modules#9575, but GKE re-creates every node: see NODES_RECREATED),
@@ -59,7 +55,7 @@ _NODE_POOL_FORCE_NEW = (
     "nodeConfig.gvnic",
 )
 
-# gcp:container/cluster:Cluster — ForceNew in google_container_cluster (the ones a stack can reach).
+# GKE clusters — ForceNew in google_container_cluster (the ones a stack can reach).
 _CLUSTER_FORCE_NEW = (
     "name", "project", "location", "network", "subnetwork", "description",
     "clusterIpv4Cidr", "ipAllocationPolicy", "networkingMode", "defaultMaxPodsPerNode",
@@ -74,41 +70,41 @@ _K8S_IDENTITY = ("apiVersion", "kind", "metadata.name", "metadata.namespace")
 # Built-in kinds with fields pulumi-kubernetes replaces instead of patching (its provider's forceNew table,
 # pkg/provider/diff.go): the ones the serving objects and the LWS webhook gate use.
 _K8S_FORCE_NEW: Mapping[str, tuple[str, ...]] = MappingProxyType({
-    "kubernetes:apps/v1:Deployment": ("spec.selector",),
-    "kubernetes:batch/v1:Job": ("spec.selector", "spec.template"),
-    "kubernetes:core/v1:Service": ("spec.clusterIP", "spec.type"),
-    "kubernetes:rbac.authorization.k8s.io/v1:RoleBinding": ("roleRef",),
+    tokens.DEPLOYMENT: ("spec.selector",),
+    tokens.JOB: ("spec.selector", "spec.template"),
+    tokens.SERVICE: ("spec.clusterIP", "spec.type"),
+    tokens.ROLE_BINDING: ("roleRef",),
 })
 
 REPLACE_PATHS: Mapping[str, tuple[str, ...]] = MappingProxyType({
-    NODE_POOL: _NODE_POOL_FORCE_NEW,
-    CLUSTER: _CLUSTER_FORCE_NEW,
-    "gcp:serviceaccount/account:Account": ("accountId", "project"),
-    "gcp:projects/iAMMember:IAMMember": ("project", "role", "member", "condition"),
-    "gcp:serviceaccount/iAMMember:IAMMember": ("serviceAccountId", "role", "member", "condition"),
-    RESOURCE_POLICY: ANY_INPUT,  # resource policies are immutable
+    tokens.NODE_POOL: _NODE_POOL_FORCE_NEW,
+    tokens.GKE_CLUSTER: _CLUSTER_FORCE_NEW,
+    tokens.SERVICE_ACCOUNT: ("accountId", "project"),
+    tokens.PROJECT_IAM_MEMBER: ("project", "role", "member", "condition"),
+    tokens.SERVICE_ACCOUNT_IAM_MEMBER: ("serviceAccountId", "role", "member", "condition"),
+    tokens.RESOURCE_POLICY: ANY_INPUT,  # resource policies are immutable
     # google_compute_firewall: name, network, direction, project are ForceNew
-    FIREWALL: ("name", "project", "network", "direction"),
+    tokens.FIREWALL: ("name", "project", "network", "direction"),
     # Only a new clusterIdentifier replaces the provider (pulumi-kubernetes provider.py); without one
     # a new kubeconfig/context/cluster does too (provider replacement cascades: pulumi/pulumi#8991).
-    K8S_PROVIDER: ("clusterIdentifier",),
+    tokens.KUBERNETES_PROVIDER: ("clusterIdentifier",),
 })
 K8S_PROVIDER_WITHOUT_IDENTIFIER = ("kubeconfig", "context", "cluster")
 
 # In-place updates that still re-create every node of the pool (GKE rolls the nodes): on a TPU
 # slice that ends the running job just like a replacement does, so they are called out too.
 NODES_RECREATED: Mapping[str, tuple[str, ...]] = MappingProxyType({
-    NODE_POOL: ("nodeConfig.machineType", "nodeConfig.diskSizeGb", "nodeConfig.diskType", "nodeConfig.imageType",
+    tokens.NODE_POOL: ("nodeConfig.machineType", "nodeConfig.diskSizeGb", "nodeConfig.diskType", "nodeConfig.imageType",
                 "nodeConfig.bootDisk", "version"),
 })
 
 
 def replace_patterns(resource_type: str, new_inputs: Mapping) -> tuple[str, ...]:
     """The replace-forcing input patterns of a resource (empty when none are known)."""
-    if resource_type.startswith("kubernetes:") and "apiVersion" in new_inputs:  # an object, not a component
+    if tokens.is_kubernetes_type(resource_type) and "apiVersion" in new_inputs:  # an object, not a component
         return _K8S_IDENTITY + _K8S_FORCE_NEW.get(resource_type, ())
     patterns = REPLACE_PATHS.get(resource_type, ())
-    if resource_type == K8S_PROVIDER and not new_inputs.get("clusterIdentifier"):
+    if resource_type == tokens.KUBERNETES_PROVIDER and not new_inputs.get("clusterIdentifier"):
         patterns = patterns + K8S_PROVIDER_WITHOUT_IDENTIFIER
     return patterns
 
@@ -118,14 +114,15 @@ def replace_patterns(resource_type: str, new_inputs: Mapping) -> tuple[str, ...]
 # successor with the same name fails with 409 / AlreadyExists unless the resource is deleteBeforeReplace.
 # Changing one of the identity inputs gives the successor another name (or scope), so it can coexist.
 IDENTITY_INPUTS: Mapping[str, tuple[str, ...]] = MappingProxyType({
-    NODE_POOL: ("name", "namePrefix", "project", "location", "cluster"),
-    CLUSTER: ("name", "project", "location"),
-    RESOURCE_POLICY: ("name", "project", "region"),
-    FIREWALL: ("name", "project"),
-    SERVICE_ACCOUNT: ("accountId", "project"),
+    tokens.NODE_POOL: ("name", "namePrefix", "project", "location", "cluster"),
+    tokens.GKE_CLUSTER: ("name", "project", "location"),
+    tokens.RESOURCE_POLICY: ("name", "project", "region"),
+    tokens.FIREWALL: ("name", "project"),
+    tokens.SERVICE_ACCOUNT: ("accountId", "project"),
 })
 NAME_INPUT: Mapping[str, str] = MappingProxyType({
-    NODE_POOL: "name", CLUSTER: "name", RESOURCE_POLICY: "name", FIREWALL: "name", SERVICE_ACCOUNT: "accountId",
+    tokens.NODE_POOL: "name", tokens.GKE_CLUSTER: "name", tokens.RESOURCE_POLICY: "name", tokens.FIREWALL: "name",
+    tokens.SERVICE_ACCOUNT: "accountId",
 })
 
 # Force-new node-pool fields GKE fills in on TPU slices (the rulebook's list; the pools ignore them).
@@ -133,17 +130,16 @@ SERVER_FILLED_NODE_POOL_FIELDS = (*SERVER_FILLED_TPU_FIELDS, *SERVER_FILLED_WORK
 
 
 def is_k8s_object(resource: Mapping[str, Any]) -> bool:
-    return resource["type"].startswith("kubernetes:") and "apiVersion" in (resource.get("inputs") or {})
+    return tokens.is_kubernetes_type(resource["type"]) and "apiVersion" in (resource.get("inputs") or {})
 
 
 def fixed_name(resource: Mapping[str, Any]) -> str | None:
     """The fixed physical name of a resource, or None (computed, auto-named, or a type without one)."""
-    inputs = resource.get("inputs") or {}
     if is_k8s_object(resource):
-        name = (inputs.get("metadata") or {}).get("name")
+        name = value_at(resource, "inputs.metadata.name")
     else:
         key = NAME_INPUT.get(resource["type"])
-        name = inputs.get(key) if key else None
+        name = value_at(resource, ("inputs", key)) if key else None
     return name if isinstance(name, str) and name and not name.startswith("<") else None
 
 

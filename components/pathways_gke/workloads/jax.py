@@ -24,10 +24,9 @@ from ..naming import RUNTIME_LABEL, WORKLOAD_LABEL, workload_secret_name
 from ..config.deferrable import WORKLOAD_FIELDS
 from ..deferred import Deferred, defer_workload_outputs
 from ..protection import protect_child
+from ..tokens import JAX_WORKLOAD
 from .jax_inputs import jax_inputs_from_stack, validate_jax_inputs
 from .jax_jobset import build_jax_jobset, coordinator_address, jax_layout
-
-TOKEN = "pathways-gke:index:JaxWorkload"
 
 
 class JaxProcess(TypedDict):
@@ -146,7 +145,7 @@ class JaxWorkload(pulumi.ComponentResource):
             deferred.validate_with(spec, lambda known: validate_jax_inputs(known, args["target"],
                                                                            tuple(sorted(secrets))))
             opts = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(transformations=[deferred.transformation]))
-        super().__init__(TOKEN, name, {}, opts)
+        super().__init__(JAX_WORKLOAD, name, {}, opts)
         manifest_secret = workload_secret_name(workload.name) if workload.secret_env else None
         # children do not inherit the component's depends_on / replace_with: pass them on
         depends_on = _as_list(opts.depends_on if opts else None)

@@ -37,6 +37,7 @@ from ..naming import (
     COORDINATOR_KEY,
     EXCLUSIVE_TOPOLOGY_ANNOTATION,
     JOB_INDEX_KEY,
+    JOBSET_API_VERSION,
     JOBSET_NAME_KEY,
     NODE_POOL_LABEL,
     PLACEMENT_POLICY_LABEL,
@@ -55,7 +56,6 @@ from .pathways_jobset import image_pull_policy
 from ..config.target import WorkloadTarget
 from .wrapper import wrap_command
 
-API_VERSION = "jobset.x-k8s.io/v1alpha2"
 REPLICATED_JOB = "workers"
 CONTAINER = "jax"
 
@@ -241,7 +241,7 @@ def build_jax_jobset(workload: JaxWorkloadConfig, target: WorkloadTarget, *,
     if target.queue_name:
         metadata["labels"] = dict(sorted({**labels, QUEUE_NAME_LABEL: target.queue_name}.items()))
     return {
-        "apiVersion": API_VERSION,
+        "apiVersion": JOBSET_API_VERSION,
         "kind": "JobSet",
         "metadata": metadata,
         "spec": {

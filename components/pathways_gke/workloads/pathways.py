@@ -30,10 +30,9 @@ from ..config.target import target_for
 from ..config.workloads import PathwaysWorkloadConfig, cluster_wired_problems, without_cluster_wired
 from ..errors import ConfigError, Problem
 from ..protection import protect_child
+from ..tokens import PATHWAYS_WORKLOAD
 from .pathways_jobset import build_pathways_jobset
 from .placement import placement_problems, target_from_placement
-
-TOKEN = "pathways-gke:index:PathwaysWorkload"
 
 
 class PathwaysWorkloadArgs(TypedDict):
@@ -89,7 +88,7 @@ class PathwaysWorkload(pulumi.ComponentResource):
 
     def __init__(self, name: str, args: PathwaysWorkloadArgs, opts: Optional[pulumi.ResourceOptions] = None):
         if opts is not None and opts.urn:  # rehydration
-            super().__init__(TOKEN, name, None, opts)
+            super().__init__(PATHWAYS_WORKLOAD, name, None, opts)
             return
         given: dict[str, Any] = dict(args or {})
         deferred = Deferred(WORKLOAD_FIELDS)
@@ -101,7 +100,7 @@ class PathwaysWorkload(pulumi.ComponentResource):
         if deferred:  # image / env / ... Outputs: validated when known, swapped into the children's inputs
             deferred.validate_with(given, validate_args)
             own = pulumi.ResourceOptions.merge(own, pulumi.ResourceOptions(transformations=[deferred.transformation]))
-        super().__init__(TOKEN, name, None, own)
+        super().__init__(PATHWAYS_WORKLOAD, name, None, own)
 
         ns = jobset["metadata"]["namespace"]
         extra_deps = list(_as_list(opts.depends_on) if opts else [])

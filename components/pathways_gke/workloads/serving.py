@@ -27,8 +27,7 @@ from .pathways import _as_list, pathways_args_from_stack, secret_values_from_arg
 from .placement import placement_problems, target_from_placement
 from .serving_lws import ServingObjects, access_facts, serving_objects
 from ..config.target import WorkloadTarget
-
-TOKEN = "pathways-gke:index:PathwaysServing"
+from ..tokens import PATHWAYS_SERVING
 
 
 class PathwaysServingArgs(TypedDict):
@@ -87,13 +86,13 @@ class PathwaysServing(pulumi.ComponentResource):
 
     def __init__(self, name: str, args: PathwaysServingArgs, opts: Optional[pulumi.ResourceOptions] = None):
         if opts is not None and opts.urn:  # rehydration
-            super().__init__(TOKEN, name, None, opts)
+            super().__init__(PATHWAYS_SERVING, name, None, opts)
             return
         workload, objects, secret_values, lws_version = validate_args(dict(args or {}))
         own = copy.copy(opts) if opts is not None else None
         if own is not None:
             own.replace_with = None  # StatefulSets reschedule on a replaced pool: nothing here is replaced with it
-        super().__init__(TOKEN, name, None, own)
+        super().__init__(PATHWAYS_SERVING, name, None, own)
         extra_deps = list(_as_list(opts.depends_on) if opts else [])
         ns = objects.lws["metadata"]["namespace"]
 

@@ -2,12 +2,16 @@
 `pulumi preview --diff` use: `nodeConfig.machineType`, `spec.replicatedJobs[1].replicas`,
 `metadata.labels["pathways-gke/tpu-group"]`, `*` / `[*]` as wildcards in patterns.
 
-Pure: no Pulumi import.
+`value_at` is the one walker that reads a nested value out of resource inputs, plan resources and Kubernetes
+objects: the plan, the diff, the policies and the builders read values the same way (a missing key, a short
+list or a value of the wrong shape gives the default, never an exception). It sits with the facts so every
+layer can use it. Pure: no Pulumi import.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Any, Iterator, Sequence, Union
 
 Part = Union[str, int]
@@ -86,12 +90,25 @@ def changed_paths(old: Any, new: Any, prefix: tuple[Part, ...] = ()) -> Iterator
             yield (WILDCARD,)
 
 
-def lookup(value: Any, parts: Sequence[Part], default: Any = None) -> Any:
+def value_at(value: Any, path: Union[str, Sequence[Part]], default: Any = None) -> Any:
+    """The value at `path` inside `value`, or `default` when it is not there.
+
+    `path` is a property path (`spec.template.spec.containers`, `metadata.labels["pathways-gke/tpu-group"]`)
+    or its parts (`("metadata", "labels", "pathways-gke/tpu-group")`, for keys held in constants). Mappings are
+    read by key, lists by index; `*` is a key like any other here (a lookup names one value).
+    """
+    parts = parse_path(path) if isinstance(path, str) else path
     for part in parts:
-        if isinstance(part, int) and isinstance(value, list) and part < len(value):
+        if isinstance(value, Mapping):
+            if part not in value:
+                return default
             value = value[part]
-        elif isinstance(part, str) and isinstance(value, dict) and part in value:
+        elif isinstance(part, int) and _is_list(value) and 0 <= part < len(value):
             value = value[part]
         else:
             return default
     return value
+
+
+def _is_list(value: Any) -> bool:
+    return isinstance(value, Sequence) and not isinstance(value, (str, bytes))
