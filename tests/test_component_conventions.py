@@ -86,6 +86,16 @@ def test_a_workload_is_never_replaced_itself_and_passes_its_options_on(kind):
     assert all(r.options.get("replaceWith") in (None, [], [pool]) for r in children)
 
 
+@pytest.mark.parametrize("kind", sorted(WORKLOADS))
+def test_a_protected_workload_protects_none_of_its_children(kind):
+    """protect is decided per child kind (protection.py), never inherited: a protected LWS could not roll."""
+    component, args = WORKLOADS[kind]
+    plan = run_program(lambda: component("w", args, pulumi.ResourceOptions(protect=True)), stack="dev",
+                       project="ml", config={}, secret_keys=[])
+    children = [r for r in plan.resources if r.parent == plan.named("w").urn]
+    assert children and [r.name for r in children if r.options["protect"]] == []
+
+
 def bad_dev_config() -> dict:
     config = read_stack_file(ROOT / "stacks" / "Pulumi.dev.yaml")
     config["pathways-gke:tpuPools"][0]["topology"] = "3x3"

@@ -23,6 +23,7 @@ from ..config.pathways_checks import pathways_workload_problems
 from ..config.serving_checks import MUTABLE_SIZE_SINCE, serving_workload_problems, version_key
 from ..config.workloads import WorkloadConfig, runtime_field_problems
 from ..errors import ConfigError, Problem
+from ..protection import protect_child
 from .pathways import pathways_args_from_stack, secret_values_from_args, workload_from_args
 from .placement import placement_problems, target_from_placement
 from .serving_lws import ServingObjects, access_facts, serving_objects
@@ -104,14 +105,14 @@ class PathwaysServing(pulumi.ComponentResource):
                     labels={naming.WORKLOAD_LABEL: workload.name}),
                 type="Opaque",
                 string_data={env: pulumi.Output.secret(value) for env, value in sorted(secret_values.items())},
-                opts=inherited.child(self),
+                opts=inherited.child(self, protect=protect_child("workload-secret", False)),
             )
         lws = objects.lws
         self.lws = k8s.apiextensions.CustomResource(
             f"{name}-lws",
             api_version=lws["apiVersion"], kind=lws["kind"], metadata=lws["metadata"], spec=lws["spec"],
             # everything else rolls group by group; these the LWS webhook refuses to change in place
-            opts=inherited.child(self, after=[secret] if secret else [],
+            opts=inherited.child(self, after=[secret] if secret else [], protect=protect_child("serving", False),
                                  replace_on_changes=immutable_paths(lws, lws_version) or None,
                                  delete_before_replace=True),  # fixed name
         )
@@ -122,15 +123,16 @@ class PathwaysServing(pulumi.ComponentResource):
             # a new spec.type (ClusterIP <-> internal LoadBalancer) replaces the Service; its name is fixed
             self.service = k8s.core.v1.Service(
                 f"{name}-svc", metadata=svc["metadata"], spec=svc["spec"],
-                opts=inherited.child(self, delete_before_replace=True))
+                opts=inherited.child(self, protect=protect_child("serving", False), delete_before_replace=True))
         self.clients = {}
         for client, (deployment, svc) in objects.clients.items():
             proxy = k8s.apps.v1.Deployment(
                 f"{name}-proxy-{client}", metadata=deployment["metadata"], spec=deployment["spec"],
-                opts=inherited.child(self, after=[self.lws], delete_before_replace=True))
+                opts=inherited.child(self, after=[self.lws], protect=protect_child("serving", False),
+                                     delete_before_replace=True))
             service = k8s.core.v1.Service(
                 f"{name}-proxy-{client}-svc", metadata=svc["metadata"], spec=svc["spec"],
-                opts=inherited.child(self, delete_before_replace=True))
+                opts=inherited.child(self, protect=protect_child("serving", False), delete_before_replace=True))
             self.clients[client] = (proxy, service)
 
         facts = access_facts(workload, ns)
