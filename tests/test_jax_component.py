@@ -8,7 +8,6 @@ from pulumi.runtime import mocks as pmocks
 from pulumi.runtime import rpc, settings
 
 from pathways_gke.config.stack import parse_stack
-from pathways_gke.errors import ConfigError
 from pathways_gke.tokens import JAX_WORKLOAD
 from pathways_gke.workloads.jax import JaxWorkload, jax_args_from_stack
 from pathways_gke.workloads.jax_jobset import build_jax_jobset
@@ -134,11 +133,12 @@ def test_cross_language_inputs_are_validated_with_paths_before_anything_is_regis
         "target": {"namespace": "default", "cpu_pool": "cpu-np", "tpu_type": "v5p", "topology": "3x3x3",
                    "slices": 2.0, "tpu_group": "main"},
     }
-    with pytest.raises(ConfigError) as caught:
+    with pytest.raises(pulumi.InputPropertiesError) as caught:
         JaxWorkload("bad", args)
     paths = set(caught.value.paths)
     assert {"workload.colour", "workload.name", "workload.image", "workload.jax.processes",
             "target.topology"} <= paths
+    assert {e["property_path"] for e in caught.value.errors} == paths  # one per input property, no other
     assert monitor.requests == {}  # not even the component
 
 

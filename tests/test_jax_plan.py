@@ -42,6 +42,7 @@ def test_each_jobset_is_replaced_with_the_pools_it_runs_on_and_uses_the_cluster_
     assert set(cpu_job.options["replaceWith"]) == {by_name["jax-dev-cpu"].urn}
     for job in (tpu_job, cpu_job):
         assert job.parent == by_name[job.name[:-len("-jobset")]].urn
+        assert not by_name[job.name[:-len("-jobset")]].options.get("replaceWith")  # only the JobSet carries it
         assert job.options["provider"].startswith(provider)
         assert job.options["replaceOnChanges"] == ["spec"] and job.options["deleteBeforeReplace"]
         assert job.type == "kubernetes:jobset.x-k8s.io/v1alpha2:JobSet"

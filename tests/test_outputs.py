@@ -104,10 +104,11 @@ def test_an_invalid_output_value_fails_when_known_naming_the_path_without_echoin
     ("workloads[0].serviceAccount", lambda a: a["workloads"][0].update(service_account=known("trainer"))),
 ])
 def test_graph_shaping_values_must_be_plain_and_the_error_says_why(path, edit):
-    with pytest.raises(ConfigError) as caught:
+    with pytest.raises(pulumi.InputPropertiesError) as caught:  # refused by the component, before registering
         plan_with(edit)
     (problem,) = caught.value.problems
     assert problem.path == path and "shapes the resource graph" in problem.message
+    assert [e["property_path"] for e in caught.value.errors] == [path]
     assert "cluster.network" in problem.message  # and says which fields do accept Outputs
 
 
@@ -173,5 +174,5 @@ def test_a_workload_output_where_the_jobset_shape_is_decided_is_refused():
     wire = workload_wire_inputs()
     args = {"workload": {**wire["workload"], "name": known("train")}, "tpu_type": "v6e", "tpu_topology": "4x4",
             "slices": 2}
-    with pytest.raises(ConfigError, match="workload.name: must be a plain value"):
+    with pytest.raises(pulumi.InputPropertiesError, match="workload.name: must be a plain value"):
         run_program(lambda: PathwaysWorkload("train", args), stack="dev", project="ml", config={}, secret_keys=[])

@@ -8,6 +8,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 import pytest
 
+from pathways_gke.component import property_path
 from pathways_gke.config import load_stack_file
 from pathways_gke.errors import ConfigError
 from pathways_gke.workloads.pathways import PathwaysWorkload, pathways_args_from_stack
@@ -108,18 +109,21 @@ def test_standalone_provider_depends_on_and_replace_with_reach_the_jobset():
     ({**ARGS, "cpu_machine_type": "n2-standard-16"}, "workload.resources"),
     ({**ARGS, "bogus": 1}, "bogus"),
 ])
-def test_bad_args_raise_a_config_error_naming_the_path_and_register_nothing(args, path):
+def test_bad_args_raise_an_input_properties_error_naming_the_path_and_register_nothing(args, path):
     registered = []
 
     def program():
         try:
             PathwaysWorkload("train", args)
-        except ConfigError as exc:
+        except pulumi.InputPropertiesError as exc:
             registered.append(exc)
         return {}
     run = run_program(program)
     assert run.monitor.registered == []
-    assert path in registered[0].paths, registered[0].render()
+    error = registered[0]
+    assert path in error.paths, error.render()
+    assert property_path(path) in {e["property_path"] for e in error.errors}  # the input property, camelCase
+    assert error.message == ConfigError(error.problems).render()  # the text the CLI prints
 
 
 def test_shorthand_type_and_float_ints_are_accepted():

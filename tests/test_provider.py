@@ -292,14 +292,15 @@ def test_serving_construct_renders_the_leaderworkerset_with_floats_coerced(schem
 
 
 def test_serving_construct_refuses_bad_args_naming_them():
-    from pulumi.errors import RunError  # noqa: F401 - the construct surfaces ConfigError
+    import pulumi
 
     inputs = serving_wire_inputs()
     inputs["lwsVersion"] = "v0.4.0"
     inputs["workload"]["serving"]["port"] = 29001.0
-    with pytest.raises(Exception) as caught:
+    with pytest.raises(pulumi.InputPropertiesError) as caught:
         construct_plan(SERVING, "chat", inputs, stack="dev", project="ml")
-    text = str(caught.value)
+    assert {e["property_path"] for e in caught.value.errors} == {"lwsVersion", "workload.serving.port"}
+    text = str(caught.value)  # the text a Python program and the CLI show (the args' Python names)
     assert "lws_version" in text and "workload.serving.port" in text
 
 

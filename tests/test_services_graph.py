@@ -157,7 +157,8 @@ def _standalone(env: str):
         cpu = gcp.container.NodePool("cpu", cluster="c", node_count=1)
         tpu = gcp.container.NodePool("tpu-0", cluster="c", node_count=1)
         provider = k8s.Provider("k8s", kubeconfig="{}")
-        services = ClusterServices("svc", stack(env), cpu, pulumi.ResourceOptions(providers={"kubernetes": provider}))
+        services = ClusterServices("svc", {"stack": stack(env), "cpu_pool": cpu},
+                                   pulumi.ResourceOptions(providers={"kubernetes": provider}))
         seen["services"] = services
         k8s.apiextensions.CustomResource(
             "workload", api_version="jobset.x-k8s.io/v1alpha2", kind="JobSet",

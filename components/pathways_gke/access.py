@@ -5,7 +5,7 @@ Cloud Router + NAT for private nodes. A thin shell over workloads/identity.py an
 Every resource here is a child of the PathwaysCluster (names in docs/components.md).
 """
 
-from typing import Any, Callable, Optional
+from typing import Any, Callable, NotRequired, Optional, TypedDict
 
 import pulumi
 import pulumi_gcp as gcp
@@ -38,14 +38,36 @@ def egress(parent: pulumi.Resource, name: str, stack: StackConfig, protected: bo
     return out
 
 
-class Access:
-    """The service accounts, buckets and grants of one cluster's workloads (resources are the cluster's children)."""
+class AccessArgs(TypedDict):
+    """Inputs of a cluster's Access (values of its validated stack and resources it already created)."""
 
-    def __init__(self, parent: pulumi.Resource, name: str, stack: StackConfig, *, cluster: Optional[pulumi.Resource],
-                 node_service_account: Optional[pulumi.Resource], kubernetes: pulumi.ProviderResource,
-                 namespace_ready: list, protected: bool = False,
-                 resolve: Callable[[Any], Any] = lambda value: value):
-        """`resolve`: swaps the stand-ins of config values that are still Outputs for them (deferred.py)."""
+    stack: StackConfig
+    """The cluster's validated stack."""
+    cluster: Optional[pulumi.Resource]
+    """The GKE cluster when the stack creates it (the workload pool exists once it has Workload Identity)."""
+    node_service_account: Optional[pulumi.Resource]
+    """The nodes' service account when the stack creates it (grants to it wait for it)."""
+    kubernetes: pulumi.ProviderResource
+    """The cluster's Kubernetes provider (the service accounts are Kubernetes objects, the rest GCP resources)."""
+    namespace_ready: list
+    """What the workloads' namespace is ready after; the Kubernetes service accounts wait for it."""
+    protected: NotRequired[bool]
+    """Whether the infrastructure is protected (buckets follow it; protection.py)."""
+    resolve: NotRequired[Callable[[Any], Any]]
+    """Swaps the stand-ins of config values that are still Outputs for them (deferred.py)."""
+
+
+class Access:
+    """The service accounts, buckets and grants of one cluster's workloads.
+
+    Not a ComponentResource: its resources are children of `opts.parent` (the PathwaysCluster), whose URNs are
+    public API. Built like the components, `(name, args, opts)`."""
+
+    def __init__(self, name: str, args: AccessArgs, opts: pulumi.ResourceOptions):
+        parent = opts.parent
+        stack, cluster, node_service_account = args["stack"], args["cluster"], args["node_service_account"]
+        kubernetes, namespace_ready = args["kubernetes"], args["namespace_ready"]
+        protected, resolve = args.get("protected", False), args.get("resolve", lambda value: value)
         self.report = identities_report(stack)
         self.actions = [*manual_grants(stack), *egress_notes(stack)]
         for action in self.actions:
@@ -87,14 +109,14 @@ class Access:
             deps = [d for d in (self.buckets.get(grant.bucket or ""),
                                 node_service_account if grant.identity.kind == "node" else None,
                                 cluster if grant.identity.kind == "workload-identity" else None) if d is not None]
-            opts = pulumi.ResourceOptions(parent=parent, depends_on=deps or None,
-                                          protect=protect_child("grant", protected))
+            grant_opts = pulumi.ResourceOptions(parent=parent, depends_on=deps or None,
+                                                protect=protect_child("grant", protected))
             if grant.bucket:
                 self.grants.append(gcp.storage.BucketIAMMember(
-                    grant.resource_name(name), bucket=grant.bucket, role=grant.role, member=member, opts=opts))
+                    grant.resource_name(name), bucket=grant.bucket, role=grant.role, member=member, opts=grant_opts))
             else:
                 self.grants.append(gcp.projects.IAMMember(
-                    grant.resource_name(name), project=grant.project, role=grant.role, member=member, opts=opts))
+                    grant.resource_name(name), project=grant.project, role=grant.role, member=member, opts=grant_opts))
 
     @property
     def before_workloads(self) -> list[pulumi.Resource]:

@@ -5,7 +5,8 @@ this module only turns them into resources with parents, dependencies and option
 """
 
 import operator
-from typing import Any, Mapping, Optional
+from dataclasses import dataclass
+from typing import Any, Mapping, NotRequired, Optional, TypedDict
 
 import pulumi
 import pulumi_gcp as gcp
@@ -13,6 +14,7 @@ import pulumi_kubernetes as k8s
 
 from .access import Access, egress, fixed_name
 from .args import PathwaysClusterArgs, TpuPoolFacts, stack_input
+from .component import checking_args, rehydrated, split_options
 from .config.stack import StackConfig, parse_stack
 from .config.tpu import TpuPoolConfig
 from .config.workloads import JaxWorkloadConfig, PathwaysWorkloadConfig
@@ -55,19 +57,48 @@ def infrastructure_protected(stack: StackConfig, opts: Optional[pulumi.ResourceO
     return bool(opts is not None and opts.protect) or stack.cluster.protect
 
 
+@dataclass(frozen=True)
+class ValidatedStack:
+    """PathwaysCluster args a program has already validated (config/stack.py reads the stack file as the CLI
+    does), with the secret values (the names are the stack's, so a whole-map Output is fine)."""
+
+    stack: StackConfig
+    secrets: Optional[pulumi.Input[Mapping[str, pulumi.Input[str]]]] = None
+
+
+class TpuSliceGroupArgs(TypedDict):
+    """Inputs of a TpuSliceGroup (a PathwaysCluster child: values of its validated stack)."""
+
+    stack: StackConfig
+    """The cluster's validated stack."""
+    pool: TpuPoolConfig
+    """The TPU pool group."""
+    cluster: Any
+    """The GKE cluster its node pools join (its name, or an Output of it)."""
+    service_account: Any
+    """The nodes' service account email (None: the Compute Engine default)."""
+    grants: NotRequired[list]
+    """The node service account's role grants; the slices wait for them (image pulls and log writes fail until
+    they propagate)."""
+    protected: NotRequired[bool]
+    """Whether the infrastructure is protected (default: cluster.protect); `pool.protect` overrides it for this
+    group's node pools."""
+
+
 class TpuSliceGroup(pulumi.ComponentResource):
     """One TPU pool group: a NodePool per slice (+ the tpu7x workload policy they share)."""
 
     node_pools: list
     shape: Any
 
-    def __init__(self, name: str, stack: StackConfig, pool: TpuPoolConfig, cluster: Any, service_account: Any,
-                 opts: Optional[pulumi.ResourceOptions] = None, grants: Optional[list] = None,
-                 protected: Optional[bool] = None):
-        """`grants`: the node service account's role grants; the slices wait for them (image pulls and log
-        writes fail until they propagate). `protected`: whether the infrastructure is protected (default:
-        cluster.protect); `pool.protect` overrides it for this group's node pools."""
-        super().__init__(TPU_SLICE_GROUP, name, None, opts)
+    def __init__(self, name: str, args: TpuSliceGroupArgs, opts: Optional[pulumi.ResourceOptions] = None):
+        if rehydrated(self, TPU_SLICE_GROUP, name, opts):
+            return
+        stack, pool, grants = args["stack"], args["pool"], args.get("grants") or []
+        # its children take nothing of its opts: they register after it, so after its depends_on
+        own, _ = split_options(opts)
+        super().__init__(TPU_SLICE_GROUP, name, None, own)
+        protected = args.get("protected")
         protected = stack.cluster.protect if protected is None else protected
         pools_protected = protected if pool.protect is None else pool.protect
         self.config = pool
@@ -86,8 +117,8 @@ class TpuSliceGroup(pulumi.ComponentResource):
         component = name.rsplit(f"-{pool.name}", 1)[0]
         self.node_pools = [
             node_pool(spec, self, depends_on=grants or None, protect=protect_child("node-pool", pools_protected))
-            for spec in tpu_pool_specs(stack, pool, component=component, cluster=cluster,
-                                       service_account=service_account, policy_name=policy_name)
+            for spec in tpu_pool_specs(stack, pool, component=component, cluster=args["cluster"],
+                                       service_account=args["service_account"], policy_name=policy_name)
         ]
         self.node_pool_names = [pool.node_pool_name(stack.cluster.name, i) for i in range(pool.slices)]
         self.register_outputs({
@@ -137,26 +168,32 @@ class PathwaysCluster(pulumi.ComponentResource):
     client_targets: Optional[pulumi.Output[dict[str, dict[str, str]]]]
     """Per service-mode workload, each client's JAX_BACKEND_TARGET (its own proxy's Service)."""
 
-    def __init__(self, name: str, args: PathwaysClusterArgs,
-                 opts: Optional[pulumi.ResourceOptions] = None,
-                 secrets: Optional[pulumi.Input[Mapping[str, pulumi.Input[str]]]] = None):
-        """`args`: PathwaysClusterArgs (snake_case or camelCase keys), or an already validated StackConfig
-        (then `secrets` carries the secret values; otherwise they are args["secrets"])."""
+    def __init__(self, name: str, args: PathwaysClusterArgs, opts: Optional[pulumi.ResourceOptions] = None):
+        """`args`: PathwaysClusterArgs (snake_case or camelCase keys), or a stack the program already validated
+        (`ValidatedStack`, or a bare StackConfig when no workload has secretEnv)."""
+        if rehydrated(self, PATHWAYS_CLUSTER, name, opts):
+            return
         # validate everything before the first registration: a bad config registers nothing
         deferred = Deferred()
-        if isinstance(args, StackConfig):
+        secrets: Optional[pulumi.Input[Mapping[str, pulumi.Input[str]]]] = None
+        if isinstance(args, ValidatedStack):
+            stack, secrets = args.stack, args.secrets
+        elif isinstance(args, StackConfig):
             stack = args
         else:
-            config = stack_input(args, deferred)
-            stack = parse_stack(config)
-            secrets = args.get("secrets", secrets)
+            with checking_args():
+                config = stack_input(args, deferred)
+                stack = parse_stack(config)
+            secrets = args.get("secrets")
         if deferred:
             # Outputs (network, images, labels, ...) were validated as stand-ins; each is validated with the
-            # same models once known, and swapped into every child's inputs by this transformation
+            # same models once known, and swapped into every child's inputs by the transformation on `own`
             deferred.validate_with(config, parse_stack)
-            opts = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(transformations=[deferred.transformation]))
         self.deferred = deferred
-        super().__init__(PATHWAYS_CLUSTER, name, None, opts)
+        # its children take nothing of its opts: they register after it, so after its depends_on; a replaced
+        # pool replaces only the JobSets on it (`_workloads`)
+        own, _ = split_options(opts, deferred)
+        super().__init__(PATHWAYS_CLUSTER, name, None, own)
         self.stack = stack
         self.secrets = secrets
         # every child sets protect from one table (protection.py); inheriting the component's would
@@ -208,9 +245,10 @@ class PathwaysCluster(pulumi.ComponentResource):
                 f"/nodePools/{stack.cpu_pool.name}",
                 opts=pulumi.ResourceOptions(parent=self, protect=protect_child("adopted", protected)))
         self.tpu_groups = {
-            pool.name: TpuSliceGroup(f"{name}-{pool.name}", stack, pool, cluster_ref, service_account,
-                                     pulumi.ResourceOptions(parent=self, protect=component), grants=grants,
-                                     protected=protected)
+            pool.name: TpuSliceGroup(f"{name}-{pool.name}",
+                                     {"stack": stack, "pool": pool, "cluster": cluster_ref,
+                                      "service_account": service_account, "grants": grants, "protected": protected},
+                                     pulumi.ResourceOptions(parent=self, protect=component))
             for pool in stack.tpu_pools
         }
 
@@ -223,15 +261,18 @@ class PathwaysCluster(pulumi.ComponentResource):
         # Depends on the CPU pool only (never a TPU pool); workloads depend_on self.services.ready.
         self.install_provider = self._install_provider(name, stack, opts)
         self.services = ClusterServices(
-            f"{name}-services", stack, self.cpu_pool,
+            f"{name}-services",
+            {"stack": stack, "cpu_pool": self.cpu_pool, "install_provider": self.install_provider,
+             "protected": protected},
             pulumi.ResourceOptions(parent=self, protect=component, providers={"kubernetes": self.kubernetes_provider},
-                                   depends_on=list(self.egress) or None),
-            install_provider=self.install_provider, protected=protected)
+                                   depends_on=list(self.egress) or None))
         # who each pod is to GCP, and the service accounts, buckets and grants that makes necessary
-        self.access = Access(self, name, stack, cluster=self.cluster if stack.cluster.create else None,
-                             node_service_account=getattr(self, "node_service_account", None),
-                             kubernetes=self.kubernetes_provider, namespace_ready=list(self.services.ready),
-                             protected=protected, resolve=deferred.resolve)
+        self.access = Access(name, {"stack": stack, "cluster": self.cluster if stack.cluster.create else None,
+                                    "node_service_account": getattr(self, "node_service_account", None),
+                                    "kubernetes": self.kubernetes_provider,
+                                    "namespace_ready": list(self.services.ready), "protected": protected,
+                                    "resolve": deferred.resolve},
+                             pulumi.ResourceOptions(parent=self))
         # one workload component per stack.workloads entry
         self.workloads = self._workloads(name, stack, secrets)
         # optional alert policies: GCP resources with server-assigned names (replaceable, deleted on destroy)

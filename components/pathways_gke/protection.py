@@ -44,6 +44,7 @@ CHILD_PROTECTION: dict[str, str] = {
     "readiness": REPLACEABLE,  # the readiness ConfigMap
     "workload": REPLACEABLE,  # PathwaysWorkload / JaxWorkload components
     "jobset": REPLACEABLE,  # spec immutable: replaced on change
+    "serving": REPLACEABLE,  # a PathwaysServing's LeaderWorkerSet, Services and client proxies: rolled or replaced
     "workload-secret": REPLACEABLE,  # replaced with its JobSet
     "component": REPLACEABLE,  # grouping components (TpuSliceGroup, ClusterServices)
 }

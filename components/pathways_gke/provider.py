@@ -12,16 +12,14 @@ writes or checks the committed snapshot.
 """
 
 import json
-import re
 import sys
 from typing import Any, Optional
 
 import pulumi
-from pulumi.errors import InputPropertyErrorDetails
 
 from . import __version__
-from .args import camel
 from .cluster import PathwaysCluster
+from .component import input_properties_error
 from .errors import ConfigError
 from .tokens import PACKAGE, component_token
 from .workloads.jax import JaxWorkload
@@ -30,23 +28,6 @@ from .workloads.serving import PathwaysServing
 
 COMPONENTS: list[type[pulumi.ComponentResource]] = [PathwaysCluster, PathwaysWorkload, JaxWorkload, PathwaysServing]
 """The components other languages can use (the order is the schema's)."""
-
-
-def _camel_match(match: re.Match[str]) -> str:
-    return camel(match.group(0))
-
-
-def input_properties_error(error: ConfigError) -> pulumi.InputPropertiesError:
-    """A ConfigError as the per-property error TypeScript/Go/YAML programs show (`InputPropertiesError`).
-
-    Paths are the component's input property names (camelCase), e.g. `tpuPools[0].topology`."""
-    errors: list[InputPropertyErrorDetails] = []
-    for problem in error.problems:
-        path = ".".join(re.sub(r"^[a-z0-9_]+", _camel_match, part)
-                        for part in problem.path.replace("gcp:project", "project").split("."))
-        reason = str(problem)[len(problem.path) + 2:]  # "<value> <message>", as the stack-file error shows it
-        errors.append({"property_path": path, "reason": reason})
-    return pulumi.InputPropertiesError(error.render(), errors)
 
 
 SECRET_OUTPUTS = {"PathwaysCluster": ("kubeconfig",)}
@@ -63,7 +44,8 @@ def mark_secret_outputs(schema: dict[str, Any]) -> dict[str, Any]:
 
 def component_provider(version: Optional[str] = None) -> Any:
     """The SDK's ComponentProvider for our components (the analyzer and construct logic the host runs), with
-    invalid inputs reported per property (`InputPropertiesError`) instead of as one exception text."""
+    invalid inputs reported per property: the SDK wraps whatever a constructor raises, so the component's
+    `InputPropertiesError` (component.py) is unwrapped for the gRPC server to answer INVALID_ARGUMENT."""
     from pulumi.provider.experimental.component import ComponentProvider
     from pulumi.provider.server import ComponentInitError
 
@@ -78,7 +60,7 @@ def component_provider(version: Optional[str] = None) -> Any:
                 return super().construct(name, resource_type, inputs, options)
             except ComponentInitError as exc:
                 inner = getattr(exc, "inner", None)
-                if isinstance(inner, ConfigError):
+                if isinstance(inner, ConfigError):  # a component's InvalidArgsError (component.py)
                     raise input_properties_error(inner) from None
                 raise
 

@@ -15,7 +15,7 @@ install never waits for, or is replaced with, a slice.
 """
 
 import re
-from typing import Any, Callable, Optional
+from typing import Any, Callable, NotRequired, Optional, TypedDict
 
 import pulumi
 import pulumi_kubernetes as k8s
@@ -25,6 +25,7 @@ from .addons.install import (InstallSource, install_resource_name, is_protected_
                              pin_to_node_pool, resource_prefix, with_force_apply)
 from .addons.lws import GATE_DEADLINE_SECONDS
 from .addons.sizing import ControllerResources, size_controller
+from .component import rehydrated, split_options
 from .config.stack import StackConfig
 from .protection import protect_child
 from .tokens import CLUSTER_SERVICES
@@ -109,6 +110,21 @@ def install_transforms(spec: ServicesSpec, addon: Optional[str] = None, protecte
     return out
 
 
+class ClusterServicesArgs(TypedDict):
+    """Inputs of a ClusterServices (a PathwaysCluster child: values of its validated stack)."""
+
+    stack: StackConfig
+    """The cluster's validated stack."""
+    cpu_pool: pulumi.Resource
+    """The CPU node pool the controllers run on; every install waits for it."""
+    install_provider: NotRequired[Optional[pulumi.ProviderResource]]
+    """The Kubernetes provider of the JobSet/Kueue/LWS installs only (an adopted cluster's provider that takes
+    over objects XPK or kubectl already created); the rest uses the inherited one."""
+    protected: NotRequired[bool]
+    """Whether the cluster's infrastructure is protected: the JobSet CRD and the namespace follow it; nothing
+    else here is ever protected (protection.py)."""
+
+
 class ClusterServices(pulumi.ComponentResource):
     """JobSet (+ Kueue) installed on the CPU pool, the workloads namespace, and readiness for workloads.
 
@@ -130,15 +146,15 @@ class ClusterServices(pulumi.ComponentResource):
     queue_name: Optional[str]
     spec: ServicesSpec
 
-    def __init__(self, name: str, stack: StackConfig, cpu_pool: pulumi.Resource,
-                 opts: Optional[pulumi.ResourceOptions] = None,
-                 install_provider: Optional[pulumi.ProviderResource] = None, protected: bool = False) -> None:
-        """`install_provider`: the Kubernetes provider of the JobSet/Kueue installs only (an adopted cluster's
-        provider that takes over objects XPK or kubectl already created); the rest uses the inherited one.
-        `protected`: whether the cluster's infrastructure is protected (the JobSet CRD and the namespace
-        follow it; nothing else here is ever protected, see protection.py)."""
-        super().__init__(CLUSTER_SERVICES, name, None, opts)
-        self._install_provider = install_provider
+    def __init__(self, name: str, args: ClusterServicesArgs, opts: Optional[pulumi.ResourceOptions] = None) -> None:
+        if rehydrated(self, CLUSTER_SERVICES, name, opts):
+            return
+        stack, cpu_pool = args["stack"], args["cpu_pool"]
+        # its children take nothing of its opts: they register after it, so after its depends_on (router and NAT)
+        own, _ = split_options(opts)
+        super().__init__(CLUSTER_SERVICES, name, None, own)
+        self._install_provider = args.get("install_provider")
+        protected = args.get("protected", False)
         spec = services_spec(stack)
         self.spec = spec
         self.protected = protected

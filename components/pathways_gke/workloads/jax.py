@@ -18,6 +18,7 @@ from typing import Any, Mapping, NotRequired, Optional, TypedDict
 import pulumi
 import pulumi_kubernetes as k8s
 
+from ..component import checking_args, rehydrated, split_options
 from ..config.stack import StackConfig
 from ..config.workloads import JaxWorkloadConfig
 from ..naming import RUNTIME_LABEL, WORKLOAD_LABEL, workload_secret_name
@@ -115,14 +116,6 @@ class JaxWorkloadArgs(TypedDict):
     """Secret values by key (Pulumi secrets), for secret_env."""
 
 
-def _as_list(value: Any) -> list[Any]:
-    if value is None:
-        return []
-    if isinstance(value, (list, tuple)):
-        return list(value)
-    return [value]
-
-
 class JaxWorkload(pulumi.ComponentResource):
     """Every process runs the user's program: one JobSet, one Job per TPU slice (or per CPU group)."""
 
@@ -136,21 +129,21 @@ class JaxWorkload(pulumi.ComponentResource):
     """Total number of JAX processes."""
 
     def __init__(self, name: str, args: JaxWorkloadArgs, opts: Optional[pulumi.ResourceOptions] = None):
-        # validate before the first registration: bad input registers nothing
+        if rehydrated(self, JAX_WORKLOAD, name, opts):
+            return
         secrets: Mapping[str, Any] = args.get("secrets") or {}
         deferred = Deferred(WORKLOAD_FIELDS)
-        spec = defer_workload_outputs(args["workload"], deferred)
-        workload, target = validate_jax_inputs(spec, args["target"], tuple(sorted(secrets)))
+        with checking_args():  # validate before the first registration: bad args register nothing
+            spec = defer_workload_outputs(args["workload"], deferred)
+            workload, target = validate_jax_inputs(spec, args["target"], tuple(sorted(secrets)))
         if deferred:  # image / env / serviceAccount Outputs: validated when known, swapped into the children
             deferred.validate_with(spec, lambda known: validate_jax_inputs(known, args["target"],
                                                                            tuple(sorted(secrets))))
-            opts = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(transformations=[deferred.transformation]))
-        super().__init__(JAX_WORKLOAD, name, {}, opts)
+        own, inherited = split_options(opts, deferred)
+        super().__init__(JAX_WORKLOAD, name, {}, own)
         manifest_secret = workload_secret_name(workload.name) if workload.secret_env else None
-        # children do not inherit the component's depends_on / replace_with: pass them on
-        depends_on = _as_list(opts.depends_on if opts else None)
-        replace_with = _as_list(getattr(opts, "replace_with", None) if opts else None)
 
+        secret = None
         if manifest_secret is not None:
             secret = k8s.core.v1.Secret(
                 f"{name}-env",
@@ -159,10 +152,8 @@ class JaxWorkload(pulumi.ComponentResource):
                 type="Opaque",
                 string_data={env: pulumi.Output.secret(secrets[key])
                              for env, key in sorted(workload.secret_env.items())},
-                opts=pulumi.ResourceOptions(parent=self, depends_on=depends_on,
-                                            protect=protect_child("workload-secret", False)),
+                opts=inherited.child(self, protect=protect_child("workload-secret", False)),
             )
-            depends_on = [*depends_on, secret]
 
         manifest = build_jax_jobset(workload, target, secret_name=manifest_secret)
         jobset = k8s.apiextensions.CustomResource(
@@ -171,9 +162,10 @@ class JaxWorkload(pulumi.ComponentResource):
             kind=manifest["kind"],
             metadata=manifest["metadata"],
             spec=manifest["spec"],
-            opts=pulumi.ResourceOptions(parent=self, depends_on=depends_on, replace_with=replace_with or None,
-                                        protect=protect_child("jobset", False),
-                                        replace_on_changes=["spec"], delete_before_replace=True),
+            # replaced on every spec change (never protected), and with the pools it runs on
+            opts=inherited.child(self, after=[secret] if secret else [], replaced=True,
+                                 protect=protect_child("jobset", False), replace_on_changes=["spec"],
+                                 delete_before_replace=True),
         )
 
         # plain, deterministic values, tied to the JobSet so consumers wait for it

@@ -11,10 +11,9 @@ TypedDict of
 must NOT use `from __future__ import annotations`.
 """
 
-import copy
 import json
 from enum import Enum
-from typing import Any, Mapping, NotRequired, Optional, Sequence, TypedDict
+from typing import Any, Mapping, NotRequired, Optional, TypedDict
 
 import pulumi
 import pulumi_kubernetes as k8s
@@ -22,6 +21,7 @@ from pydantic import ValidationError
 
 from .. import naming
 from ..args import Workload
+from ..component import checking_args, rehydrated, split_options
 from ..config.base import problems_from
 from ..config.deferrable import WORKLOAD_FIELDS
 from ..deferred import Deferred, defer_workload_outputs
@@ -87,25 +87,19 @@ class PathwaysWorkload(pulumi.ComponentResource):
     """Ready-to-paste kubectl port-forward to the head's IFRT proxy (for notebooks, headless mode)."""
 
     def __init__(self, name: str, args: PathwaysWorkloadArgs, opts: Optional[pulumi.ResourceOptions] = None):
-        if opts is not None and opts.urn:  # rehydration
-            super().__init__(PATHWAYS_WORKLOAD, name, None, opts)
+        if rehydrated(self, PATHWAYS_WORKLOAD, name, opts):
             return
         given: dict[str, Any] = dict(args or {})
         deferred = Deferred(WORKLOAD_FIELDS)
-        given["workload"] = defer_workload_outputs(given.get("workload"), deferred)
-        workload, jobset, secret_values = validate_args(given)
-        own = copy.copy(opts) if opts is not None else None
-        if own is not None:
-            own.replace_with = None  # forwarded to the JobSet below; a component is never replaced itself
+        with checking_args():  # validate before the first registration: bad args register nothing
+            given["workload"] = defer_workload_outputs(given.get("workload"), deferred)
+            workload, jobset, secret_values = validate_args(given)
         if deferred:  # image / env / ... Outputs: validated when known, swapped into the children's inputs
             deferred.validate_with(given, validate_args)
-            own = pulumi.ResourceOptions.merge(own, pulumi.ResourceOptions(transformations=[deferred.transformation]))
+        own, inherited = split_options(opts, deferred)
         super().__init__(PATHWAYS_WORKLOAD, name, None, own)
 
         ns = jobset["metadata"]["namespace"]
-        extra_deps = list(_as_list(opts.depends_on) if opts else [])
-        replace_with = list(_as_list(opts.replace_with) if opts and opts.replace_with else [])
-
         secret = None
         if secret_values:
             secret = k8s.core.v1.Secret(
@@ -115,8 +109,7 @@ class PathwaysWorkload(pulumi.ComponentResource):
                     labels={naming.WORKLOAD_LABEL: workload.name}),
                 type="Opaque",
                 string_data={env: pulumi.Output.secret(value) for env, value in sorted(secret_values.items())},
-                opts=pulumi.ResourceOptions(parent=self, depends_on=extra_deps,
-                                            protect=protect_child("workload-secret", False)),
+                opts=inherited.child(self, protect=protect_child("workload-secret", False)),
             )
         self.jobset = k8s.apiextensions.CustomResource(
             f"{name}-jobset",
@@ -124,14 +117,10 @@ class PathwaysWorkload(pulumi.ComponentResource):
             kind=jobset["kind"],
             metadata=jobset["metadata"],
             spec=jobset["spec"],
-            opts=pulumi.ResourceOptions(
-                parent=self,
-                protect=protect_child("jobset", False),  # replaced on every spec change; never protected
-                depends_on=[*extra_deps, *([secret] if secret else [])],
-                replace_on_changes=["spec"],
-                delete_before_replace=True,
-                replace_with=replace_with or None,
-            ),
+            # replaced on every spec change (never protected), and with the pools it runs on
+            opts=inherited.child(self, after=[secret] if secret else [], replaced=True,
+                                 protect=protect_child("jobset", False), replace_on_changes=["spec"],
+                                 delete_before_replace=True),
         )
         self.secret = secret
         facts = access_facts(workload.name, ns)
@@ -264,8 +253,3 @@ def _plain(value: Any) -> Any:
         return [_plain(v) for v in value]
     return value
 
-
-def _as_list(value: Any) -> Sequence[Any]:
-    if value is None:
-        return []
-    return list(value) if isinstance(value, (list, tuple)) else [value]

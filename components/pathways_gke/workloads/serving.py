@@ -9,7 +9,6 @@ client touches only that client's Deployment and Service.
 Cross-language clean (see workloads/pathways.py): TypedDict args, no `from __future__ import annotations`.
 """
 
-import copy
 from typing import Any, Mapping, NotRequired, Optional, TypedDict
 
 import pulumi
@@ -17,13 +16,15 @@ import pulumi_kubernetes as k8s
 from pydantic import ValidationError
 
 from .. import naming
+from ..component import checking_args, rehydrated, split_options
 from ..config.addons import LwsConfig
 from ..config.base import problems_from
 from ..config.pathways_checks import pathways_workload_problems
 from ..config.serving_checks import MUTABLE_SIZE_SINCE, serving_workload_problems, version_key
 from ..config.workloads import PathwaysWorkloadConfig
 from ..errors import ConfigError, Problem
-from .pathways import _as_list, pathways_args_from_stack, secret_values_from_args, workload_from_args
+from ..protection import protect_child
+from .pathways import pathways_args_from_stack, secret_values_from_args, workload_from_args
 from .placement import placement_problems, target_from_placement
 from .serving_lws import ServingObjects, access_facts, serving_objects
 from ..config.target import WorkloadTarget
@@ -85,15 +86,13 @@ class PathwaysServing(pulumi.ComponentResource):
     """mode service: per client, kubectl port-forward to its proxy (then JAX_BACKEND_TARGET=grpc://127.0.0.1:29000)."""
 
     def __init__(self, name: str, args: PathwaysServingArgs, opts: Optional[pulumi.ResourceOptions] = None):
-        if opts is not None and opts.urn:  # rehydration
-            super().__init__(PATHWAYS_SERVING, name, None, opts)
+        if rehydrated(self, PATHWAYS_SERVING, name, opts):
             return
-        workload, objects, secret_values, lws_version = validate_args(dict(args or {}))
-        own = copy.copy(opts) if opts is not None else None
-        if own is not None:
-            own.replace_with = None  # StatefulSets reschedule on a replaced pool: nothing here is replaced with it
+        with checking_args():  # validate before the first registration: bad args register nothing
+            workload, objects, secret_values, lws_version = validate_args(dict(args or {}))
+        # StatefulSets reschedule on a replaced pool: no child is replaced with it
+        own, inherited = split_options(opts)
         super().__init__(PATHWAYS_SERVING, name, None, own)
-        extra_deps = list(_as_list(opts.depends_on) if opts else [])
         ns = objects.lws["metadata"]["namespace"]
 
         secret = None
@@ -105,18 +104,16 @@ class PathwaysServing(pulumi.ComponentResource):
                     labels={naming.WORKLOAD_LABEL: workload.name}),
                 type="Opaque",
                 string_data={env: pulumi.Output.secret(value) for env, value in sorted(secret_values.items())},
-                opts=pulumi.ResourceOptions(parent=self, depends_on=extra_deps),
+                opts=inherited.child(self, protect=protect_child("workload-secret", False)),
             )
         lws = objects.lws
         self.lws = k8s.apiextensions.CustomResource(
             f"{name}-lws",
             api_version=lws["apiVersion"], kind=lws["kind"], metadata=lws["metadata"], spec=lws["spec"],
-            opts=pulumi.ResourceOptions(
-                parent=self, depends_on=[*extra_deps, *([secret] if secret else [])],
-                # everything else rolls group by group; these the LWS webhook refuses to change in place
-                replace_on_changes=immutable_paths(lws, lws_version) or None,
-                delete_before_replace=True,  # fixed name
-            ),
+            # everything else rolls group by group; these the LWS webhook refuses to change in place
+            opts=inherited.child(self, after=[secret] if secret else [], protect=protect_child("serving", False),
+                                 replace_on_changes=immutable_paths(lws, lws_version) or None,
+                                 delete_before_replace=True),  # fixed name
         )
         self.secret = secret
         self.service = None
@@ -125,16 +122,16 @@ class PathwaysServing(pulumi.ComponentResource):
             # a new spec.type (ClusterIP <-> internal LoadBalancer) replaces the Service; its name is fixed
             self.service = k8s.core.v1.Service(
                 f"{name}-svc", metadata=svc["metadata"], spec=svc["spec"],
-                opts=pulumi.ResourceOptions(parent=self, depends_on=extra_deps, delete_before_replace=True))
+                opts=inherited.child(self, protect=protect_child("serving", False), delete_before_replace=True))
         self.clients = {}
         for client, (deployment, svc) in objects.clients.items():
             proxy = k8s.apps.v1.Deployment(
                 f"{name}-proxy-{client}", metadata=deployment["metadata"], spec=deployment["spec"],
-                opts=pulumi.ResourceOptions(parent=self, depends_on=[*extra_deps, self.lws],
-                                            delete_before_replace=True))
+                opts=inherited.child(self, after=[self.lws], protect=protect_child("serving", False),
+                                     delete_before_replace=True))
             service = k8s.core.v1.Service(
                 f"{name}-proxy-{client}-svc", metadata=svc["metadata"], spec=svc["spec"],
-                opts=pulumi.ResourceOptions(parent=self, depends_on=extra_deps, delete_before_replace=True))
+                opts=inherited.child(self, protect=protect_child("serving", False), delete_before_replace=True))
             self.clients[client] = (proxy, service)
 
         facts = access_facts(workload, ns)
