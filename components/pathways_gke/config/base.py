@@ -95,7 +95,10 @@ def problems_from(error: ValidationError, root: type[BaseModel], prefix: Iterabl
             model = _model_at(root, raw_loc)
             reason = getattr(model, "refused_keys", {}).get(key)
             if reason is not None:  # a key of a sibling kind (a pathways key on a jax workload): say why
-                problems.append(Problem(path, f"is not read by {_kind_of(model)}: {reason}"))
+                message, given = f"is not read by {_kind_of(model)}: {reason}", item.get("input")
+                # the value is quoted when it is one value (a whole block would drown the reason)
+                problems.append(Problem(path, message, given) if isinstance(given, (str, int, float, bool))
+                                else Problem(path, message))
                 continue
             known = _field_names(model)
             problems.append(Problem(path, f"unknown key; {did_you_mean(key, known)}{allowed(known)}"))
