@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Optional, Sequence
 
-from ..config.cluster import ZONE
+from ..config.types import ZONE
 from .image_pulls import FirstStep, first_steps, image_table, is_image_key
 from .replacements import CLUSTER as CLUSTER_T
 from .replacements import NODE_POOL as NODE_POOL_T
