@@ -178,10 +178,10 @@ def test_adopting_an_existing_cluster_reads_it_and_creates_only_pools():
 def test_existing_node_service_account_is_used_as_is():
     cfg = copy.deepcopy(DEV)
     cfg["pathways-gke:cluster"] = {**cfg["pathways-gke:cluster"],
-                                   "nodeServiceAccount": {"email": "nodes@acme-ml-dev.iam.gserviceaccount.com"}}
+                                   "nodeServiceAccount": {"email": "gke-nodes@acme-ml-dev.iam.gserviceaccount.com"}}
     plan = plan_config(cfg, stack="sa")
     assert not plan.of_type("gcp:serviceaccount/account:Account")
-    assert plan.named("pw-dev-cpu").inputs["nodeConfig"]["serviceAccount"] == "nodes@acme-ml-dev.iam.gserviceaccount.com"
+    assert plan.named("pw-dev-cpu").inputs["nodeConfig"]["serviceAccount"] == "gke-nodes@acme-ml-dev.iam.gserviceaccount.com"
 
 
 def test_private_cluster_opens_the_webhook_port_to_its_control_plane_and_workloads_wait_for_it():

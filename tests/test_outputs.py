@@ -65,7 +65,7 @@ def test_a_vpc_created_in_the_same_program_is_the_clusters_network():
 def test_known_outputs_land_in_every_property_they_feed():
     def edit(args):
         args["cluster"]["labels"] = {"team": known("ml")}
-        args["cluster"]["node_service_account"] = {"email": known("nodes@acme-ml-dev.iam.gserviceaccount.com")}
+        args["cluster"]["node_service_account"] = {"email": known("gke-nodes@acme-ml-dev.iam.gserviceaccount.com")}
         args["tpu_pools"][0]["labels"] = {"tier": known("spot")}
         workload = args["workloads"][0]
         workload["image"] = known("us-docker.pkg.dev/acme/train:build-42")
@@ -75,7 +75,7 @@ def test_known_outputs_land_in_every_property_they_feed():
     plan = plan_with(edit)
     assert plan.named("east-cluster").inputs["resourceLabels"]["team"] == "ml"
     pool = plan.named("east-main-0")
-    assert pool.inputs["nodeConfig"]["serviceAccount"] == "nodes@acme-ml-dev.iam.gserviceaccount.com"
+    assert pool.inputs["nodeConfig"]["serviceAccount"] == "gke-nodes@acme-ml-dev.iam.gserviceaccount.com"
     assert pool.inputs["nodeConfig"]["labels"]["tier"] == "spot"
     user = next(c for c in containers(plan) if c["image"] == "us-docker.pkg.dev/acme/train:build-42")
     assert {"name": "RUN", "value": "r1"} in user["env"]

@@ -11,7 +11,7 @@ import pulumi
 import pulumi_gcp as gcp
 import pulumi_kubernetes as k8s
 
-from .config.access import gsa_project
+from .config.types import gsa_project
 from .config.stack import StackConfig
 from .gke.cluster_spec import egress_notes, nat_args, router_args
 from .protection import protect_child

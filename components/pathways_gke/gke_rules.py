@@ -25,12 +25,13 @@ from .tokens import GKE_CLUSTER, NODE_POOL
 
 # --- versions ---------------------------------------------------------------------------------------------
 
-_VERSION = re.compile(r"^([0-9]+)\.([0-9]+)(?:\.([0-9]+)(?:-gke\.([0-9]+))?)?$")
+# MAJOR.MINOR[.PATCH[-gke.N]]: a GKE version, or a prefix of one such as 1.34 (the config also reads it)
+GKE_VERSION = re.compile(r"^([0-9]+)\.([0-9]+)(?:\.([0-9]+)(?:-gke\.([0-9]+))?)?$")
 
 
 def parse_gke_version(version: str) -> tuple[int, ...]:
     """`1.34.1-gke.1829001` -> (1, 34, 1, 1829001); a prefix such as `1.34` -> (1, 34)."""
-    match = _VERSION.match(version.strip())
+    match = GKE_VERSION.match(version.strip())
     if not match:
         raise ValueError(f"'{version}' is not a GKE version")
     return tuple(int(part) for part in match.groups() if part is not None)

@@ -28,7 +28,8 @@ from typing import Any, Callable, Iterator, Optional, TypeGuard
 
 from . import tokens
 from .catalog import is_tpu_machine_type
-from .config.workloads import DNS_1035, MAX_LWS_NAME, MAX_WORKLOAD_NAME, image_is_pinned
+from .config.types import DNS_1035_LABEL, image_is_pinned
+from .config.workloads import MAX_LWS_NAME, MAX_WORKLOAD_NAME
 from .naming import JOBSET_CRD, LWS_CRD, TPU_GROUP_LABEL
 from .property_paths import value_at
 
@@ -195,7 +196,7 @@ def rule_workload_names(resource: Resource, settings: Mapping[str, Any]) -> list
     if not known(name):
         return []
     out = []
-    if not isinstance(name, str) or not DNS_1035.match(name):
+    if not isinstance(name, str) or not DNS_1035_LABEL.match(name):
         out.append(f"{kind} name {name!r} is not a DNS-1035 label (lower-case letters, digits, '-', "
                    "starting with a letter)")
     elif kind == "JobSet" and len(name) > MAX_WORKLOAD_NAME:

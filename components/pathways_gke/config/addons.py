@@ -2,32 +2,29 @@
 
 from __future__ import annotations
 
-import re
-from typing import Optional
+from typing import Annotated, Optional
 
-from pydantic import Field, field_validator
+from pydantic import AfterValidator, Field
 
 from ..releases import MINIMUM_REASON, RELEASES, version_key
 from .base import Model, fail
-from .pathways import check_image
-
-RELEASE = re.compile(r"^v[0-9]+\.[0-9]+\.[0-9]+$")
+from .types import RELEASE_TAG, ImageRef
 
 
-def check_release(value: str, example: str, addon: str = "") -> str:
-    if not RELEASE.match(value):
-        raise fail("version", f"is not a pinned release tag; write it as vMAJOR.MINOR.PATCH (e.g. {example})")
-    if addon:
+def release(addon: str, example: str) -> AfterValidator:
+    """A pinned release tag no older than the addon's oldest supported release."""
+    def check(value: str) -> str:
+        if not RELEASE_TAG.match(value):
+            raise fail("version", f"is not a pinned release tag; write it as vMAJOR.MINOR.PATCH (e.g. {example})")
         oldest = RELEASES[addon].oldest
         if version_key(value) < version_key(oldest):
             raise fail("version", f"is older than {oldest}, the oldest supported release: {MINIMUM_REASON[addon]}")
-    return value
-
-
-def check_manifest(value: Optional[str]) -> Optional[str]:
-    """Shape only; existence and content are checked with the whole stack (config/checks.py)."""
-    if value is None:
         return value
+    return AfterValidator(check)
+
+
+def _manifest(value: str) -> str:
+    """Shape only; existence and content are checked with the whole stack (config/checks.py)."""
     if not value:
         raise fail("manifest", "is empty; give the path of a local release manifests.yaml, or remove the key")
     if "://" in value:
@@ -36,58 +33,29 @@ def check_manifest(value: Optional[str]) -> Optional[str]:
     return value
 
 
+ManifestPath = Annotated[str, AfterValidator(_manifest)]
+
+
 class JobSetConfig(Model):
-    version: str = "v0.10.1"
-    manifest: Optional[str] = Field(default=None, description="local release manifests.yaml instead of the URL")
+    version: Annotated[str, release("jobset", "v0.10.1")] = "v0.10.1"
+    manifest: Optional[ManifestPath] = Field(default=None,
+                                             description="local release manifests.yaml instead of the URL")
     size_for_cluster: bool = Field(default=True, description="controller resources from the stack's VM count")
-
-    @field_validator("version")
-    @classmethod
-    def _version(cls, value: str) -> str:
-        return check_release(value, "v0.10.1", "jobset")
-
-    @field_validator("manifest")
-    @classmethod
-    def _manifest(cls, value: Optional[str]) -> Optional[str]:
-        return check_manifest(value)
 
 
 class KueueConfig(Model):
     enabled: bool = False
-    version: str = "v0.17.1"
-    manifest: Optional[str] = Field(default=None, description="local release manifests.yaml instead of the URL")
+    version: Annotated[str, release("kueue", "v0.17.1")] = "v0.17.1"
+    manifest: Optional[ManifestPath] = Field(default=None,
+                                             description="local release manifests.yaml instead of the URL")
     size_for_cluster: bool = Field(default=True, description="controller resources from the stack's VM count")
-
-    @field_validator("version")
-    @classmethod
-    def _version(cls, value: str) -> str:
-        return check_release(value, "v0.17.1", "kueue")
-
-    @field_validator("manifest")
-    @classmethod
-    def _manifest(cls, value: Optional[str]) -> Optional[str]:
-        return check_manifest(value)
 
 
 class LwsConfig(Model):
     """The LeaderWorkerSet controller, installed only when a workload runs in mode serving or service."""
 
-    version: str = "v0.10.0"
-    manifest: Optional[str] = Field(default=None, description="local release manifests.yaml instead of the URL")
-    gate_image: str = Field(default="registry.k8s.io/kubectl:v1.34.1",
-                            description="kubectl image of the Job that waits until the LWS webhook answers")
-
-    @field_validator("version")
-    @classmethod
-    def _version(cls, value: str) -> str:
-        return check_release(value, "v0.10.0", "lws")
-
-    @field_validator("manifest")
-    @classmethod
-    def _manifest(cls, value: Optional[str]) -> Optional[str]:
-        return check_manifest(value)
-
-    @field_validator("gate_image")
-    @classmethod
-    def _gate_image(cls, value: str) -> str:
-        return check_image(value)
+    version: Annotated[str, release("lws", "v0.10.0")] = "v0.10.0"
+    manifest: Optional[ManifestPath] = Field(default=None,
+                                             description="local release manifests.yaml instead of the URL")
+    gate_image: ImageRef = Field(default="registry.k8s.io/kubectl:v1.34.1",
+                                 description="kubectl image of the Job that waits until the LWS webhook answers")

@@ -11,12 +11,13 @@ from ..errors import Problem, allowed
 from ..naming import PRIORITY_NAMES, jax_managed_env
 from ..releases import RELEASES, manifest_problems
 from ..gke_rules import JOBSET_METRICS_MIN_GKE, auto_upgrade_problem, below_floor, version_floor_problems, version_floors
-from .cluster import CREATE_ONLY_CLUSTER_FIELDS, GKE_NAME, region_of
+from .cluster import CREATE_ONLY_CLUSTER_FIELDS
 from .serving_checks import serving_workload_problems
 from .model import StackConfig
 from .pathways_checks import pathways_workload_problems
 from .target import target_for
 from .tpu import TpuPoolConfig, pool_problems
+from .types import NODE_POOL_NAME, region_of
 from .workloads import JaxSettings, JaxWorkloadConfig, PathwaysWorkloadConfig
 
 RESERVED_NAMESPACES = ("kube-system", "kube-public", "kube-node-lease", "jobset-system", "kueue-system",
@@ -154,7 +155,7 @@ def tpu_pool_problems(stack: StackConfig, pool: TpuPoolConfig, path: str) -> lis
                            f"(cluster.location {stack.cluster.location}); all node pools live in the "
                            "cluster's region", pool.zone))
     longest = pool.node_pool_name(stack.cluster.name, pool.slices - 1)
-    if not GKE_NAME.match(longest):
+    if not NODE_POOL_NAME.matches(longest):
         out.append(Problem(f"{path}.name", f"makes node-pool name '{longest}' (<cluster>-<group>-<i>), longer "
                            "than GKE's 40 characters; shorten cluster.name or the group name", pool.name))
     if pool.capacity == "queued" and not stack.kueue.enabled:

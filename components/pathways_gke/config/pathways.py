@@ -9,82 +9,39 @@ the differences are in docs/coming-from-xpk.md.
 from __future__ import annotations
 
 import re
-from decimal import Decimal, InvalidOperation
-from typing import Literal, Optional
+from typing import Annotated, Literal, Optional
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import AfterValidator, Field, model_validator
 
 from .base import Model, fail
+from .types import (IMAGE_TAG, BucketName, EnvVars, GcsFuseMountOptions, GcsPath, ImageRef, dns_1123_label,
+                    parse_quantity)
+# workloads.py reads these from here until it uses the types.ImageRef and types.EnvVars fields
+from .types import check_env as check_env, check_image as check_image, image_is_pinned as image_is_pinned
 
-ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-IMAGE = re.compile(r"^[a-z0-9][a-z0-9._\-/:]*[a-z0-9](@sha256:[0-9a-f]{64})?$")
-DNS_1123_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 FLAG = re.compile(r"^--[A-Za-z][A-Za-z0-9_.\-]*(=[^\n\r]*)?$")
-GCS_BUCKET = re.compile(r"^[a-z0-9][a-z0-9._\-]{1,220}[a-z0-9]$")
 
 ImagePullPolicy = Literal["Always", "IfNotPresent", "Never"]
 
 
-def image_is_pinned(image: str) -> bool:
-    """A digest, or a tag other than `latest` (the last path segment carries the tag)."""
-    if "@sha256:" in image:
-        return True
-    last = image.rsplit("/", 1)[-1]
-    return ":" in last and not last.endswith(":latest")
-
-
-def check_image(value: str) -> str:
-    if not IMAGE.match(value):
-        raise fail("image", "is not a container image reference (registry/path/name:tag)")
-    if not image_is_pinned(value):
-        raise fail("image", "is not pinned: give an explicit tag other than 'latest', or a @sha256 digest, "
-                   "so every pod restart runs the same build")
-    return value
-
-
-def check_env(env: dict[str, str]) -> dict[str, str]:
-    for key in env:
-        if not ENV_NAME.match(key):
-            raise fail("env", f"'{key}' is not an environment variable name (letters, digits, '_', not starting "
-                       "with a digit)")
-    return env
-
-
-# --- quantities (Kubernetes resource.Quantity, the subset a container uses) -------------------------------
-
-_SUFFIX: dict[str, int | Decimal] = {"": 1, "m": Decimal("0.001"), "k": 10**3, "M": 10**6, "G": 10**9, "T": 10**12, "P": 10**15,
-           "E": 10**18, "Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "Pi": 2**50, "Ei": 2**60}
-QUANTITY = re.compile(r"^(?P<num>[0-9]+(\.[0-9]+)?)(?P<suffix>m|k|M|G|T|P|E|Ki|Mi|Gi|Ti|Pi|Ei)?$")
-
-
-def parse_quantity(text: str) -> Decimal:
-    """`"8Gi"` -> bytes, `"500m"` -> 0.5; raises ValueError on anything Kubernetes would not accept here."""
-    match = QUANTITY.match(str(text))
-    if not match:
-        raise ValueError(text)
-    try:
-        return Decimal(match["num"]) * Decimal(_SUFFIX[match["suffix"] or ""])
-    except InvalidOperation:  # pragma: no cover - the regex already rules this out
-        raise ValueError(text) from None
-
+# --- the user container's resources ----------------------------------------------------------------------
 
 RESOURCE_NAMES = ("cpu", "memory", "ephemeral-storage")
 
 
-def _check_resource_list(values: dict[str, str], what: str) -> dict[str, str]:
-    out: dict[str, str] = {}
-    for key, value in values.items():
-        if key not in RESOURCE_NAMES:
-            raise fail("resources", f"'{key}' is not a container resource we set here; allowed: "
-                       f"{', '.join(RESOURCE_NAMES)} (TPUs belong to the workers)")
-        text = str(value)
-        try:
-            parse_quantity(text)
-        except ValueError:
-            raise fail("resources", f"{what}.{key} '{text}' is not a Kubernetes quantity (e.g. 4, 500m, 16Gi, "
-                       "100G)") from None
-        out[key] = text
-    return out
+def _resource_list(what: str) -> AfterValidator:
+    def check(values: dict[str, str]) -> dict[str, str]:
+        for key, value in values.items():
+            if key not in RESOURCE_NAMES:
+                raise fail("resources", f"'{key}' is not a container resource we set here; allowed: "
+                           f"{', '.join(RESOURCE_NAMES)} (TPUs belong to the workers)")
+            try:
+                parse_quantity(value)
+            except ValueError:
+                raise fail("resources", f"{what}.{key} '{value}' is not a Kubernetes quantity (e.g. 4, 500m, "
+                           "16Gi, 100G)") from None
+        return values
+    return AfterValidator(check)
 
 
 # The user container's defaults: requests so the head pod schedules next to the two Pathways servers on a
@@ -99,18 +56,10 @@ class ContainerResources(Model):
     Giving `requests` or `limits` replaces that half of the default as a whole.
     """
 
-    requests: dict[str, str] = Field(default_factory=lambda: dict(DEFAULT_USER_REQUESTS))
-    limits: dict[str, str] = Field(default_factory=lambda: dict(DEFAULT_USER_LIMITS))
-
-    @field_validator("requests")
-    @classmethod
-    def _requests(cls, value: dict[str, str]) -> dict[str, str]:
-        return _check_resource_list(value, "requests")
-
-    @field_validator("limits")
-    @classmethod
-    def _limits(cls, value: dict[str, str]) -> dict[str, str]:
-        return _check_resource_list(value, "limits")
+    requests: Annotated[dict[str, str], _resource_list("requests")] = Field(
+        default_factory=lambda: dict(DEFAULT_USER_REQUESTS))
+    limits: Annotated[dict[str, str], _resource_list("limits")] = Field(
+        default_factory=lambda: dict(DEFAULT_USER_LIMITS))
 
     @model_validator(mode="after")
     def _requests_within_limits(self) -> "ContainerResources":
@@ -130,7 +79,7 @@ MANAGED_FLAGS = ("--server_port", "--resource_manager_address", "--gcs_scratch_l
                  "--instance_count", "--instance_type", "--num_elastic_slices", "--enable_metrics_collection")
 
 
-def _check_flags(flags: list[str]) -> list[str]:
+def _server_flags(flags: list[str]) -> list[str]:
     for flag in flags:
         if not FLAG.match(flag):
             raise fail("flags", f"'{flag}' is not a server flag: write each as one list item '--name=value' "
@@ -142,75 +91,57 @@ def _check_flags(flags: list[str]) -> list[str]:
     return flags
 
 
+ServerFlags = Annotated[list[str], AfterValidator(_server_flags)]
+
+
 class PathwaysImages(Model):
     """Custom images per Pathways component (used verbatim; must be pinned)."""
 
-    server: Optional[str] = Field(default=None, description="resource manager (pathways-rm)")
-    proxy: Optional[str] = Field(default=None, description="IFRT proxy (pathways-proxy)")
-    worker: Optional[str] = Field(default=None, description="pathways-worker; defaults to the server image")
-    colocated_python: Optional[str] = Field(default=None, description="enables the colocated-python sidecar "
-                                            "on every worker pod")
-
-    @field_validator("server", "proxy", "worker", "colocated_python")
-    @classmethod
-    def _image(cls, value: Optional[str]) -> Optional[str]:
-        return None if value is None else check_image(value)
+    server: Optional[ImageRef] = Field(default=None, description="resource manager (pathways-rm)")
+    proxy: Optional[ImageRef] = Field(default=None, description="IFRT proxy (pathways-proxy)")
+    worker: Optional[ImageRef] = Field(default=None, description="pathways-worker; defaults to the server image")
+    colocated_python: Optional[ImageRef] = Field(default=None, description="enables the colocated-python sidecar "
+                                                 "on every worker pod")
 
 
 class PathwaysFlags(Model):
     """Extra server flags per component, appended after the managed ones (one list item per flag)."""
 
-    server: list[str] = Field(default_factory=list)
-    proxy: list[str] = Field(default_factory=list)
-    worker: list[str] = Field(default_factory=list)
-
-    @field_validator("server", "proxy", "worker")
-    @classmethod
-    def _flags(cls, value: list[str]) -> list[str]:
-        return _check_flags(value)
+    server: ServerFlags = Field(default_factory=list)
+    proxy: ServerFlags = Field(default_factory=list)
+    worker: ServerFlags = Field(default_factory=list)
 
 
 class PathwaysEnv(Model):
     """Extra environment variables per component, appended after the managed ones."""
 
-    server: dict[str, str] = Field(default_factory=dict)
-    proxy: dict[str, str] = Field(default_factory=dict)
-    worker: dict[str, str] = Field(default_factory=dict)
+    server: EnvVars = Field(default_factory=dict)
+    proxy: EnvVars = Field(default_factory=dict)
+    worker: EnvVars = Field(default_factory=dict)
 
-    @field_validator("server", "proxy", "worker")
-    @classmethod
-    def _env(cls, value: dict[str, str]) -> dict[str, str]:
-        return check_env({k: str(v) for k, v in value.items()})
+
+def _pathways_version(value: str) -> str:
+    if value == "latest" or not IMAGE_TAG.match(value):
+        raise fail("version", "is not a pinned Pathways image tag (e.g. jax-0.9.2 or 20260608-jax_0.10.1); "
+                   "'latest' is refused")
+    return value
+
+
+PathwaysVersion = Annotated[str, AfterValidator(_pathways_version)]
 
 
 class PathwaysSettings(Model):
     """Pathways server options (the flags of the pathways-rm, -proxy and -worker containers; docs/pathways-workloads.md)."""
 
-    version: Optional[str] = Field(default=None, description="Pathways image tag, e.g. jax-0.9.2; never 'latest'")
-    gcs_scratch: Optional[str] = None
+    version: Optional[PathwaysVersion] = Field(default=None, description="Pathways image tag, e.g. jax-0.9.2; never "
+                                               "'latest'")
+    gcs_scratch: Optional[GcsPath] = None
     elastic_slices: int = Field(default=0, ge=0)
     max_slice_restarts: int = Field(default=1, ge=1, le=100000)
     images: PathwaysImages = Field(default_factory=PathwaysImages)
     flags: PathwaysFlags = Field(default_factory=PathwaysFlags)
     env: PathwaysEnv = Field(default_factory=PathwaysEnv)
     metrics: bool = Field(default=False, description="--enable_metrics_collection=true on every server")
-
-    @field_validator("version")
-    @classmethod
-    def _version(cls, value: Optional[str]) -> Optional[str]:
-        if value is None:
-            return value
-        if value == "latest" or not re.fullmatch(r"[A-Za-z0-9_][A-Za-z0-9_.\-]{0,127}", value):
-            raise fail("version", "is not a pinned Pathways image tag (e.g. jax-0.9.2 or 20260608-jax_0.10.1); "
-                       "'latest' is refused")
-        return value
-
-    @field_validator("gcs_scratch")
-    @classmethod
-    def _gcs(cls, value: Optional[str]) -> Optional[str]:
-        if value is not None and not re.fullmatch(r"gs://[a-z0-9][a-z0-9._\-]{1,220}[a-z0-9](/.*)?", value):
-            raise fail("gcs", "is not a GCS location (gs://bucket/path)")
-        return value
 
     @property
     def uses_default_images(self) -> bool:
@@ -221,44 +152,19 @@ class PathwaysSettings(Model):
 # --- pod-level options of a Pathways workload -------------------------------------------------------------
 
 
+def _mount_path(value: str) -> str:
+    if not value.startswith("/") or value in ("/", "/tmp") or ":" in value:
+        raise fail("path", "must be an absolute path other than / and /tmp")
+    return value
+
+
 class GcsFuseVolume(Model):
     """A Cloud Storage bucket mounted through the GKE GCS FUSE CSI driver (needs Workload Identity)."""
 
-    name: str
-    bucket: str
-    mount_path: str
+    name: Annotated[str, AfterValidator(dns_1123_label("a volume name", reserved=("shared-tmp",)))]
+    bucket: BucketName
+    mount_path: Annotated[str, AfterValidator(_mount_path)]
     read_only: bool = False
-    mount_options: list[str] = Field(default_factory=list, description="e.g. implicit-dirs, only-dir=ckpt")
+    mount_options: GcsFuseMountOptions = Field(default_factory=list, description="e.g. implicit-dirs, "
+                                               "only-dir=ckpt")
     workers: bool = Field(default=False, description="also mount into every pathways-worker container")
-
-    @field_validator("name")
-    @classmethod
-    def _name(cls, value: str) -> str:
-        if not DNS_1123_LABEL.match(value) or len(value) > 63 or value == "shared-tmp":
-            raise fail("volume", "is not a volume name: lower-case letters, digits and '-', at most 63 "
-                       "characters, not 'shared-tmp'")
-        return value
-
-    @field_validator("bucket")
-    @classmethod
-    def _bucket(cls, value: str) -> str:
-        if value.startswith("gs://"):
-            raise fail("bucket", "is the bucket name only (without gs://)")
-        if not GCS_BUCKET.match(value):
-            raise fail("bucket", "is not a Cloud Storage bucket name")
-        return value
-
-    @field_validator("mount_path")
-    @classmethod
-    def _path(cls, value: str) -> str:
-        if not value.startswith("/") or value in ("/", "/tmp") or ":" in value:
-            raise fail("path", "must be an absolute path other than / and /tmp")
-        return value
-
-    @field_validator("mount_options")
-    @classmethod
-    def _options(cls, value: list[str]) -> list[str]:
-        for option in value:
-            if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.:=\-]*", option):
-                raise fail("option", f"'{option}' is not a gcsfuse mount option (e.g. implicit-dirs)")
-        return value

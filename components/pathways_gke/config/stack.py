@@ -25,11 +25,10 @@ from .cluster import ClusterConfig, CpuPoolConfig
 from .observability import ObservabilityConfig
 from .stack_file import cli_config, read_stack_file
 from .tpu import TpuPoolConfig
+from .types import NAMESPACE, PROJECT_ID
 from .workloads import WorkloadConfig
 
 PROJECT = "pathways-gke"
-DNS_1123_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")
-GCP_PROJECT = re.compile(r"^[a-z][-a-z0-9]{4,28}[a-z0-9]$")
 
 
 # key -> (model or adapter, default when absent; None = required)
@@ -74,7 +73,7 @@ def parse_stack(values: Mapping[str, Any]) -> StackConfig:
         elif full_key == "gcp:project":
             gcp_project = value
 
-    if not isinstance(gcp_project, str) or not GCP_PROJECT.match(gcp_project):
+    if not isinstance(gcp_project, str) or not PROJECT_ID.matches(gcp_project):
         problems.append(Problem("gcp:project", "must be set to a GCP project id (6-30 lower-case letters, "
                                 "digits and '-'); Workload Identity and the node service account need it",
                                 gcp_project))
@@ -111,9 +110,8 @@ def parse_stack(values: Mapping[str, Any]) -> StackConfig:
             problems.extend(problems_from(exc, _ROOT_MODELS[key], [key]))
 
     namespace = ours.get("namespace", "default")
-    if not isinstance(namespace, str) or not DNS_1123_LABEL.match(namespace):
-        problems.append(Problem("namespace", "is not a Kubernetes namespace name (lower-case letters, digits "
-                                "and '-', at most 63 characters)", namespace))
+    if not isinstance(namespace, str) or not NAMESPACE.matches(namespace):
+        problems.append(Problem("namespace", NAMESPACE.message, namespace))
         namespace = "default"
     secrets = ours.get("secrets", {}) or {}
     if not isinstance(secrets, Mapping):

@@ -3,36 +3,26 @@
 from __future__ import annotations
 
 import re
-from typing import Any, Literal, Optional, Union
+from typing import Annotated, Any, Literal, Optional, Union
 
-from pydantic import Field, ValidationInfo, field_validator, model_validator
+from pydantic import AfterValidator, Field, ValidationInfo, field_validator, model_validator
 
 from ..capacity import PROVISIONED_ON_DEMAND, Capacity
 from ..catalog import GENERATIONS, CatalogError, SliceShape, chips_of, parse_shorthand, resolve
 from ..errors import Problem
 from .base import Model, fail
-from .cluster import GKE_NAME, ZONE, check_disk_image, check_node_labels
+from .types import DiskImage, NodeLabels, PoolGroupName, ReservationName, ReservationPartName, TpuZone
 
-
-RESERVATION_NAME = re.compile(r"^[a-z](?:[-a-z0-9]{0,61}[a-z0-9])?$")
 DURATION = re.compile(r"^([0-9]+)(s|m|h|d)$")
 
 
 class Reservation(Model):
     """A specific reservation (optionally a block / sub-block), possibly shared from another project."""
 
-    name: str
+    name: ReservationPartName
     project: Optional[str] = None
-    block: Optional[str] = None
-    sub_block: Optional[str] = None
-
-    @field_validator("name", "block", "sub_block")
-    @classmethod
-    def _name(cls, value: Optional[str]) -> Optional[str]:
-        if value is not None and not RESERVATION_NAME.match(value):
-            raise fail("reservation", "is not a reservation/block name: lower-case letters, digits "
-                       "and '-', starting with a letter")
-        return value
+    block: Optional[ReservationPartName] = None
+    sub_block: Optional[ReservationPartName] = None
 
     @model_validator(mode="after")
     def _sub_block_needs_block(self) -> "Reservation":
@@ -48,74 +38,41 @@ def parse_duration_seconds(value: str) -> int:
     return int(match[1]) * {"s": 1, "m": 60, "h": 3600, "d": 86400}[match[2]]
 
 
+def _flex_start_duration(value: str) -> str:
+    try:
+        seconds = parse_duration_seconds(value)
+    except ValueError as exc:
+        raise fail("duration", str(exc).split("' ", 1)[1]) from None
+    if not 600 <= seconds <= 7 * 86400:
+        raise fail("duration", "must lie between 10m and 7d (the flex-start limit)")
+    return value
+
+
+MaxRunDuration = Annotated[str, AfterValidator(_flex_start_duration)]
+
+
 class TpuPoolConfig(Model):
-    name: str
+    name: PoolGroupName
     type: str
     topology: Optional[str] = None
     slices: int = Field(default=1, ge=1, le=256)
-    zone: str
+    zone: TpuZone
     capacity: Capacity = "on-demand"
-    reservation: Optional[Union[str, Reservation]] = None
-    max_run_duration: Optional[str] = Field(default=None, description="flex-start only, e.g. 24h (max 7d)")
+    reservation: Optional[Union[ReservationName, Reservation]] = None  # NAME is short for {name: NAME}
+    max_run_duration: Optional[MaxRunDuration] = Field(default=None, description="flex-start only, e.g. 24h (max 7d)")
     autoscaling: Optional[bool] = None
     machine_type: Optional[str] = None
     network_profile: Optional[bool] = None
     disk_size_gb: Optional[int] = Field(default=None, ge=10, le=65536, description="GKE default when unset")
     disk_type: Optional[Literal["pd-standard", "pd-balanced", "pd-ssd", "hyperdisk-balanced"]] = None
     image_streaming: bool = True
-    image_cache_disk: Optional[str] = Field(default=None, description="secondary boot disk image (image cache)")
+    image_cache_disk: Optional[DiskImage] = Field(default=None, description="secondary boot disk image (image "
+                                                  "cache)")
     auto_upgrade: bool = True
     max_pods_per_node: Optional[int] = Field(default=None, ge=8, le=256)
     host_maintenance_interval: Literal["AS_NEEDED", "PERIODIC"] = "AS_NEEDED"
     protect: Optional[bool] = None
-    labels: dict[str, str] = Field(default_factory=dict)
-
-    @field_validator("name")
-    @classmethod
-    def _name(cls, value: str) -> str:
-        if not re.fullmatch(r"[a-z](?:[-a-z0-9]{0,18}[a-z0-9])?", value):
-            raise fail("name", "is not a pool group name: lower-case letters, digits and '-', "
-                       "starting with a letter, at most 20 characters")
-        return value
-
-    @field_validator("image_cache_disk")
-    @classmethod
-    def _image_cache_disk(cls, value: Optional[str]) -> Optional[str]:
-        return check_disk_image(value)
-
-    @field_validator("zone")
-    @classmethod
-    def _zone(cls, value: str) -> str:
-        if not ZONE.match(value):
-            raise fail("zone", "is not a GCP zone (e.g. us-east5-b); TPU slices live in one zone")
-        return value
-
-    @field_validator("labels")
-    @classmethod
-    def _labels(cls, value: dict[str, str]) -> dict[str, str]:
-        return check_node_labels(value)
-
-    @field_validator("reservation")
-    @classmethod
-    def _reservation_name(cls, value: Optional[Union[str, Reservation]]) -> Optional[Union[str, Reservation]]:
-        # `reservation: NAME` is shorthand for `{name: NAME}` and follows the same rule
-        if isinstance(value, str) and not RESERVATION_NAME.match(value):
-            raise fail("reservation", "is not a reservation name: lower-case letters, digits and '-', starting "
-                       "with a letter")
-        return value
-
-    @field_validator("max_run_duration")
-    @classmethod
-    def _duration(cls, value: Optional[str]) -> Optional[str]:
-        if value is None:
-            return value
-        try:
-            seconds = parse_duration_seconds(value)
-        except ValueError as exc:
-            raise fail("duration", str(exc).split("' ", 1)[1]) from None
-        if not 600 <= seconds <= 7 * 86400:
-            raise fail("duration", "must lie between 10m and 7d (the flex-start limit)")
-        return value
+    labels: NodeLabels = Field(default_factory=dict)
 
     @model_validator(mode="before")
     @classmethod
@@ -236,11 +193,3 @@ def pool_problems(pool: TpuPoolConfig, path: str) -> list[Problem]:
         out.append(Problem(at("networkProfile"), f"the accelerator network profile exists on v6e and tpu7x only, "
                            f"not {gen.name}", True))
     return out
-
-
-def check_pool_name_lengths(cluster_name: str, pool: TpuPoolConfig) -> Optional[str]:
-    longest = pool.node_pool_name(cluster_name, pool.slices - 1)
-    if not GKE_NAME.match(longest):
-        return (f"node-pool name '{longest}' (<cluster>-<group>-<i>) is longer than GKE's 40 characters; "
-                "shorten the cluster or group name")
-    return None

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Optional, Sequence
 
 from .. import tokens
-from ..config.cluster import ZONE
+from ..config.types import ZONE
 from ..property_paths import value_at
 from .image_pulls import FirstStep, first_steps, image_table, is_image_key
 

@@ -3,19 +3,16 @@ with the same catalog and messages as the stack config, and turned into a Worklo
 
 from __future__ import annotations
 
-import re
 from typing import Any, Mapping, Optional
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from ..capacity import Capacity
 from ..catalog import CatalogError, SliceShape, parse_shorthand, resolve
 from ..config.base import fail, problems_from
 from ..errors import Problem
 from ..config.target import WorkloadTarget
-
-DNS_1123_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")
-LABEL_VALUE = re.compile(r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$")
+from ..config.types import KubernetesName, LabelValue, Namespace, NodePoolName
 
 
 class PathwaysPlacement(BaseModel):
@@ -27,27 +24,13 @@ class PathwaysPlacement(BaseModel):
     tpu_topology: Optional[str] = None
     tpu_machine_type: Optional[str] = None
     slices: int = Field(ge=1, le=256)
-    namespace: str = "default"
-    cpu_pool: str = "cpu-np"
+    namespace: Namespace = "default"
+    cpu_pool: NodePoolName = "cpu-np"
     cpu_machine_type: Optional[str] = None
-    tpu_group: Optional[str] = None
+    tpu_group: Optional[LabelValue] = None
     capacity: Capacity = "on-demand"
-    placement_policy: Optional[str] = None
-    queue_name: Optional[str] = None
-
-    @field_validator("namespace", "cpu_pool", "queue_name")
-    @classmethod
-    def _dns(cls, value: Optional[str]) -> Optional[str]:
-        if value is not None and not DNS_1123_LABEL.match(value):
-            raise fail("name", "is not a Kubernetes name (lower-case letters, digits and '-', at most 63)")
-        return value
-
-    @field_validator("tpu_group", "placement_policy")
-    @classmethod
-    def _label(cls, value: Optional[str]) -> Optional[str]:
-        if value is not None and (len(value) > 63 or not LABEL_VALUE.match(value)):
-            raise fail("label", "is not a Kubernetes label value (at most 63 letters, digits, '-', '_', '.')")
-        return value
+    placement_policy: Optional[LabelValue] = None
+    queue_name: Optional[KubernetesName] = None
 
     @model_validator(mode="after")
     def _shape(self) -> "PathwaysPlacement":
