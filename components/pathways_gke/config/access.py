@@ -13,10 +13,7 @@ from typing import Literal, Optional
 from pydantic import Field
 
 from .base import Model
-from .types import SERVICE_ACCOUNT_EMAIL, BucketLocation, BucketName, CidrBlock, ProjectId, RouterName
-
-# until workloads.py checks gcpServiceAccount with types.ServiceAccountEmail
-GSA_EMAIL = SERVICE_ACCOUNT_EMAIL.pattern
+from .types import BucketLocation, BucketName, CidrBlock, ProjectId, RouterName
 
 Access = Literal["read", "readWrite"]
 

@@ -16,8 +16,6 @@ from pydantic import AfterValidator, Field, model_validator
 from .base import Model, fail
 from .types import (IMAGE_TAG, BucketName, EnvVars, GcsFuseMountOptions, GcsPath, ImageRef, dns_1123_label,
                     parse_quantity)
-# workloads.py reads these from here until it uses the types.ImageRef and types.EnvVars fields
-from .types import check_env as check_env, check_image as check_image, image_is_pinned as image_is_pinned
 
 FLAG = re.compile(r"^--[A-Za-z][A-Za-z0-9_.\-]*(=[^\n\r]*)?$")
 

@@ -8,16 +8,12 @@ Kept apart from `workloads.py` so the serving surface is one separable model.
 
 from __future__ import annotations
 
-import re
 from typing import Literal, Optional
 
 from pydantic import Field, field_validator, model_validator
 
 from .base import Model, fail
-
-DNS_1123_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
-IANA_SVC_NAME = re.compile(r"^(?=.*[a-z])[a-z0-9]([-a-z0-9]*[a-z0-9])?$")  # Kubernetes port names, <= 15 chars
-HTTP_PATH = re.compile(r"^/[A-Za-z0-9._~!$&'()*+,;=:@%/\-]*(\?[A-Za-z0-9._~!$&'()*+,;=:@%/?\-]*)?$")
+from .types import ClientNames, HttpPath, PortName
 
 LeaderPlacement = Literal["tpu", "cpu"]
 LoadBalancer = Literal["internal"]
@@ -31,16 +27,8 @@ class ServingPort(Model):
     """One port of the user's server, exposed on the leader and through the Service."""
 
     port: int = Field(ge=1, le=65535)
-    name: Optional[str] = Field(default=None, description="port name (default: the first is 'serve', then "
+    name: Optional[PortName] = Field(default=None, description="port name (default: the first is 'serve', then "
                                 "'serve-<port>')")
-
-    @field_validator("name")
-    @classmethod
-    def _name(cls, value: Optional[str]) -> Optional[str]:
-        if value is not None and (len(value) > 15 or not IANA_SVC_NAME.match(value)):
-            raise fail("name", "is not a port name: at most 15 lower-case letters, digits and '-', with at least "
-                       "one letter")
-        return value
 
 
 class ServingProbes(Model):
@@ -50,20 +38,13 @@ class ServingProbes(Model):
     gates the Service's endpoints. With `path` the probes are HTTP GETs, without it TCP connects.
     """
 
-    path: Optional[str] = Field(default=None, description="HTTP path answering 200 when the server is ready "
+    path: Optional[HttpPath] = Field(default=None, description="HTTP path answering 200 when the server is ready "
                                 "(e.g. /health); none: a TCP check")
     port: Optional[int] = Field(default=None, ge=1, le=65535, description="default: the first serving port")
     startup_seconds: int = Field(default=DEFAULT_STARTUP_SECONDS, ge=60, le=86400,
                                  description="time allowed for checkpoint loading before liveness applies")
     period_seconds: int = Field(default=10, ge=1, le=300)
     enabled: bool = True
-
-    @field_validator("path")
-    @classmethod
-    def _path(cls, value: Optional[str]) -> Optional[str]:
-        if value is not None and not HTTP_PATH.match(value):
-            raise fail("path", "is not an HTTP path (starting with '/', no spaces)")
-        return value
 
 
 class ServingSettings(Model):
@@ -113,7 +94,7 @@ class ServingSettings(Model):
 class ServiceSettings(Model):
     """`mode: service`: a persistent Pathways backend; each named client gets its own IFRT proxy."""
 
-    clients: list[str] = Field(min_length=1, description="client names; each gets a proxy and a Service")
+    clients: ClientNames = Field(min_length=1, description="client names; each gets a proxy and a Service")
     client_slices: int = Field(default=1, ge=1, le=256, description="slices each client's proxy asks the "
                                "backend for (--virtual_slices)")
     leader: LeaderPlacement = Field(default="cpu", description="where the resource manager runs: cpu (default, "
@@ -122,10 +103,6 @@ class ServiceSettings(Model):
     @field_validator("clients")
     @classmethod
     def _clients(cls, value: list[str]) -> list[str]:
-        for name in value:
-            if not DNS_1123_LABEL.match(name) or len(name) > 40:
-                raise fail("clients", f"'{name}' is not a client name: lower-case letters, digits and '-', at most "
-                           "40 characters (it becomes part of the proxy's Service name)")
         if len(set(value)) != len(value):
             raise fail("clients", "names a client twice")
         return value

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import re
 import shlex
 from typing import Annotated, Any, ClassVar, Literal, Optional, Union
 
@@ -11,14 +10,15 @@ from pydantic import Discriminator, Field, Tag, TypeAdapter, ValidationError, fi
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from ..errors import Problem
-from .access import GSA_EMAIL, BucketAccess
+from .access import BucketAccess
 from .base import Model, fail
-from .pathways import (ContainerResources, GcsFuseVolume, ImagePullPolicy, PathwaysSettings, check_env,
-                       check_image, image_is_pinned, parse_quantity)
+from .pathways import ContainerResources, GcsFuseVolume, ImagePullPolicy, PathwaysSettings
 from .serving import ServiceSettings, ServingSettings
+from .types import (DNS_1035_LABEL, ContainerName, CpuQuantity, EnvVars, ImageRef, MemoryQuantity, SecretNames,
+                    ServiceAccountEmail, ServiceAccountName)
 
 __all__ = ["JaxSettings", "JaxWorkloadConfig", "PathwaysSettings", "PathwaysWorkloadConfig", "WorkloadBase",
-           "WorkloadConfig", "check_env", "check_image", "image_is_pinned", "parse_workload"]
+           "WorkloadConfig", "parse_workload"]
 
 # JobSet puts `<name>-pathways-head-0-0.<name>` into a 63-character label (its CoordinatorEndpoint,
 # https://github.com/kubernetes-sigs/jobset/blob/v0.12.0/pkg/controllers/jobset_controller.go).
@@ -26,27 +26,13 @@ MAX_WORKLOAD_NAME = 22
 # LWS: the worker StatefulSet `<name>-<group>` labels its pods `controller-revision-hash: <sts>-<hash>` (<= 63),
 # so an LWS name is at most 52 - 1 - digits(replicas - 1): 50 for up to 10 replicas (kubernetes-sigs/lws#410).
 MAX_LWS_NAME = 50
-DNS_1035 = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
-DNS_1123_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
-DNS_1123_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
 RESERVED_CONTAINER_NAMES = ("pathways-rm", "pathways-proxy", "pathways-worker", "colocated-python-sidecar")
-IMAGE = re.compile(r"^[a-z0-9][a-z0-9._\-/:]*[a-z0-9](@sha256:[0-9a-f]{64})?$")
 
 Runtime = Literal["pathways", "jax"]
 RUNTIMES: tuple[str, ...] = ("pathways", "jax")
 Mode = Literal["default", "colocated", "headless", "serving", "service"]
 JOBSET_MODES = ("default", "colocated", "headless")
 LWS_MODES = ("serving", "service")  # run on a LeaderWorkerSet (config/serving.py)
-
-
-def check_quantity(value: str, kind: str, example: str) -> str:
-    try:
-        positive = parse_quantity(value) > 0
-    except ValueError:
-        positive = False
-    if not positive:
-        raise fail(kind, f"is not a positive Kubernetes quantity (e.g. {example})")
-    return value
 
 
 class JaxSettings(Model):
@@ -61,24 +47,8 @@ class JaxSettings(Model):
     slices: Optional[int] = Field(default=None, ge=1, le=1024,
                                   description="CPU workloads: split the processes into this many Jobs, like TPU "
                                   "slices (default 1); processes must be a multiple of it")
-    cpu: str = Field(default="1", description="CPU workloads: CPU request per process")
-    memory: str = Field(default="4Gi", description="CPU workloads: memory request and limit per process")
-
-    @field_validator("cpu", "memory", mode="before")
-    @classmethod
-    def _number_as_text(cls, value: object) -> object:
-        # YAML `cpu: 2` arrives as an int; Kubernetes quantities are strings.
-        return str(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else value
-
-    @field_validator("cpu")
-    @classmethod
-    def _cpu(cls, value: str) -> str:
-        return check_quantity(value, "cpu", "500m, 2")
-
-    @field_validator("memory")
-    @classmethod
-    def _memory(cls, value: str) -> str:
-        return check_quantity(value, "memory", "512Mi, 4Gi")
+    cpu: CpuQuantity = Field(default="1", description="CPU workloads: CPU request per process")
+    memory: MemoryQuantity = Field(default="4Gi", description="CPU workloads: memory request and limit per process")
 
 
 # Why a key belongs to one runtime: the model of the other runtime refuses it with this reason (never a silent drop).
@@ -112,22 +82,22 @@ class WorkloadBase(Model):
 
     name: str
     tpu_pool: Optional[str] = None
-    image: Optional[str] = None
+    image: Optional[ImageRef] = None
     command: Optional[Union[str, list[str]]] = None
     max_restarts: int = Field(default=0, ge=0, le=1000)
     priority_class: Optional[str] = None
-    env: dict[str, str] = Field(default_factory=dict)
-    secret_env: dict[str, str] = Field(default_factory=dict, description="ENV_VAR: key in pathways-gke:secrets")
-    service_account: Optional[str] = None
+    env: EnvVars = Field(default_factory=dict)
+    secret_env: EnvVars = Field(default_factory=dict, description="ENV_VAR: key in pathways-gke:secrets")
+    service_account: Optional[ServiceAccountName] = None
     service_account_exists: bool = Field(default=False, description="serviceAccount already exists: not created")
-    gcp_service_account: Optional[str] = Field(default=None, description="GCP service account the Kubernetes "
+    gcp_service_account: Optional[ServiceAccountEmail] = Field(default=None, description="GCP service account the Kubernetes "
                                                "serviceAccount is bound to through Workload Identity")
     buckets: list[BucketAccess] = Field(default_factory=list, description="checkpoint/data buckets the code uses")
     termination_grace_period_seconds: Optional[int] = Field(default=None, ge=0, le=86400)
     privileged: bool = False
     image_pull_policy: Optional[ImagePullPolicy] = Field(
         default=None, description="every container; default IfNotPresent (all images are pinned)")
-    image_pull_secrets: list[str] = Field(default_factory=list, description="Secrets for private registries")
+    image_pull_secrets: SecretNames = Field(default_factory=list, description="Secrets for private registries")
 
     @property
     def on_lws(self) -> bool:
@@ -162,35 +132,6 @@ class WorkloadBase(Model):
                                                                       "input": name}])
         return result
 
-    @field_validator("image_pull_secrets")
-    @classmethod
-    def _pull_secrets(cls, value: list[str]) -> list[str]:
-        for name in value:
-            if not DNS_1123_LABEL.match(name) or len(name) > 253:
-                raise fail("image_pull_secrets", f"'{name}' is not a Secret name (lower-case letters, digits, '-')")
-        return value
-
-    @field_validator("service_account")
-    @classmethod
-    def _service_account(cls, value: Optional[str]) -> Optional[str]:
-        if value is None:
-            return value
-        if "@" in value:
-            raise fail("service_account", "is a GCP service-account email; serviceAccount names the Kubernetes "
-                       "service account the pods run as (bound to the GCP one through Workload Identity)")
-        if not DNS_1123_SUBDOMAIN.match(value) or len(value) > 253:
-            raise fail("service_account", "is not a Kubernetes service account name (lower-case letters, digits, "
-                       "'-' and '.')")
-        return value
-
-    @field_validator("gcp_service_account")
-    @classmethod
-    def _gcp_service_account(cls, value: Optional[str]) -> Optional[str]:
-        if value is not None and not GSA_EMAIL.match(value):
-            raise fail("gcp_service_account", "is not a user-managed GCP service-account email "
-                       "(name@project.iam.gserviceaccount.com)")
-        return value
-
     @field_validator("name")
     @classmethod
     def _name(cls, value: str) -> str:
@@ -198,15 +139,10 @@ class WorkloadBase(Model):
             raise fail("name", f"is {len(value)} characters; at most {MAX_WORKLOAD_NAME} are allowed (JobSet writes "
                        f"'<name>-pathways-head-0-0.<name>' into a 63-character label), {MAX_LWS_NAME} in modes "
                        "serving/service (LeaderWorkerSet)")
-        if not DNS_1035.match(value):
+        if not DNS_1035_LABEL.match(value):
             raise fail("name", "must be lower-case letters, digits and '-', starting with a letter "
                        "(a DNS-1035 label)")
         return value
-
-    @field_validator("image")
-    @classmethod
-    def _image(cls, value: Optional[str]) -> Optional[str]:
-        return None if value is None else check_image(value)
 
     @field_validator("command")
     @classmethod
@@ -216,11 +152,6 @@ class WorkloadBase(Model):
         if isinstance(value, list) and not value:
             raise fail("command", "is an empty list")
         return value
-
-    @field_validator("env", "secret_env")
-    @classmethod
-    def _env(cls, value: dict[str, str]) -> dict[str, str]:
-        return check_env(value)
 
     @property
     def command_text(self) -> Optional[str]:
@@ -237,7 +168,7 @@ class PathwaysWorkloadConfig(WorkloadBase):
     runtime: Literal["pathways"] = "pathways"
     mode: Mode = "default"
     pathways: PathwaysSettings = Field(default_factory=PathwaysSettings)
-    container_name: str = Field(default="jax-tpu", description="name of the user container in the head pod")
+    container_name: ContainerName = Field(default="jax-tpu", description="name of the user container in the head pod")
     resources: ContainerResources = Field(default_factory=ContainerResources)
     gcs_fuse: list[GcsFuseVolume] = Field(default_factory=list)
     serving: Optional[ServingSettings] = None
@@ -264,14 +195,10 @@ class PathwaysWorkloadConfig(WorkloadBase):
     @field_validator("container_name")
     @classmethod
     def _container_name(cls, value: str) -> str:
-        if not DNS_1123_LABEL.match(value) or len(value) > 63:
-            raise fail("container_name", "is not a container name: lower-case letters, digits and '-', "
-                       "at most 63 characters")
         if value in RESERVED_CONTAINER_NAMES:
             raise fail("container_name", f"is used by a Pathways container; not allowed: "
                        f"{', '.join(RESERVED_CONTAINER_NAMES)}")
         return value
-
 
 
 class JaxWorkloadConfig(WorkloadBase):
