@@ -1,4 +1,5 @@
-"""Blast radius: a change touches what it must and nothing else (DESIGN.md principle 6).
+"""Blast radius: a change touches what it must and nothing else (a workload change never touches
+infrastructure, a new slice adds one node pool, nothing is replaced that need not be).
 
 Each test plans a platform-sized stack (two TPU groups, several workloads on each, a CPU JAX workload,
 Kueue on), applies one change a user makes every week, and reads the offline diff of the two real plans.

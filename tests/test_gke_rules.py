@@ -301,7 +301,9 @@ def test_no_tpu7x_pool_sends_a_compact_group_placement(all_plans):
 
 
 def test_every_replaceable_fixed_name_resource_is_deleted_first(all_plans):
-    """REAL_PATH: replacement is create-before-delete by default; a fixed name then answers 409 already exists."""
+    """Pulumi replaces create-before-delete unless told otherwise
+    (https://www.pulumi.com/docs/iac/concepts/options/deletebeforereplace/): a fixed name then answers 409
+    already exists."""
     kinds = set()
     for name, plan in all_plans:
         for r in plan.to_json()["resources"]:

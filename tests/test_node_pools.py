@@ -1,4 +1,6 @@
-"""Node pools and the cluster carry exactly the settings TPU_NODE_POOLS.md prescribes."""
+"""Node pools and the cluster carry exactly the settings GKE prescribes for TPU slices and the Pathways CPU pool
+(https://cloud.google.com/kubernetes-engine/docs/concepts/tpus,
+https://cloud.google.com/kubernetes-engine/docs/how-to/tpus)."""
 
 import copy
 
