@@ -15,10 +15,11 @@ from pathways_gke.errors import ConfigError
 from pathways_gke.gke.adopt import adopted_cluster_problems
 from pathways_gke.naming import MANAGED_GCE_LABELS, MANAGED_NODE_LABELS, TPU_RESOURCE, node_service_account_id
 from pathways_gke.plan.diff import diff_plans, render_text
-from pathways_gke.plan.engine import flatten_config, plan_config, preview_mocks, run_program
+from pathways_gke.plan.engine import plan_config
 from pathways_gke.plan.markdown import render_markdown
 from pathways_gke.plan.replacements import NAME_INPUT, fixed_name, name_clash_on_replace
 from tests.conftest import ROOT, STACKS
+from tests.support.offline import Cloud, run
 from tests.support.plans import edited
 from tests.support.variants import every_optional_child_config
 
@@ -457,23 +458,14 @@ def test_the_preview_stops_on_an_adopted_cluster_without_workload_identity():
     """The check runs on the read cluster (here: mocks answering the read as the cloud would)."""
     import pulumi
 
-    base = preview_mocks()
-
-    class Cloud(type(base)):
-        def new_resource(self, args):
-            if args.typ == CLUSTER and args.resource_id:
-                return args.resource_id, {**FULL_CLUSTER, "workloadIdentityConfig": {"workloadPool": ""},
-                                          "name": "pw-dev", "endpoint": "10.0.0.2",
-                                          "masterAuth": {"clusterCaCertificate": "Q0E="}}
-            return super().new_resource(args)
-
-    cfg = dev(lambda c: c.__setitem__(P + "cluster", dict(ADOPT)))
-    flat, secret_keys = flatten_config(cfg)
     from pathways_gke.program import main as program
 
+    cloud = Cloud(reads={CLUSTER: lambda args: {**FULL_CLUSTER, "workloadIdentityConfig": {"workloadPool": ""},
+                                                "name": "pw-dev", "endpoint": "10.0.0.2",
+                                                "masterAuth": {"clusterCaCertificate": "Q0E="}}})
+    cfg = dev(lambda c: c.__setitem__(P + "cluster", dict(ADOPT)))
     with pytest.raises(pulumi.RunError, match="no Workload Identity pool"):
-        run_program(program, stack="adopt", project="pathways-gke", config=flat, secret_keys=secret_keys,
-                    mocks=Cloud())
+        run(program, stack="adopt", config=cfg, mocks=cloud)
 
 
 # --- queued provisioning: one PodSet --------------------------------------------------------------------------

@@ -13,7 +13,7 @@ from pathways_gke.plan import plan_config, plan_stack
 from pathways_gke.services import ClusterServices
 from tests.services_support import QUEUED_POOLS, ROOT, stack, stack_values
 from tests.support.crd import kueue_schema_errors
-from tests.support.mockplan import record
+from tests.support.offline import run
 
 CONFIG_FILE = "kubernetes:yaml/v2:ConfigFile"
 NODE_POOL = "gcp:container/nodePool:NodePool"
@@ -148,7 +148,7 @@ def test_the_component_outputs_name_versions_and_queue():
     assert outputs["queueName"] == "pathways-queue" and outputs["namespace"] == "ml"
 
 
-# --- the component on its own (own recording monitor) ---------------------------------------------
+# --- the component on its own --------------------------------------------------------------------
 
 def _standalone(env: str):
     seen = {}
@@ -164,27 +164,29 @@ def _standalone(env: str):
             metadata={"name": "train", "namespace": services.namespace}, spec={},
             opts=pulumi.ResourceOptions(provider=provider, depends_on=[*services.ready, tpu]))
 
-    return record(program), seen["services"]
+    return run(program), seen["services"]
 
 
 def test_a_workload_depending_on_ready_waits_for_the_gate_and_the_installs():
-    recording, services = _standalone("prod")
-    workload = recording.by_name("workload")
-    assert {recording.urn("svc-ready"), recording.urn("svc-jobset"), recording.urn("svc-kueue")} <= set(workload.depends_on)
+    plan, services = _standalone("prod")
+    gate_and_installs = {plan.named(name).urn for name in ("svc-ready", "svc-jobset", "svc-kueue")}
+    assert gate_and_installs <= set(plan.named("workload").depends_on)
     assert (services.namespace, services.queue_name) == ("ml", "pathways-queue")
 
 
 def test_standalone_children_inherit_the_provider_and_register_the_transforms():
-    recording, _ = _standalone("dev")
-    component = recording.by_name("svc")
-    for child in (r for r in recording.resources if r.parent == component.urn):
-        assert child.provider.startswith(recording.urn("k8s")) or child.providers.get("kubernetes", "").startswith(
-            recording.urn("k8s")), child.name
-    install = recording.by_name("svc-jobset")
+    plan, _ = _standalone("dev")
+    component, provider = plan.named("svc"), plan.named("k8s").urn
+    children = [r for r in plan.resources if r.parent == component.urn]
+    assert children
+    for child in children:
+        assert provider in (child.options["provider"], child.options.get("providers", {}).get("kubernetes")), \
+            child.name
+    install = plan.named("svc-jobset")
     # force_apply + keep_on_node_pool + sized_for_cluster + protect_crds + alias_legacy_names
-    assert install.transforms == 5
-    assert install.depends_on == [recording.urn("cpu")]
-    assert recording.by_name("svc").type == "pathways-gke:index:ClusterServices"
+    assert install.options["transforms"] == 5
+    assert install.depends_on == [plan.named("cpu").urn]
+    assert component.type == "pathways-gke:index:ClusterServices"
 
 
 def test_dev_has_no_queue_name():
