@@ -135,13 +135,12 @@ def test_machine_memory_is_gib_and_one_allocatable_serves_the_head_check_and_the
 def test_a_head_that_fits_the_allocatable_gib_is_accepted_on_n2_standard_64():
     """The Pathways servers request 132 GB; a user container asking 120 GB more still fits 256 GiB nodes."""
     from pathways_gke.config.stack import parse_stack
+    from tests.support.stacks import stack
 
-    parse_stack({
-        "gcp:project": "acme-ml-dev", "cluster": {"name": "pw", "location": "us-east5"},
-        "cpuPool": {"zone": "us-east5-a", "machineType": "n2-standard-64"},
-        "tpuPools": [{"name": "main", "type": "v6e", "topology": "2x4", "zone": "us-east5-b"}],
-        "workloads": [{"name": "train", "tpuPool": "main", "image": "us-docker.pkg.dev/acme/t:1",
-                       "command": "python3 t.py", "pathways": {"version": "2026-11-01", "gcsScratch": "gs://acme-pw/tmp"},
-                       "resources": {"requests": {"cpu": "24", "memory": "120G"},
-                                     "limits": {"memory": "120G"}}}],
-    })
+    parse_stack(stack(
+        cpuPool={"zone": "us-east5-a", "machineType": "n2-standard-64"},
+        tpuPools=[{"name": "main", "type": "v6e", "topology": "2x4", "zone": "us-east5-b"}],
+        workloads=[{"name": "train", "tpuPool": "main", "image": "us-docker.pkg.dev/acme/t:1",
+                    "command": "python3 t.py", "pathways": {"version": "2026-11-01", "gcsScratch": "gs://acme-pw/tmp"},
+                    "resources": {"requests": {"cpu": "24", "memory": "120G"}, "limits": {"memory": "120G"}}}],
+    ))

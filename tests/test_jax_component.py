@@ -13,14 +13,9 @@ from pathways_gke.workloads.jax_jobset import build_jax_jobset
 from pathways_gke.config.target import target_for
 from tests.support.crd import jobset_schema_errors
 from tests.support.offline import Cloud, run
+from tests.support.stacks import stack
 
 IMAGE = "us-docker.pkg.dev/acme/train:2026-11"
-
-
-def stack(workloads, tpu_pools=(), **extra):
-    return parse_stack({"gcp:project": "acme-ml-dev", "cluster": {"name": "pw", "location": "us-east5"},
-                        "cpuPool": {"zone": "us-east5-a"}, "tpuPools": list(tpu_pools), "workloads": workloads,
-                        **extra})
 
 
 V5P = {"name": "main", "type": "v5p", "topology": "2x2x2", "slices": 2, "zone": "us-east5-a"}
@@ -29,7 +24,7 @@ TPU_WORKLOAD = {"name": "mst", "runtime": "jax", "tpuPool": "main", "image": IMA
 
 
 def test_children_options_and_outputs():
-    st = stack([TPU_WORKLOAD], [V5P], secrets={"hf": "<secret>"})
+    st = parse_stack(stack(tpuPools=[V5P], secrets={"hf": "<secret>"}, workloads=[TPU_WORKLOAD]))
     workload = st.workloads[0]
 
     def program():
@@ -62,8 +57,8 @@ def test_children_options_and_outputs():
 
 
 def test_a_cpu_workload_has_no_secret_child():
-    st = stack([{"name": "dev", "runtime": "jax", "image": IMAGE, "command": "python3 t.py",
-                 "jax": {"processes": 4}}])
+    st = parse_stack(stack(workloads=[{"name": "dev", "runtime": "jax", "image": IMAGE, "command": "python3 t.py",
+                                       "jax": {"processes": 4}}]))
     plan = run(lambda: JaxWorkload("dev", jax_args_from_stack(st, st.workloads[0])))
     assert plan.named("dev").outputs["coordinatorAddress"] == "dev-workers-0-0.dev:1234"
     assert sorted(r.name for r in plan.resources) == ["dev", "dev-jobset"]
@@ -102,9 +97,9 @@ def test_floats_from_other_languages_are_accepted():
 def test_args_from_stack_round_trip_through_validation():
     from pathways_gke.workloads.jax_inputs import validate_jax_inputs
 
-    st = stack([TPU_WORKLOAD, {"name": "dev", "runtime": "jax", "image": IMAGE, "command": ["python3", "t.py"],
-                               "jax": {"processes": 4, "slices": 2, "cpu": "2"}}], [V5P],
-               secrets={"hf": "x"}, kueue={"enabled": True})
+    st = parse_stack(stack(tpuPools=[V5P], secrets={"hf": "x"}, kueue={"enabled": True}, workloads=[
+        TPU_WORKLOAD, {"name": "dev", "runtime": "jax", "image": IMAGE, "command": ["python3", "t.py"],
+                       "jax": {"processes": 4, "slices": 2, "cpu": "2"}}]))
     for workload in st.workloads:
         args = jax_args_from_stack(st, workload, {"hf": "value"})
         config, target = validate_jax_inputs(args["workload"], args["target"], tuple(args.get("secrets", {})))
