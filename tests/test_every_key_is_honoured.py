@@ -15,7 +15,6 @@ import pytest
 from pydantic import BaseModel
 
 from pathways_gke.config.pathways import PathwaysEnv, PathwaysFlags, PathwaysImages, PathwaysSettings
-from pathways_gke.config.stack import parse_stack
 from pathways_gke.config.workloads import JaxSettings, WorkloadConfig
 from pathways_gke.errors import ConfigError
 from pathways_gke.workloads.jax_jobset import build_jax_jobset
@@ -23,7 +22,7 @@ from pathways_gke.workloads.pathways_jobset import build_pathways_jobset
 from pathways_gke.workloads.serving_lws import serving_objects
 from pathways_gke.workloads.identity import grant_plan, ksa_bindings
 from pathways_gke.config.target import target_for
-from tests.support.stacks import stack
+from tests.support.stacks import parsed
 
 IMAGE = "us-docker.pkg.dev/acme/train:2026-11"
 OTHER_IMAGE = "us-docker.pkg.dev/acme/other:2026-12"
@@ -128,8 +127,8 @@ def with_key(workload: dict, key: str, sample: Any) -> dict:
 
 def render(workload: dict) -> tuple:
     """What a workload makes: its JobSet, and the service accounts and grants the stack creates for it."""
-    st = parse_stack(stack(tpuPools=[{"name": "main", **POOL}, {"name": "alt", **POOL}],
-                           secrets={"hf": "not-a-real-token"}, workloads=[workload]))
+    st = parsed(tpuPools=[{"name": "main", **POOL}, {"name": "alt", **POOL}], secrets={"hf": "not-a-real-token"},
+                workloads=[workload])
     w = st.workloads[0]
     if w.on_lws:  # serving and service modes: a LeaderWorkerSet and its Services (and client proxies)
         made = serving_objects(w, target_for(st, w), secret_name="train-env")

@@ -6,14 +6,13 @@ import pulumi
 import pytest
 from pulumi.runtime import rpc
 
-from pathways_gke.config.stack import parse_stack
 from pathways_gke.errors import ConfigError
 from pathways_gke.workloads.jax import TOKEN, JaxWorkload, jax_args_from_stack
 from pathways_gke.workloads.jax_jobset import build_jax_jobset
 from pathways_gke.config.target import target_for
 from tests.support.crd import jobset_schema_errors
 from tests.support.offline import Cloud, run
-from tests.support.stacks import stack
+from tests.support.stacks import parsed
 
 IMAGE = "us-docker.pkg.dev/acme/train:2026-11"
 
@@ -24,7 +23,7 @@ TPU_WORKLOAD = {"name": "mst", "runtime": "jax", "tpuPool": "main", "image": IMA
 
 
 def test_children_options_and_outputs():
-    st = parse_stack(stack(tpuPools=[V5P], secrets={"hf": "<secret>"}, workloads=[TPU_WORKLOAD]))
+    st = parsed(tpuPools=[V5P], secrets={"hf": "<secret>"}, workloads=[TPU_WORKLOAD])
     workload = st.workloads[0]
 
     def program():
@@ -57,8 +56,8 @@ def test_children_options_and_outputs():
 
 
 def test_a_cpu_workload_has_no_secret_child():
-    st = parse_stack(stack(workloads=[{"name": "dev", "runtime": "jax", "image": IMAGE, "command": "python3 t.py",
-                                       "jax": {"processes": 4}}]))
+    st = parsed(workloads=[{"name": "dev", "runtime": "jax", "image": IMAGE, "command": "python3 t.py",
+                            "jax": {"processes": 4}}])
     plan = run(lambda: JaxWorkload("dev", jax_args_from_stack(st, st.workloads[0])))
     assert plan.named("dev").outputs["coordinatorAddress"] == "dev-workers-0-0.dev:1234"
     assert sorted(r.name for r in plan.resources) == ["dev", "dev-jobset"]
@@ -97,9 +96,9 @@ def test_floats_from_other_languages_are_accepted():
 def test_args_from_stack_round_trip_through_validation():
     from pathways_gke.workloads.jax_inputs import validate_jax_inputs
 
-    st = parse_stack(stack(tpuPools=[V5P], secrets={"hf": "x"}, kueue={"enabled": True}, workloads=[
+    st = parsed(tpuPools=[V5P], secrets={"hf": "x"}, kueue={"enabled": True}, workloads=[
         TPU_WORKLOAD, {"name": "dev", "runtime": "jax", "image": IMAGE, "command": ["python3", "t.py"],
-                       "jax": {"processes": 4, "slices": 2, "cpu": "2"}}]))
+                       "jax": {"processes": 4, "slices": 2, "cpu": "2"}}])
     for workload in st.workloads:
         args = jax_args_from_stack(st, workload, {"hf": "value"})
         config, target = validate_jax_inputs(args["workload"], args["target"], tuple(args.get("secrets", {})))

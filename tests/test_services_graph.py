@@ -11,7 +11,8 @@ import pytest
 
 from pathways_gke.plan import plan_config, plan_stack
 from pathways_gke.services import ClusterServices
-from tests.services_support import QUEUED_POOLS, ROOT, stack, stack_values
+from tests.conftest import ROOT
+from tests.support.stacks import QUEUED_POOLS, parsed, stack
 from tests.support.crd import kueue_schema_errors
 from tests.support.offline import run
 
@@ -117,7 +118,7 @@ def test_prod_quota_in_the_plan_is_the_chips_of_the_pools():
 
 
 def test_a_queued_pool_adds_the_provisioning_admission_check_to_the_plan():
-    plan = plan_config(stack_values("prod", tpuPools=QUEUED_POOLS), stack="queued")
+    plan = plan_config(stack("prod", tpuPools=QUEUED_POOLS), stack="queued")
     kinds = sorted(o["kind"] for o in plan.kubernetes_objects() if o["kind"] in KUEUE_KINDS)
     assert kinds == ["AdmissionCheck", "ClusterQueue", "LocalQueue", "ProvisioningRequestConfig",
                      "ResourceFlavor", "ResourceFlavor", "ResourceFlavor"]
@@ -128,15 +129,15 @@ def test_a_local_manifest_is_the_install_source_shown_in_the_plan(tmp_path):
     manifest.write_text("kind: CustomResourceDefinition\nmetadata:\n  name: jobsets.jobset.x-k8s.io\n"
                         "---\nkind: Deployment\nspec:\n  template:\n    spec:\n      containers:\n"
                         "      - image: registry.k8s.io/jobset/jobset:v0.10.1\n")
-    plan = plan_config(stack_values("dev", jobset={"version": "v0.10.1", "manifest": str(manifest)}), stack="dev")
+    plan = plan_config(stack("dev", jobset={"version": "v0.10.1", "manifest": str(manifest)}), stack="dev")
     install = plan.named("pw-dev-services-jobset")
     assert install.inputs["file"] == str(manifest)
     assert plan.named("pw-dev-services-ready").inputs["data"]["jobset.source"] == str(manifest)
 
 
 def test_a_jobset_upgrade_keeps_every_urn_and_changes_only_the_source():
-    old = plan_config(stack_values("dev"), stack="dev")
-    new = plan_config(stack_values("dev", jobset={"version": "v0.12.0"}), stack="dev")
+    old = plan_config(stack("dev"), stack="dev")
+    new = plan_config(stack("dev", jobset={"version": "v0.12.0"}), stack="dev")
     assert [r.urn for r in old.resources] == [r.urn for r in new.resources]
     changed = {r.name for r, s in zip(old.resources, new.resources) if r.inputs != s.inputs}
     assert changed == {"pw-dev-services-jobset", "pw-dev-services-ready"}
@@ -157,7 +158,7 @@ def _standalone(env: str):
         cpu = gcp.container.NodePool("cpu", cluster="c", node_count=1)
         tpu = gcp.container.NodePool("tpu-0", cluster="c", node_count=1)
         provider = k8s.Provider("k8s", kubeconfig="{}")
-        services = ClusterServices("svc", stack(env), cpu, pulumi.ResourceOptions(providers={"kubernetes": provider}))
+        services = ClusterServices("svc", parsed(env), cpu, pulumi.ResourceOptions(providers={"kubernetes": provider}))
         seen["services"] = services
         k8s.apiextensions.CustomResource(
             "workload", api_version="jobset.x-k8s.io/v1alpha2", kind="JobSet",

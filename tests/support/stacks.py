@@ -3,6 +3,7 @@ valid stack or a shipped stack file, with the sections a test is about written a
 
     stack(tpuPools=[V5P], workloads=[TRAIN])         the small stack with a TPU pool group and a workload
     stack("dev", kueue={"enabled": True})            stacks/Pulumi.dev.yaml with its kueue section replaced
+    parsed("prod", tpuPools=QUEUED_POOLS)            prod with other pool groups, as the config layer reads it
     merged("dev", cluster={"version": "1.33"}, tpuPools=[{"capacity": "spot"}])
                                                      dev with one cluster key and the first pool's capacity changed
 """
@@ -13,6 +14,7 @@ import copy
 import functools
 from typing import Any, Mapping, Union
 
+from pathways_gke.config import StackConfig, parse_stack
 from pathways_gke.config.stack import read_stack_file
 from tests.conftest import ROOT
 
@@ -35,6 +37,13 @@ class _Absent:
 
 
 ABSENT: Any = _Absent()
+
+# prod's pool groups changed to a reserved v6e-16 group and a queued (ProvisioningRequest) v5p group
+QUEUED_POOLS = [
+    {"name": "train", "type": "v6e-16", "slices": 4, "zone": "us-east5-b", "capacity": "reservation",
+     "reservation": "acme-v6e-east5"},
+    {"name": "burst", "type": "v5p", "topology": "2x2x2", "slices": 2, "zone": "us-east5-a", "capacity": "queued"},
+]
 
 Base = Union[str, Mapping[str, Any], None]
 
@@ -71,6 +80,11 @@ def merged(base: Base = None, /, **sections: Any) -> dict[str, Any]:
         else:
             config[_key(name)] = _merge(current or {}, changes)
     return config
+
+
+def parsed(base: Base = None, /, **sections: Any) -> StackConfig:
+    """`stack(base, **sections)` as the config layer reads it (ConfigError when it is invalid)."""
+    return parse_stack(stack(base, **sections))
 
 
 def shipped(name: str) -> dict[str, Any]:
