@@ -11,13 +11,12 @@ import pytest
 
 from pathways_gke import PathwaysCluster, PathwaysWorkload
 from pathways_gke.config.deferrable import STACK_FIELDS, TOKEN, deferrable_kind
-from pathways_gke.config.stack import read_stack_file
 from pathways_gke.errors import ConfigError
 from pathways_gke.plan.engine import COMPUTED
-from tests.conftest import ROOT
 from tests.support.args_cases import wire_inputs
 from tests.support.examples import construct_plan
 from tests.support.offline import run
+from tests.support.stacks import shipped
 from tests.test_two_clusters import cluster_args
 
 CLUSTER = "pathways-gke:index:PathwaysCluster"
@@ -125,7 +124,7 @@ def test_the_deferrable_fields_are_property_only():
 def test_through_the_component_provider_a_vpc_self_link_is_the_network():
     """A TypeScript/Go/YAML program passing `vpc.selfLink`: the engine hands Construct an Output."""
     def inputs():
-        values = wire_inputs(read_stack_file(ROOT / "stacks" / "Pulumi.dev.yaml"))
+        values = wire_inputs(shipped("dev"))
         vpc = gcp.compute.Network("vpc", auto_create_subnetworks=False, project="acme-ml-dev")
         values["cluster"]["network"] = vpc.self_link
         return values

@@ -2,7 +2,8 @@
 valid stack or a shipped stack file, with the sections a test is about written at the call site.
 
     stack(tpuPools=[V5P], workloads=[TRAIN])         the small stack with a TPU pool group and a workload
-    stack("dev", kueue={"enabled": True})            stacks/Pulumi.dev.yaml with its kueue section replaced
+    shipped("dev")                                   stacks/Pulumi.dev.yaml as it is (a fresh copy)
+    stack("dev", kueue={"enabled": True})            dev with its kueue section replaced
     parsed("prod", tpuPools=QUEUED_POOLS)            prod with other pool groups, as the config layer reads it
     merged("dev", cluster={"version": "1.33"}, tpuPools=[{"capacity": "spot"}])
                                                      dev with one cluster key and the first pool's capacity changed
@@ -26,7 +27,6 @@ SMALL = {
     P + "cluster": {"name": "pw", "location": "us-east5"},
     P + "cpuPool": {"zone": "us-east5-a"},
 }
-
 
 
 class _Absent:
@@ -68,17 +68,22 @@ def merged(base: Base = None, /, **sections: Any) -> dict[str, Any]:
 
     A mapping section gets the given keys (ABSENT removes one; a missing section starts empty); a list section
     (tpuPools, workloads, ...) gets its items merged in order, so `tpuPools=[{"capacity": "spot"}]` changes only
-    the first pool."""
+    the first pool (a new list, or a longer one, goes in whole with `stack`); a plain value is set."""
     config = _copy_of(base)
     for name, changes in sections.items():
         current = config.get(_key(name))
         if isinstance(changes, list):
             items = list(current or [])
+            if len(changes) > len(items):
+                raise ValueError(f"merged: {name} has {len(items)} items, {len(changes)} given; use stack() "
+                                 "to write the whole list")
             for index, item_changes in enumerate(changes):
                 items[index] = _merge(items[index], item_changes)
             config[_key(name)] = items
-        else:
+        elif isinstance(changes, Mapping):
             config[_key(name)] = _merge(current or {}, changes)
+        else:
+            config[_key(name)] = changes
     return config
 
 
