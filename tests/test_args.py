@@ -14,9 +14,10 @@ from pathways_gke.cluster import PathwaysCluster
 from pathways_gke.config import access, addons, cluster, observability, pathways, serving, stack, tpu, workloads
 from pathways_gke.config.stack import parse_stack, read_stack_file
 from pathways_gke.errors import ConfigError
-from pathways_gke.plan.engine import plan_stack, run_program
+from pathways_gke.plan.engine import plan_stack
 from tests.conftest import ROOT, STACKS
 from tests.support.args_cases import python_args, wire_inputs
+from tests.support.offline import run
 
 # every TypedDict and the pydantic model it mirrors
 SECTIONS = [
@@ -239,6 +240,5 @@ def test_python_args_plan_exactly_like_the_stack_file(name):
     config = read_stack_file(ROOT / "stacks" / f"Pulumi.{name}.yaml")
     reference = plan_stack(name, ROOT)
     args = python_args(config)
-    plan = run_program(lambda: PathwaysCluster(config["pathways-gke:cluster"]["name"], args),
-                       stack=name, project="pathways-gke", config={}, secret_keys=[])
+    plan = run(lambda: PathwaysCluster(config["pathways-gke:cluster"]["name"], args), stack=name)
     assert [r.to_json() for r in plan.resources] == [r.to_json() for r in reference.resources]

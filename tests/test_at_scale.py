@@ -4,7 +4,6 @@ Every assertion reads a real offline plan (or the pure function the component re
 is checked on and off.
 """
 
-import copy
 import json
 import math
 
@@ -15,12 +14,13 @@ from pathways_gke.addons import services_spec
 from pathways_gke.addons.sizing import (SIZING, controller_resources, size_controller, stack_controller_resources,
                                         stack_node_count)
 from pathways_gke.cli import main as cli_main
-from pathways_gke.config.stack import parse_stack, read_stack_file
+from pathways_gke.config.stack import parse_stack
 from pathways_gke.errors import ConfigError
 from pathways_gke.plan.critical_path import critical_path, validate_durations
 from pathways_gke.plan.engine import plan_config
 from pathways_gke.services import install_transforms
 from tests.conftest import ROOT
+from tests.support.stacks import merged, parsed, shipped
 
 pytestmark = pytest.mark.slow  # plans 256-slice stacks (make test-fast skips it)
 
@@ -31,10 +31,6 @@ JOBSET = "kubernetes:jobset.x-k8s.io/v1alpha2:JobSet"
 ALERT = "gcp:monitoring/alertPolicy:AlertPolicy"
 MULTI_HOST_STACKS = ("dev", "prod", "jax")  # every stack in stacks/ has multi-host slices
 CACHE_IMAGE = "projects/acme-ml-prod/global/images/pathways-cache-2026-11-20"
-
-
-def config_of(stack: str) -> dict:
-    return read_stack_file(ROOT / "stacks" / f"Pulumi.{stack}.yaml")
 
 
 def plan_of(config: dict, stack: str = "test") -> dict:
@@ -53,12 +49,6 @@ def cluster_inputs(plan: dict) -> dict:
 def marker(plan: dict) -> dict:
     [gate] = [r for r in of_type(plan, CONFIG_MAP) if r["inputs"]["metadata"]["name"] == "pathways-gke-services"]
     return gate["inputs"]["data"]
-
-
-def set_key(config: dict, section: str, **values) -> dict:
-    config = copy.deepcopy(config)
-    config.setdefault(f"pathways-gke:{section}", {}).update(values)
-    return config
 
 
 @pytest.fixture(scope="module")
@@ -95,7 +85,7 @@ def test_multi_host_plans_turn_on_managed_prometheus_and_the_dashboard_metrics(p
 @pytest.mark.parametrize("stack", MULTI_HOST_STACKS)
 def test_multi_host_plans_export_console_links_for_the_cluster_and_each_workload(plans, stack):
     links = plans[stack]["outputs"]["consoleLinks"]
-    config = parse_stack(config_of(stack))
+    config = parsed(stack)
     c = config.cluster
     assert links["tpuDashboard"] == (f"https://console.cloud.google.com/kubernetes/clusters/details/{c.location}/"
                                      f"{c.name}/observability?project={config.project}")
@@ -120,15 +110,13 @@ def test_pinned_images_are_pulled_if_not_present_so_a_restarted_pod_reuses_the_n
 
 
 def test_image_streaming_can_be_switched_off_per_pool():
-    config = config_of("dev")
-    config = set_key(config, "cpuPool", imageStreaming=False)
-    config["pathways-gke:tpuPools"][0]["imageStreaming"] = False
+    config = merged("dev", cpuPool={"imageStreaming": False}, tpuPools=[{"imageStreaming": False}])
     pools = of_type(plan_of(config), NODE_POOL)
     assert [p["inputs"]["nodeConfig"].get("gcfsConfig") for p in pools] == [None, None]
 
 
 def test_an_image_cache_disk_is_a_container_image_cache_secondary_boot_disk_on_that_pool_only():
-    config = config_of("prod")
+    config = shipped("prod")
     config["pathways-gke:tpuPools"][0]["imageCacheDisk"] = CACHE_IMAGE
     pools = {p["name"]: p for p in of_type(plan_of(config), NODE_POOL)}
     for name, pool in pools.items():
@@ -149,13 +137,13 @@ def test_an_image_cache_disk_is_a_container_image_cache_secondary_boot_disk_on_t
     ("gke-default", None, None),
 ])
 def test_the_dns_provider_is_switchable(dns, dns_config, cache):
-    inputs = cluster_inputs(plan_of(set_key(config_of("dev"), "cluster", dns=dns)))
+    inputs = cluster_inputs(plan_of(merged("dev", cluster={"dns": dns})))
     assert inputs.get("dnsConfig") == dns_config
     assert inputs["addonsConfig"].get("dnsCacheConfig") == cache
 
 
 def test_auto_dns_leaves_a_single_host_only_cluster_on_gke_default():
-    config = config_of("dev")
+    config = shipped("dev")
     config["pathways-gke:tpuPools"][0].update(topology="2x2")  # v6e 2x2: one VM
     assert parse_stack(config).tpu_pools[0].shape.multi_host is False
     inputs = cluster_inputs(plan_of(config))
@@ -163,7 +151,7 @@ def test_auto_dns_leaves_a_single_host_only_cluster_on_gke_default():
 
 
 def test_managed_prometheus_and_console_links_are_switchable():
-    config = set_key(config_of("dev"), "observability", managedPrometheus=False, consoleLinks=False)
+    config = merged("dev", observability={"managedPrometheus": False, "consoleLinks": False})
     plan = plan_of(config)
     inputs = cluster_inputs(plan)
     assert "monitoringConfig" not in inputs and "loggingConfig" not in inputs
@@ -171,10 +159,9 @@ def test_managed_prometheus_and_console_links_are_switchable():
 
 
 def test_alert_policies_are_opt_in_and_watch_each_workload_for_missing_workers_and_restarts():
-    assert of_type(plan_of(config_of("prod")), ALERT) == []
+    assert of_type(plan_of(shipped("prod")), ALERT) == []
     channel = "projects/acme-ml-prod/notificationChannels/123"
-    config = set_key(config_of("prod"), "observability", alerts=True, stuckMinutes=30,
-                     notificationChannels=[channel])
+    config = merged("prod", observability={"alerts": True, "stuckMinutes": 30, "notificationChannels": [channel]})
     policies = {p["name"]: p["inputs"] for p in of_type(plan_of(config), ALERT)}
     assert set(policies) == {"pw-prod-llm-pretrain-stuck-alert", "pw-prod-llm-pretrain-restart-alert"}
     stuck = policies["pw-prod-llm-pretrain-stuck-alert"]
@@ -205,7 +192,7 @@ def expected(addon: str, nodes: int) -> dict:
 
 @pytest.mark.parametrize("slices", [4, 256])
 def test_controller_resources_in_the_plan_follow_the_formula(slices):
-    config = config_of("prod")  # v6e-16: 4 VMs per slice; cpuPool.maxNodes 8; Kueue on
+    config = shipped("prod")  # v6e-16: 4 VMs per slice; cpuPool.maxNodes 8; Kueue on
     config["pathways-gke:tpuPools"][0]["slices"] = slices
     nodes = slices * 4 + 8
     plan = plan_of(config)
@@ -226,14 +213,14 @@ def test_memory_grows_past_the_floor_at_xpk_rate():
 
 
 def test_the_node_count_counts_autoscaled_slices_at_their_maximum():
-    config = config_of("dev")
+    config = shipped("dev")
     config["pathways-gke:tpuPools"][0].update(autoscaling=True, slices=3)
     stack = parse_stack(config)
     assert stack_node_count(stack) == 3 * 2 + stack.cpu_pool.max_nodes  # v6e 2x4: 2 VMs per slice
 
 
 def test_sizing_is_switchable_per_controller():
-    config = set_key(set_key(config_of("prod"), "jobset", sizeForCluster=False), "kueue", sizeForCluster=False)
+    config = merged("prod", jobset={"sizeForCluster": False}, kueue={"sizeForCluster": False})
     assert stack_controller_resources(parse_stack(config)) == {}
     assert not [k for k in marker(plan_of(config)) if k.endswith(".resources")]
     spec = services_spec(parse_stack(config))
@@ -263,7 +250,7 @@ def test_the_sizing_transform_replaces_the_manager_containers_resources():
 
 
 def test_the_sizing_transform_is_registered_on_its_own_install_only():
-    spec = services_spec(parse_stack(config_of("prod")))
+    spec = services_spec(parsed("prod"))
     base = len(install_transforms(spec, None))
     assert len(install_transforms(spec, "jobset")) == base + 1
     assert len(install_transforms(spec, "kueue")) == base + 1
@@ -291,7 +278,7 @@ def test_the_sizing_transform_is_registered_on_its_own_install_only():
         "projects/acme-ml-dev/notificationChannels/1"]}}), "observability.notificationChannels", "alerts: true"),
 ])
 def test_incompatible_settings_are_refused_naming_the_path(mutate, path, fragment):
-    config = config_of("dev")
+    config = shipped("dev")
     mutate(config)
     with pytest.raises(ConfigError) as info:
         parse_stack(config)
@@ -302,14 +289,13 @@ def test_incompatible_settings_are_refused_naming_the_path(mutate, path, fragmen
 
 def test_a_recent_or_minor_only_version_keeps_managed_prometheus():
     # dev's v6e pool without the accelerator network profile, whose own floor (1.34.1) is the rulebook's
-    config = copy.deepcopy(config_of("dev"))
-    config["pathways-gke:tpuPools"] = [{**p, "networkProfile": False} for p in config["pathways-gke:tpuPools"]]
+    config = merged("dev", tpuPools=[{"networkProfile": False}])
     for version in ("1.32", "1.32.1-gke.1357001", "1.34.1-gke.1829001"):
-        parse_stack(set_key(config, "cluster", version=version))
+        parse_stack(merged(config, cluster={"version": version}))
 
 
 def test_the_cli_refuses_a_bad_setting_with_exit_2_and_registers_nothing(tmp_path, capsys, recording_runs):
-    config = set_key(config_of("dev"), "cluster", create=False, dns="nodelocal-dnscache")
+    config = merged("dev", cluster={"create": False, "dns": "nodelocal-dnscache"})
     path = tmp_path / "Pulumi.bad.yaml"
     path.write_text(json.dumps({"config": config}))
     assert cli_main(["plan", "--config", str(path)]) == 2
@@ -334,14 +320,14 @@ def test_prod_reports_the_first_step_with_and_without_preloading(plans):
 
 
 def test_a_preloaded_stack_pulls_nothing_and_an_unstreamed_one_pulls_everything():
-    config = config_of("prod")
+    config = shipped("prod")
     config["pathways-gke:cpuPool"]["imageCacheDisk"] = CACHE_IMAGE
     config["pathways-gke:tpuPools"][0]["imageCacheDisk"] = CACHE_IMAGE
     preloaded = first_step(plan_of(config))
     assert preloaded["pullModes"] == ["preloaded"]
     assert preloaded["firstStepSeconds"] == preloaded["preloadedSeconds"]
 
-    config = set_key(config_of("prod"), "cpuPool", imageStreaming=False)
+    config = merged("prod", cpuPool={"imageStreaming": False})
     config["pathways-gke:tpuPools"][0]["imageStreaming"] = False
     pulled = first_step(plan_of(config))
     assert pulled["pullModes"] == ["pulled"]
@@ -379,8 +365,8 @@ def test_the_image_table_in_the_docs_is_current():
 def test_adding_an_image_cache_replaces_that_groups_pools_and_leaves_the_cluster_alone():
     from pathways_gke.plan.diff import diff_plans
 
-    base = plan_config(config_of("prod"), stack="prod")
-    config = config_of("prod")
+    base = plan_config(shipped("prod"), stack="prod")
+    config = shipped("prod")
     config["pathways-gke:tpuPools"][0]["imageCacheDisk"] = CACHE_IMAGE
     diff = diff_plans(base, plan_config(config, stack="prod"))
     replaced = {c.name for c in diff.changed if c.replace and c.type == NODE_POOL}
@@ -392,8 +378,8 @@ def test_adding_an_image_cache_replaces_that_groups_pools_and_leaves_the_cluster
 def test_switching_the_dns_provider_updates_the_cluster_in_place():
     from pathways_gke.plan.diff import diff_plans
 
-    base = plan_config(config_of("prod"), stack="prod")
-    diff = diff_plans(base, plan_config(set_key(config_of("prod"), "cluster", dns="nodelocal-dnscache"),
+    base = plan_config(shipped("prod"), stack="prod")
+    diff = diff_plans(base, plan_config(merged("prod", cluster={"dns": "nodelocal-dnscache"}),
                                         stack="prod"))
     [change] = [c for c in diff.changed if c.type == CLUSTER]
     assert change.replace is False
@@ -404,7 +390,7 @@ def test_the_registered_jobset_transforms_pin_and_size_the_controller_together()
     """Run the JobSet install's transforms the way the engine does (each on the previous result)."""
     import pulumi
 
-    spec = services_spec(parse_stack(config_of("prod")))
+    spec = services_spec(parsed("prod"))
     props, opts = manager_deployment(), pulumi.ResourceOptions()
     for transform in install_transforms(spec, "jobset"):
         result = transform(pulumi.ResourceTransformArgs(True, tokens.DEPLOYMENT, "d", props, opts))

@@ -1,4 +1,5 @@
-"""Blast radius: a change touches what it must and nothing else (DESIGN.md principle 6).
+"""Blast radius: a change touches what it must and nothing else (a workload change never touches
+infrastructure, a new slice adds one node pool, nothing is replaced that need not be).
 
 Each test plans a platform-sized stack (two TPU groups, several workloads on each, a CPU JAX workload,
 Kueue on), applies one change a user makes every week, and reads the offline diff of the two real plans.
@@ -10,12 +11,11 @@ import json
 
 import pytest
 
-from pathways_gke.config.stack import read_stack_file
 from pathways_gke.plan.diff import diff_plans, rename_warnings, render_text
 from pathways_gke.plan.engine import plan_config
 from pathways_gke.tokens import NODE_POOL
-from tests.conftest import ROOT
 from tests.support.golden import GOLDEN_DIR
+from tests.support.stacks import P, shipped, stack
 
 JOBSET = "kubernetes:jobset.x-k8s.io/v1alpha2:JobSet"
 CLUSTER_QUEUE = "kubernetes:kueue.x-k8s.io/v1beta2:ClusterQueue"
@@ -26,18 +26,17 @@ CPU_WORKLOAD = "jax-cpu"                           # on the CPU pool
 
 def platform_config():
     """prod, plus a second TPU group and workloads on every kind of pool."""
-    config = read_stack_file(ROOT / "stacks" / "Pulumi.prod.yaml")
-    config["pathways-gke:tpuPools"].append({"name": "serve", "type": "v5e", "topology": "2x4", "slices": 2,
-                                            "zone": "us-east5-b", "capacity": "on-demand"})
-    pretrain = config["pathways-gke:workloads"][0]
-    config["pathways-gke:workloads"] = [
+    prod = shipped("prod")
+    pretrain = prod[P + "workloads"][0]
+    serve = {"name": "serve", "type": "v5e", "topology": "2x4", "slices": 2, "zone": "us-east5-b",
+             "capacity": "on-demand"}
+    return stack(prod, tpuPools=[*prod[P + "tpuPools"], serve], workloads=[
         pretrain,
         {**pretrain, "name": "llm-finetune"},
         {**pretrain, "name": SERVE_WORKLOAD, "tpuPool": "serve"},
         {"name": CPU_WORKLOAD, "runtime": "jax", "image": "us-docker.pkg.dev/acme-ml-prod/train/jax:2026-11-20",
          "command": "python3 smoke.py", "jax": {"processes": 2}},
-    ]
-    return config
+    ])
 
 
 @pytest.fixture(scope="module")
@@ -148,7 +147,7 @@ def test_renaming_a_child_without_an_alias_is_caught_against_the_golden_plan(mon
         return real(spec, parent, *args, **kwargs)
 
     monkeypatch.setattr(cluster, "node_pool", renamed)
-    current = plan_config(read_stack_file(ROOT / "stacks" / "Pulumi.dev.yaml"), stack="dev")
+    current = plan_config(shipped("dev"), stack="dev")
     golden = json.loads((GOLDEN_DIR / "dev.json").read_text())
 
     diff = diff_plans(golden, current)
@@ -173,7 +172,7 @@ def test_the_same_rename_with_an_alias_is_a_rename_not_a_delete(monkeypatch):
         return real_pool(resource_name, opts=opts, **kwargs)
 
     monkeypatch.setattr(cluster.gcp.container, "NodePool", aliased)
-    current = plan_config(read_stack_file(ROOT / "stacks" / "Pulumi.dev.yaml"), stack="dev")
+    current = plan_config(shipped("dev"), stack="dev")
     golden = json.loads((GOLDEN_DIR / "dev.json").read_text())
 
     diff = diff_plans(golden, current)

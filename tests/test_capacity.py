@@ -8,10 +8,10 @@ import pytest
 
 from pathways_gke.addons.kueue import tpu_flavor
 from pathways_gke.capacity import CAPACITIES, CAPACITY_RULES
-from pathways_gke.config.stack import parse_stack
 from pathways_gke.workloads.jax_jobset import build_jax_jobset
 from pathways_gke.workloads.pathways_jobset import build_pathways_jobset
 from pathways_gke.config.target import target_for
+from tests.support.stacks import parsed
 
 PACKAGE = pathlib.Path(__file__).resolve().parents[1] / "components" / "pathways_gke"
 IMAGE = "us-docker.pkg.dev/acme/train:2026-11"
@@ -23,23 +23,16 @@ def pool(capacity: str) -> dict:
             "capacity": capacity, **extra}
 
 
-def stack(capacity: str, runtime: str):
+def capacity_stack(capacity: str, runtime: str):
     workload = {"name": "train", "runtime": runtime, "tpuPool": "main", "image": IMAGE, "command": "python3 t.py"}
     if runtime == "pathways":
         workload["pathways"] = {"version": "2026-11-01", "gcsScratch": "gs://acme/tmp"}
-    return parse_stack({
-        "gcp:project": "acme-ml-dev",
-        "cluster": {"name": "pw", "location": "us-east5"},
-        "cpuPool": {"zone": "us-east5-a"},
-        "tpuPools": [pool(capacity)],
-        "kueue": {"enabled": capacity == "queued"},
-        "workloads": [workload],
-    })
+    return parsed(tpuPools=[pool(capacity)], kueue={"enabled": capacity == "queued"}, workloads=[workload])
 
 
 def tpu_pod_specs(capacity: str) -> dict[str, dict]:
     """The TPU pod spec each builder renders for a pool of this capacity."""
-    jax_stack, pw_stack = stack(capacity, "jax"), stack(capacity, "pathways")
+    jax_stack, pw_stack = capacity_stack(capacity, "jax"), capacity_stack(capacity, "pathways")
     jax = build_jax_jobset(jax_stack.workloads[0], target_for(jax_stack, jax_stack.workloads[0]),
                            secret_name="train-env")
     pathways = build_pathways_jobset(pw_stack.workloads[0], target_for(pw_stack, pw_stack.workloads[0]))
@@ -51,7 +44,7 @@ def tpu_pod_specs(capacity: str) -> dict[str, dict]:
 @pytest.mark.parametrize("capacity", CAPACITIES)
 def test_both_builders_and_the_kueue_flavor_tolerate_the_same_taints(capacity):
     specs = tpu_pod_specs(capacity)
-    flavor = tpu_flavor(stack(capacity, "jax").tpu_pools[0])["spec"]["tolerations"]
+    flavor = tpu_flavor(capacity_stack(capacity, "jax").tpu_pools[0])["spec"]["tolerations"]
     assert specs["jax"]["tolerations"] == specs["pathways"]["tolerations"] == flavor
     keys = [t["key"] for t in flavor]
     assert keys == ["google.com/tpu", *(t["key"] for t in CAPACITY_RULES[capacity].tolerations)]

@@ -1,8 +1,10 @@
-"""The TPU catalog agrees with the reference (shared/reference/TPU_NODE_POOLS.md §1, PATHWAYS_JOBSET.md §5)."""
+"""The TPU catalog agrees with GKE's TPU tables (https://cloud.google.com/kubernetes-engine/docs/concepts/tpus)
+and with what XPK 1.16.0 renders for the same shapes."""
 
 import pytest
 
 from pathways_gke.catalog import GENERATIONS, CatalogError, chips_of, parse_shorthand, resolve
+from tests.support.stacks import parsed
 
 ALL_SHAPES = [(g.name, t, m.name) for g in GENERATIONS.values() for m in g.machine_types for t in m.topologies]
 
@@ -133,14 +135,10 @@ def test_machine_memory_is_gib_and_one_allocatable_serves_the_head_check_and_the
 
 def test_a_head_that_fits_the_allocatable_gib_is_accepted_on_n2_standard_64():
     """The Pathways servers request 132 GB; a user container asking 120 GB more still fits 256 GiB nodes."""
-    from pathways_gke.config.stack import parse_stack
-
-    parse_stack({
-        "gcp:project": "acme-ml-dev", "cluster": {"name": "pw", "location": "us-east5"},
-        "cpuPool": {"zone": "us-east5-a", "machineType": "n2-standard-64"},
-        "tpuPools": [{"name": "main", "type": "v6e", "topology": "2x4", "zone": "us-east5-b"}],
-        "workloads": [{"name": "train", "tpuPool": "main", "image": "us-docker.pkg.dev/acme/t:1",
-                       "command": "python3 t.py", "pathways": {"version": "2026-11-01", "gcsScratch": "gs://acme-pw/tmp"},
-                       "resources": {"requests": {"cpu": "24", "memory": "120G"},
-                                     "limits": {"memory": "120G"}}}],
-    })
+    parsed(
+        cpuPool={"zone": "us-east5-a", "machineType": "n2-standard-64"},
+        tpuPools=[{"name": "main", "type": "v6e", "topology": "2x4", "zone": "us-east5-b"}],
+        workloads=[{"name": "train", "tpuPool": "main", "image": "us-docker.pkg.dev/acme/t:1",
+                    "command": "python3 t.py", "pathways": {"version": "2026-11-01", "gcsScratch": "gs://acme-pw/tmp"},
+                    "resources": {"requests": {"cpu": "24", "memory": "120G"}, "limits": {"memory": "120G"}}}],
+    )

@@ -1,7 +1,5 @@
 """Bad input a user would really type: exit 2, each message names the path, the value and what is allowed."""
 
-import copy
-
 import pytest
 import yaml
 
@@ -9,46 +7,32 @@ from pathways_gke.cli import main as cli_main
 from pathways_gke.config import parse_stack
 from pathways_gke.errors import ConfigError
 from tests.conftest import ROOT
+from tests.support.stacks import ABSENT, P, merged, stack
 
-DEV = yaml.safe_load((ROOT / "stacks" / "Pulumi.dev.yaml").read_text())["config"]
-
-P = "pathways-gke:"
+# Each case is the dev stack with one thing a user got wrong:
 
 
 def pool(**changes):
-    def mutate(cfg):
-        cfg[P + "tpuPools"][0].update(changes)
-    return mutate
+    """... in its pool group."""
+    return merged("dev", tpuPools=[changes])
 
 
 def workload(**changes):
-    def mutate(cfg):
-        cfg[P + "workloads"][0].update(changes)
-    return mutate
+    """... in its workload."""
+    return merged("dev", workloads=[changes])
 
 
 def section(key, **changes):
-    def mutate(cfg):
-        cfg.setdefault(P + key, {}).update(changes)
-    return mutate
-
-
-def drop(*path):
-    def mutate(cfg):
-        target = cfg
-        for part in path[:-1]:
-            target = target[part]
-        del target[path[-1]]
-    return mutate
+    """... in a section (ABSENT: a key left out)."""
+    return merged("dev", **{key: changes})
 
 
 def top(key, value):
-    def mutate(cfg):
-        cfg[key] = value
-    return mutate
+    """... in a whole top-level key (None: the key left out)."""
+    return stack("dev", **{key: value})
 
 
-# (id, mutation, expected path, substrings the message must contain)
+# (id, config, expected path, substrings the message must contain)
 CASES = [
     ("unknown-type", pool(type="v9"), "tpuPools[0].type", ["'v9'", "allowed: v4, v5e, v5p, v6e, tpu7x"]),
     ("type-typo", pool(type="v6"), "tpuPools[0].type", ["'v6'", "allowed:"]),
@@ -90,8 +74,8 @@ CASES = [
      ["v6e and tpu7x only"]),
     ("group-name-uppercase", pool(name="Main"), "tpuPools[0].name", ["'Main'", "lower-case"]),
     ("pool-name-too-long-for-gke",
-     lambda c: (c[P + "tpuPools"][0].update(name="a-rather-long-group"), c[P + "cluster"].update(
-         name="an-even-longer-cluster-nam"), c[P + "workloads"][0].update(tpuPool="a-rather-long-group")),
+     merged("dev", tpuPools=[{"name": "a-rather-long-group"}], cluster={"name": "an-even-longer-cluster-nam"},
+            workloads=[{"tpuPool": "a-rather-long-group"}]),
      "tpuPools[0].name", ["longer than GKE's 40 characters"]),
     ("workload-name-23", workload(name="a" * 23), "workloads[0].name", ["23 characters", "at most 22"]),
     ("workload-name-underscore", workload(name="my_train"), "workloads[0].name", ["'my_train'", "DNS-1035"]),
@@ -116,11 +100,10 @@ CASES = [
      ["'ML Trainer'", "not a Kubernetes service account name"]),
     ("secret-env-unknown-secret", workload(secretEnv={"HF_TOKEN": "hf"}), "workloads[0].secretEnv.HF_TOKEN",
      ["'hf'", "pathways-gke:secrets"]),
-    ("duplicate-workload-names",
-     lambda c: c[P + "workloads"].append(copy.deepcopy(c[P + "workloads"][0])), "workloads[0].name",
+    ("duplicate-workload-names", top(P + "workloads", stack("dev")[P + "workloads"] * 2), "workloads[0].name",
      ["more than one workload"]),
-    ("cluster-missing", drop(P + "cluster"), "cluster", ["required"]),
-    ("cluster-name-missing", drop(P + "cluster", "name"), "cluster.name", ["required"]),
+    ("cluster-missing", top(P + "cluster", None), "cluster", ["required"]),
+    ("cluster-name-missing", section("cluster", name=ABSENT), "cluster.name", ["required"]),
     ("cluster-bad-location", section("cluster", location="useast5"), "cluster.location", ["'useast5'"]),
     ("cluster-bad-release-channel", section("cluster", releaseChannel="regular"), "cluster.releaseChannel",
      ["'regular'", "'REGULAR'"]),
@@ -136,7 +119,7 @@ CASES = [
     ("jobset-version-latest", section("jobset", version="latest"), "jobset.version", ["'latest'"]),
     ("kueue-enabled-typo", section("kueue", enable=True), "kueue.enable", ["did you mean 'enabled'"]),
     ("unknown-top-level-key", top(P + "tpuPool", []), "pathways-gke:tpuPool", ["did you mean 'tpuPools'"]),
-    ("missing-gcp-project", drop("gcp:project"), "gcp:project", ["must be set"]),
+    ("missing-gcp-project", top("gcp:project", None), "gcp:project", ["must be set"]),
     ("system-namespace", top(P + "namespace", "kube-system"), "namespace", ["'kube-system'", "system namespace"]),
     ("namespace-uppercase", top(P + "namespace", "ML"), "namespace", ["'ML'"]),
     ("labels-uppercase", section("cluster", labels={"Team": "ml"}), "cluster.labels", ["'Team'"]),
@@ -149,16 +132,10 @@ CASES = [
 ]
 
 
-def apply(mutation):
-    cfg = copy.deepcopy(DEV)
-    mutation(cfg)
-    return cfg
-
-
-@pytest.mark.parametrize("case_id,mutation,path,fragments", CASES, ids=[c[0] for c in CASES])
-def test_bad_input_names_path_value_and_what_is_allowed(case_id, mutation, path, fragments):
+@pytest.mark.parametrize("case_id,config,path,fragments", CASES, ids=[c[0] for c in CASES])
+def test_bad_input_names_path_value_and_what_is_allowed(case_id, config, path, fragments):
     with pytest.raises(ConfigError) as caught:
-        parse_stack(apply(mutation))
+        parse_stack(config)
     matching = [p for p in caught.value.problems if p.path == path]
     assert matching, f"no problem at {path}; got: {caught.value.render()}"
     text = str(matching[0])
@@ -172,33 +149,31 @@ def test_there_are_at_least_thirty_distinct_bad_inputs():
 
 def test_node_labels_follow_kubernetes_rules_not_gce_ones():
     labels = {"example.com/part-of": "ML", "Team": "Research.v2", "empty": ""}
-    stack = parse_stack(apply(lambda c: (c[P + "cpuPool"].update(labels=labels),
-                                         c[P + "tpuPools"][0].update(labels=labels))))
-    assert stack.cpu_pool.labels == stack.tpu_pools[0].labels == labels
+    config = parse_stack(merged("dev", cpuPool={"labels": labels}, tpuPools=[{"labels": labels}]))
+    assert config.cpu_pool.labels == config.tpu_pools[0].labels == labels
 
 
-@pytest.mark.parametrize("mutation,paths", [
+@pytest.mark.parametrize("config,paths", [
     (pool(capacity="reservation", reservation={"name": "Acme_Res"}), ["tpuPools[0].reservation.name"]),
     (workload(command=["python3", 3]), ["workloads[0].command[1]"]),
     (workload(command=5), ["workloads[0].command", "workloads[0].command"]),  # neither a string nor a list
 ], ids=["reservation-mapping", "command-list", "command-number"])
-def test_a_field_of_two_forms_is_reported_for_the_form_the_user_wrote(mutation, paths):
+def test_a_field_of_two_forms_is_reported_for_the_form_the_user_wrote(config, paths):
     # found by tests/test_fuzz.py: paths named pydantic's union member ("reservation.constrained-str"), and
     # the mapping form also got "should be a valid string" from the string form
     with pytest.raises(ConfigError) as caught:
-        parse_stack(apply(mutation))
+        parse_stack(config)
     assert caught.value.paths == paths
 
 
 def test_all_problems_are_reported_at_once():
-    cfg = apply(lambda c: (c[P + "tpuPools"][0].update(topology="3x3"), c[P + "workloads"][0].update(name="x" * 30),
-                           c[P + "cpuPool"].update(minNodes=9)))
+    config = merged("dev", tpuPools=[{"topology": "3x3"}], workloads=[{"name": "x" * 30}], cpuPool={"minNodes": 9})
     with pytest.raises(ConfigError) as caught:
-        parse_stack(cfg)
+        parse_stack(config)
     assert {"tpuPools[0].topology", "workloads[0].name"} <= set(caught.value.paths)
 
 
-@pytest.mark.parametrize("case_id,mutation,path,fragments",
+@pytest.mark.parametrize("case_id,config,path,fragments",
                          [c for c in CASES if c[0] in ("unknown-type", "invalid-topology", "zero-slices",
                                                        "reservation-without-name", "spot-with-reservation",
                                                        "reservation-name-invalid",
@@ -206,9 +181,9 @@ def test_all_problems_are_reported_at_once():
                                                        "workload-name-23")],
                          ids=lambda v: v if isinstance(v, str) else "")
 def test_cli_exits_2_naming_the_path_with_no_traceback_and_nothing_registered(
-        case_id, mutation, path, fragments, tmp_path, capsys, recording_runs):
+        case_id, config, path, fragments, tmp_path, capsys, recording_runs):
     stack_file = tmp_path / "Pulumi.bad.yaml"
-    stack_file.write_text(yaml.safe_dump({"config": apply(mutation)}))
+    stack_file.write_text(yaml.safe_dump({"config": config}))
     code = cli_main(["plan", "--config", str(stack_file), "--project-dir", str(ROOT)])
     err = capsys.readouterr().err
     assert code == 2

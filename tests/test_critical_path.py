@@ -4,13 +4,11 @@ The order is the plan's: dependsOn (components stand for their children), provid
 components are one step; pools run in parallel. Durations are the estimates in DURATIONS, overridable.
 """
 
-import copy
 import json
 
 import pytest
 
 from pathways_gke.cli import main as cli_main
-from pathways_gke.config.stack import read_stack_file
 from pathways_gke.plan.critical_path import (
     DEFAULT_KEY, DURATIONS, READ_KEY, VARIANTS, DurationsError, PlanGraphError, create_graph, critical_path,
     durations_markdown, human, is_local_component, load_durations, render_text, row_key, validate_durations,
@@ -19,6 +17,7 @@ from pathways_gke.plan.engine import plan_config
 from pathways_gke.tokens import (CONFIG_FILE as CONFIG_FILE_T, GKE_CLUSTER as CLUSTER_T, JOBSET as JOBSET_T,
                                  NODE_POOL as NODE_POOL_T, TPU_SLICE_GROUP as SLICE_GROUP_T)
 from tests.conftest import ROOT, STACKS
+from tests.support.stacks import shipped
 from tests.support.variants import every_optional_child_config
 from tests.support.plans import GROUP_T, ROOT_T, edited, mini_plan, named, resource
 
@@ -45,10 +44,6 @@ def tpu_pools(plan) -> set[str]:
 
 def node_pools(plan) -> set[str]:
     return {r["urn"] for r in plan["resources"] if r["type"] == NODE_POOL_T}
-
-
-def stack_config(stack: str):
-    return copy.deepcopy(read_stack_file(ROOT / f"stacks/Pulumi.{stack}.yaml"))
 
 
 def every_optional_child_variant():
@@ -106,7 +101,7 @@ def test_the_jobset_controller_path_has_slack_and_the_slice_pools_have_none(stac
 
 def test_adding_slices_to_a_group_does_not_lengthen_the_deploy(stack_plans):
     one = stack_plans("dev").to_json()
-    cfg = stack_config("dev")
+    cfg = shipped("dev")
     cfg["pathways-gke:tpuPools"][0]["slices"] = 4
     four = plan_config(cfg, stack="dev").to_json()
     assert len(tpu_pools(four)) == 4 * len(tpu_pools(one))
@@ -220,7 +215,7 @@ def test_children_wait_for_their_parents_urn_so_a_components_dependencies_hold_b
 
 
 def test_an_adopted_cluster_is_read_not_created(stack_plans):
-    cfg = stack_config("dev")
+    cfg = shipped("dev")
     cfg["pathways-gke:cluster"] = {"name": "pw-dev", "location": "us-east5", "create": False}
     plan = plan_config(cfg, stack="dev").to_json()
     schedule = critical_path(plan)

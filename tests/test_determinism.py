@@ -1,4 +1,4 @@
-"""Determinism (DESIGN.md principle 4): the same stack gives byte-identical plans and manifests.
+"""Determinism (README.md, "Offline plan"): the same stack gives byte-identical plans and manifests.
 
 Golden snapshots and PR diffs are only trustworthy if nothing depends on set or dict iteration order,
 on the hash seed, on time or on the machine. Each stack is planned in separate interpreters with

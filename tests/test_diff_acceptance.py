@@ -9,6 +9,7 @@ from pathways_gke.cli import main
 from pathways_gke.plan.diff import diff_plans, load_source_plan
 from pathways_gke.tokens import NODE_POOL
 from tests.conftest import ROOT
+from tests.support.stacks import merged
 
 JOBSET = "kubernetes:jobset.x-k8s.io/v1alpha2:JobSet"
 DEV = ROOT / "stacks" / "Pulumi.dev.yaml"
@@ -140,10 +141,8 @@ def test_graph_command_prints_mermaid_and_dot(capsys, tmp_path, dev_plan):
 
 
 def test_plan_runs_the_policies_and_refuses_an_unprotected_production_cluster(tmp_path, capsys):
-    prod = yaml.safe_load((ROOT / "stacks" / "Pulumi.prod.yaml").read_text())
-    prod["config"]["pathways-gke:cluster"]["protect"] = False
     path = tmp_path / "Pulumi.prod.yaml"
-    path.write_text(yaml.safe_dump(prod))
+    path.write_text(yaml.safe_dump({"config": merged("prod", cluster={"protect": False})}))
     code, out, err = run_cli(capsys, "plan", "--config", str(path), "--json", "--project-dir", str(ROOT))
     assert code == 3
     assert json.loads(out)["stack"] == "prod"  # stdout stays the plan

@@ -15,13 +15,13 @@ import pytest
 from pydantic import BaseModel
 
 from pathways_gke.config.pathways import PathwaysEnv, PathwaysFlags, PathwaysImages, PathwaysSettings
-from pathways_gke.config.stack import parse_stack
 from pathways_gke.config.workloads import WORKLOAD_MODELS, JaxSettings, PathwaysWorkloadConfig
 from pathways_gke.errors import ConfigError
 from pathways_gke.workloads import jax_inputs, pathways, serving
 from pathways_gke.workloads.jax import jax_args_from_stack
 from pathways_gke.workloads.jax_jobset import build_jax_jobset
 from pathways_gke.workloads.identity import grant_plan, ksa_bindings
+from tests.support.stacks import parsed
 
 IMAGE = "us-docker.pkg.dev/acme/train:2026-11"
 OTHER_IMAGE = "us-docker.pkg.dev/acme/other:2026-12"
@@ -131,14 +131,8 @@ def with_key(workload: dict, key: str, sample: Any) -> dict:
 
 def render(workload: dict) -> tuple:
     """What a workload makes: its JobSet, and the service accounts and grants the stack creates for it."""
-    st = parse_stack({
-        "gcp:project": "acme-ml-dev",
-        "cluster": {"name": "pw", "location": "us-east5"},
-        "cpuPool": {"zone": "us-east5-a"},
-        "tpuPools": [{"name": "main", **POOL}, {"name": "alt", **POOL}],
-        "secrets": {"hf": "not-a-real-token"},
-        "workloads": [workload],
-    })
+    st = parsed(tpuPools=[{"name": "main", **POOL}, {"name": "alt", **POOL}], secrets={"hf": "not-a-real-token"},
+                workloads=[workload])
     w = st.workloads[0]
     secrets = {"hf": "not-a-real-token"}
     # through the args PathwaysCluster hands each workload component, as the component validates and builds them

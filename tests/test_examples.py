@@ -6,8 +6,9 @@ import pytest
 import yaml
 
 from pathways_gke.provider import package_schema
-from tests.support.examples import EXAMPLES, RecordingMocks, as_wire, construct_plan, plan_example
+from tests.support.examples import EXAMPLES, as_wire, construct_plan, plan_example
 from tests.conftest import ROOT
+from tests.support.offline import Cloud
 from tests.support.pulumi_schema import schema_errors
 
 NODE_POOL = "gcp:container/nodePool:NodePool"
@@ -19,12 +20,11 @@ CLUSTER = "gcp:container/cluster:Cluster"
 
 @pytest.fixture(scope="module")
 def platform():
-    recording = RecordingMocks()
-    return plan_example("platform-python", "shared", mocks=recording.mocks), recording.calls
+    return plan_example("platform-python", "shared")
 
 
 def test_platform_adopts_the_cluster_instead_of_creating_one(platform):
-    plan, calls = platform
+    plan = platform
     created = [c.name for c in plan.of_type(CLUSTER) if not c.read]
     assert created == []
     adopted = plan.named("ml-shared-cluster")
@@ -36,7 +36,7 @@ def test_platform_adopts_the_cluster_instead_of_creating_one(platform):
 
 
 def test_platform_children_use_the_platforms_providers(platform):
-    plan, calls = platform
+    plan = platform
     gcp_provider = plan.named("platform-gcp").urn
     k8s_provider = plan.named("platform-k8s").urn
     gcp_children = [r for r in plan.resources if r.custom and r.type.startswith("gcp:")]
@@ -52,7 +52,7 @@ def test_platform_children_use_the_platforms_providers(platform):
 
 
 def test_platform_component_registers_the_providers_it_was_given(platform):
-    plan, _ = platform
+    plan = platform
     component = plan.named("ml-shared")
     assert component.type == "pathways-gke:index:PathwaysCluster"
     assert component.outputs["cpuPoolName"] == "cpu-np"
@@ -190,8 +190,7 @@ def workloads_only():
         references.append(args.resource_id)
         return {"name": args.resource_id, "outputs": outputs, "secretOutputNames": ["kubeconfig"]}
 
-    recording = RecordingMocks(reads={STACK_REFERENCE: stack_reference})
-    return plan_example("workloads-only", "dev", mocks=recording.mocks), references
+    return plan_example("workloads-only", "dev", mocks=Cloud(reads={STACK_REFERENCE: stack_reference})), references
 
 
 def test_cluster_stack_exports_what_workload_stacks_read(stack_plans):
@@ -237,7 +236,7 @@ def test_workloads_only_refuses_a_pool_group_the_cluster_does_not_have():
     pytest.importorskip("pathways_gke.workloads.pathways", reason="PathwaysWorkload is not importable")
     outputs = cluster_stack_outputs("dev")
     outputs["tpuPoolFacts"] = [{**outputs["tpuPoolFacts"][0], "name": "other"}]
-    recording = RecordingMocks(reads={STACK_REFERENCE: lambda args: {
+    cloud = Cloud(reads={STACK_REFERENCE: lambda args: {
         "name": args.resource_id, "outputs": outputs, "secretOutputNames": []}})
     with pytest.raises(Exception, match=r"workloads\[sweep-a\].tpuPool: 'main' is not a TPU pool group"):
-        plan_example("workloads-only", "dev", mocks=recording.mocks)
+        plan_example("workloads-only", "dev", mocks=cloud)

@@ -15,44 +15,25 @@ from pathways_gke.errors import ConfigError
 from pathways_gke.gke.adopt import adopted_cluster_problems
 from pathways_gke.naming import MANAGED_GCE_LABELS, MANAGED_NODE_LABELS, TPU_RESOURCE, node_service_account_id
 from pathways_gke.plan.diff import diff_plans, render_text
-from pathways_gke.plan.engine import flatten_config, plan_config, preview_mocks, run_program
+from pathways_gke.plan.engine import plan_config
 from pathways_gke.plan.markdown import render_markdown
 from pathways_gke.plan.replacements import NAME_INPUT, fixed_name, name_clash_on_replace
 from tests.conftest import ROOT, STACKS
+from tests.support.offline import Cloud, run
+from tests.support.stacks import P, merged, parsed, stack
 from tests.support.plans import edited
 from tests.support.variants import every_optional_child_config
 
-P = "pathways-gke:"
 NODE_POOL = "gcp:container/nodePool:NodePool"
 CLUSTER = "gcp:container/cluster:Cluster"
 
 
-def stack_config(name: str) -> dict:
-    return yaml.safe_load((ROOT / "stacks" / f"Pulumi.{name}.yaml").read_text())["config"]
+ADOPT = {"name": "pw-dev", "location": "us-east5", "create": False}
 
 
-DEV = stack_config("dev")
-
-
-def dev(mutate) -> dict:
-    cfg = copy.deepcopy(DEV)
-    mutate(cfg)
-    return cfg
-
-
-def set_pool(**changes):
-    return lambda c: c[P + "tpuPools"][0].update(changes)
-
-
-def set_section(key, **changes):
-    return lambda c: c.__setitem__(P + key, {**c.get(P + key, {}), **changes})
-
-
-def both(*mutations):
-    def mutate(c):
-        for m in mutations:
-            m(c)
-    return mutate
+def dev(**sections) -> dict:
+    """The dev stack with these sections merged (`tpuPools=[{...}]` changes its one pool group)."""
+    return merged("dev", **sections)
 
 
 def test_the_rules_table_in_the_docs_is_generated_from_the_rulebook():
@@ -109,30 +90,30 @@ def test_an_unpinned_cluster_is_assumed_to_meet_every_floor():
 
 ACCEPTANCE = [
     # 400 Auto_upgrade cannot be false when release_channel REGULAR is set (TGKE PR #682; release-channels doc)
-    ("auto-upgrade-on-regular", set_pool(autoUpgrade=False), "tpuPools[0].autoUpgrade",
+    ("auto-upgrade-on-regular", dev(tpuPools=[{"autoUpgrade": False}]), "tpuPools[0].autoUpgrade",
      ["Auto_upgrade cannot be false when release_channel REGULAR", "cluster.maintenance", "NO_MINOR_OR_NODE_UPGRADES",
       "UNSPECIFIED"]),
     # GKE TPU Ironwood page: tpu7x needs 1.34.0-gke.2201000
-    ("tpu7x-on-1.33", both(set_pool(type="tpu7x", topology="2x2x2", capacity="on-demand"),
-                           set_section("cluster", version="1.33")),
+    ("tpu7x-on-1.33", dev(tpuPools=[{"type": "tpu7x", "topology": "2x2x2", "capacity": "on-demand"}],
+                          cluster={"version": "1.33"}),
      "cluster.version", ["'1.33' is below GKE 1.34.0-gke.2201000", "tpu7x", "pin cluster.version", "tpuPools[0]"]),
     # Hyperdisk machine-series table: N4 has no Persistent Disk
-    ("n4-with-pd-balanced", set_section("cpuPool", machineType="n4-standard-64", diskType="pd-balanced"),
+    ("n4-with-pd-balanced", dev(cpuPool={"machineType": "n4-standard-64", "diskType": "pd-balanced"}),
      "cpuPool.diskType", ["'pd-balanced'", "Hyperdisk only", "use hyperdisk-balanced"]),
     # GKE node-labels doc: cloud.google.com/ is GKE's
-    ("cloud-google-label", set_pool(labels={"cloud.google.com/gke-nodepool": "x"}), "tpuPools[0].labels",
+    ("cloud-google-label", dev(tpuPools=[{"labels": {"cloud.google.com/gke-nodepool": "x"}}]), "tpuPools[0].labels",
      ["cloud.google.com/", "use your own prefix"]),
     # a user label replacing the one the workers select on: the pods stay Pending
-    ("override-tpu-group", set_pool(labels={"pathways-gke/tpu-group": "other"}), "tpuPools[0].labels",
+    ("override-tpu-group", dev(tpuPools=[{"labels": {"pathways-gke/tpu-group": "other"}}]), "tpuPools[0].labels",
      ["pathways-gke/tpu-group", "set by pathways-gke", "choose another key"]),
 ]
 
 
-@pytest.mark.parametrize("case_id, mutation, path, fragments", ACCEPTANCE, ids=[c[0] for c in ACCEPTANCE])
+@pytest.mark.parametrize("case_id, config, path, fragments", ACCEPTANCE, ids=[c[0] for c in ACCEPTANCE])
 def test_each_rule_exits_2_naming_the_path_and_the_fix_with_nothing_registered(
-        case_id, mutation, path, fragments, tmp_path, capsys, recording_runs):
+        case_id, config, path, fragments, tmp_path, capsys, recording_runs):
     stack_file = tmp_path / "Pulumi.bad.yaml"
-    stack_file.write_text(yaml.safe_dump({"config": dev(mutation)}))
+    stack_file.write_text(yaml.safe_dump({"config": config}))
     code = cli_main(["plan", "--config", str(stack_file), "--project-dir", str(ROOT)])
     err = capsys.readouterr().err
     assert code == 2 and "Traceback" not in err
@@ -145,52 +126,51 @@ def test_each_rule_exits_2_naming_the_path_and_the_fix_with_nothing_registered(
 
 MORE_RULES = [
     # CTK gke-node-pool preconditions: the accelerator network profile needs 1.34.1-gke.1829001
-    ("network-profile-below-floor", set_section("cluster", version="1.34.0-gke.3000000"), "cluster.version",
+    ("network-profile-below-floor", dev(cluster={"version": "1.34.0-gke.3000000"}), "cluster.version",
      ["1.34.1-gke.1829001", "accelerator network profile", "networkProfile: false"]),
     # GKE flex-start doc: TPUs need 1.33.0-gke.1712000
-    ("flex-start-below-floor", both(set_pool(capacity="flex-start", networkProfile=False),
-                                    set_section("cluster", version="1.33.0-gke.1000")),
+    ("flex-start-below-floor", dev(tpuPools=[{"capacity": "flex-start", "networkProfile": False}],
+                                   cluster={"version": "1.33.0-gke.1000"}),
      "cluster.version", ["1.33.0-gke.1712000", "flex-start"]),
     # GKE flex-start doc: not on v3/v4; queued pools are flex-start pools (provisioningrequest doc)
-    ("queued-on-v4", both(set_pool(type="v4", topology="2x2x2", capacity="queued"), set_section("kueue", enabled=True)),
+    ("queued-on-v4", dev(tpuPools=[{"type": "v4", "topology": "2x2x2", "capacity": "queued"}], kueue={"enabled": True}),
      "tpuPools[0].capacity", ["not available for v4"]),
     # Compute Engine Hyperdisk machine-type support table
-    ("c4a-pd-ssd", set_section("cpuPool", machineType="c4a-standard-32", diskType="pd-ssd"), "cpuPool.diskType",
+    ("c4a-pd-ssd", dev(cpuPool={"machineType": "c4a-standard-32", "diskType": "pd-ssd"}), "cpuPool.diskType",
      ["Hyperdisk only"]),
     # GKE node-labels doc / Kubernetes NodeRestriction: kubernetes.io and its subdomains are reserved
-    ("kubernetes-io-subdomain", set_section("cpuPool", labels={"node.kubernetes.io/instance-type": "x"}),
+    ("kubernetes-io-subdomain", dev(cpuPool={"labels": {"node.kubernetes.io/instance-type": "x"}}),
      "cpuPool.labels", ["node.kubernetes.io/"]),
-    ("k8s-io", set_pool(labels={"k8s.io/foo": "x"}), "tpuPools[0].labels", ["k8s.io/"]),
+    ("k8s-io", dev(tpuPools=[{"labels": {"k8s.io/foo": "x"}}]), "tpuPools[0].labels", ["k8s.io/"]),
     # Compute Engine labels doc: <= 64 labels, [a-z0-9_-] keys and values (400 invalid label)
-    ("gce-label-managed-key", set_section("cluster", labels={"managed-by": "me"}), "cluster.labels",
+    ("gce-label-managed-key", dev(cluster={"labels": {"managed-by": "me"}}), "cluster.labels",
      ["'managed-by' is set by pathways-gke"]),
-    ("gce-label-count", set_section("cluster", labels={f"k{i}": "v" for i in range(62)}), "cluster.labels",
+    ("gce-label-count", dev(cluster={"labels": {f"k{i}": "v" for i in range(62)}}), "cluster.labels",
      ["62 labels", "at most 61"]),
-    ("gce-label-value", set_section("cluster", labels={"team": "ML"}), "cluster.labels", ["value 'ML'"]),
+    ("gce-label-value", dev(cluster={"labels": {"team": "ML"}}), "cluster.labels", ["value 'ML'"]),
     # GKE maintenance-exclusions doc: NO_UPGRADES lasts at most 30 days
-    ("no-upgrades-without-end", set_section("cluster", maintenance={"exclusions": [
-        {"name": "freeze", "startTime": "2026-12-01T00:00:00Z", "scope": "NO_UPGRADES"}]}),
+    ("no-upgrades-without-end", dev(cluster={"maintenance": {"exclusions": [
+        {"name": "freeze", "startTime": "2026-12-01T00:00:00Z", "scope": "NO_UPGRADES"}]}}),
      "cluster.maintenance.exclusions[0].endTime", ["NO_UPGRADES needs an endTime"]),
-    ("maintenance-bad-time", set_section("cluster", maintenance={"window": {
-        "startTime": "saturday", "endTime": "2026-12-05T10:00:00Z"}}), "cluster.maintenance.window.startTime",
+    ("maintenance-bad-time", dev(cluster={"maintenance": {"window": {
+        "startTime": "saturday", "endTime": "2026-12-05T10:00:00Z"}}}), "cluster.maintenance.window.startTime",
      ["RFC 3339"]),
     # create-only fields would be silently ignored on an adopted cluster
-    ("adopted-with-version", set_section("cluster", create=False, version="1.34"), "cluster.version",
+    ("adopted-with-version", dev(cluster={"create": False, "version": "1.34"}), "cluster.version",
      ["cluster.create: false", "refused rather than ignored"]),
-    ("adopted-with-channel", set_section("cluster", create=False), "cluster.releaseChannel",
+    ("adopted-with-channel", dev(cluster={"create": False}), "cluster.releaseChannel",
      ["cluster.create: false"]),
-    ("existing-head-pool-on-a-new-cluster", set_section("cpuPool", create=False), "cpuPool.create",
+    ("existing-head-pool-on-a-new-cluster", dev(cpuPool={"create": False}), "cpuPool.create",
      ["cluster.create: false"]),
-    ("existing-head-pool-with-size", both(lambda c: c.__setitem__(P + "cluster", {
-        "name": "pw-dev", "location": "us-east5", "create": False}), set_section("cpuPool", create=False)),
+    ("existing-head-pool-with-size", merged(stack("dev", cluster=ADOPT), cpuPool={"create": False}),
      "cpuPool.minNodes", ["existing pool is used as it is"]),
 ]
 
 
-@pytest.mark.parametrize("case_id, mutation, path, fragments", MORE_RULES, ids=[c[0] for c in MORE_RULES])
-def test_more_rules_name_the_path_and_the_fix(case_id, mutation, path, fragments):
+@pytest.mark.parametrize("case_id, config, path, fragments", MORE_RULES, ids=[c[0] for c in MORE_RULES])
+def test_more_rules_name_the_path_and_the_fix(case_id, config, path, fragments):
     with pytest.raises(ConfigError) as caught:
-        parse_stack(dev(mutation))
+        parse_stack(config)
     matching = [str(p) for p in caught.value.problems if p.path == path]
     assert matching, f"no problem at {path}: {caught.value.render()}"
     for fragment in fragments:
@@ -200,9 +180,9 @@ def test_more_rules_name_the_path_and_the_fix(case_id, mutation, path, fragments
 @pytest.mark.parametrize("key", MANAGED_NODE_LABELS)
 @pytest.mark.parametrize("section", ["cpuPool", "tpuPools"])
 def test_every_label_pathways_gke_manages_is_refused_from_one_list(key, section):
-    mutate = set_section("cpuPool", labels={key: "x"}) if section == "cpuPool" else set_pool(labels={key: "x"})
+    config = dev(cpuPool={"labels": {key: "x"}}) if section == "cpuPool" else dev(tpuPools=[{"labels": {key: "x"}}])
     with pytest.raises(ConfigError) as caught:
-        parse_stack(dev(mutate))
+        parse_stack(config)
     assert any(key in str(p) for p in caught.value.problems)
 
 
@@ -227,30 +207,33 @@ def test_every_node_label_the_plans_set_is_a_managed_or_gke_one(all_plans):
                 assert key in MANAGED_NODE_LABELS, key
 
 
-@pytest.mark.parametrize("mutation", [
-    set_pool(autoUpgrade=False) and both(set_pool(autoUpgrade=False), set_section("cluster", releaseChannel="UNSPECIFIED")),
-    both(set_pool(type="tpu7x", topology="2x2x2", capacity="on-demand"), set_section("cluster", version="1.34.0-gke.2201000")),
-    both(set_pool(type="tpu7x", topology="2x2x2", capacity="on-demand"), set_section("cluster", version="1.34")),
-    set_section("cpuPool", machineType="n4-standard-64", diskType="hyperdisk-balanced"),
-    set_pool(labels={"example.com/team": "ml", "mykubernetes.io/x": "y"}),
-    set_section("cluster", labels={f"k{i}": "v" for i in range(61)}),
+TPU7X = {"type": "tpu7x", "topology": "2x2x2", "capacity": "on-demand"}
+
+
+@pytest.mark.parametrize("config", [
+    dev(tpuPools=[{"autoUpgrade": False}], cluster={"releaseChannel": "UNSPECIFIED"}),
+    dev(tpuPools=[TPU7X], cluster={"version": "1.34.0-gke.2201000"}),
+    dev(tpuPools=[TPU7X], cluster={"version": "1.34"}),
+    dev(cpuPool={"machineType": "n4-standard-64", "diskType": "hyperdisk-balanced"}),
+    dev(tpuPools=[{"labels": {"example.com/team": "ml", "mykubernetes.io/x": "y"}}]),
+    dev(cluster={"labels": {f"k{i}": "v" for i in range(61)}}),
 ], ids=["no-channel", "tpu7x-at-floor", "tpu7x-prefix", "n4-hyperdisk", "own-prefixes", "61-labels"])
-def test_what_gke_accepts_is_accepted(mutation):
-    parse_stack(dev(mutation))
+def test_what_gke_accepts_is_accepted(config):
+    parse_stack(config)
 
 
 def test_the_n4_head_pool_of_cluster_toolkit_boots_from_hyperdisk_by_default():
-    plan = plan_config(dev(set_section("cpuPool", machineType="n4-standard-64")), stack="n4")
+    plan = plan_config(dev(cpuPool={"machineType": "n4-standard-64"}), stack="n4")
     assert plan.named("pw-dev-cpu").inputs["nodeConfig"]["diskType"] == "hyperdisk-balanced"
-    assert plan_config(DEV, stack="dev").named("pw-dev-cpu").inputs["nodeConfig"]["diskType"] == "pd-balanced"
+    assert plan_config(stack("dev"), stack="dev").named("pw-dev-cpu").inputs["nodeConfig"]["diskType"] == "pd-balanced"
 
 
 def test_maintenance_is_sent_as_exclusions_until_end_of_support_and_a_window():
-    plan = plan_config(dev(set_section("cluster", maintenance={
+    plan = plan_config(dev(cluster={"maintenance": {
         "window": {"startTime": "2026-12-05T02:00:00Z", "endTime": "2026-12-05T10:00:00Z"},
         "exclusions": [{"name": "hold-slices", "startTime": "2026-12-01T00:00:00Z"},
                        {"name": "freeze", "startTime": "2026-12-20T00:00:00Z", "endTime": "2027-01-05T00:00:00Z",
-                        "scope": "NO_UPGRADES"}]})), stack="m")
+                        "scope": "NO_UPGRADES"}]}}), stack="m")
     policy = plan.named("pw-dev-cluster").inputs["maintenancePolicy"]
     assert policy["recurringWindow"] == {"startTime": "2026-12-05T02:00:00Z", "endTime": "2026-12-05T10:00:00Z",
                                          "recurrence": "FREQ=WEEKLY;BYDAY=SA,SU"}
@@ -264,18 +247,16 @@ def test_maintenance_is_sent_as_exclusions_until_end_of_support_and_a_window():
 
 
 def _variants() -> dict[str, dict]:
-    out = {name: stack_config(name) for name in STACKS}
+    out = {name: stack(name) for name in STACKS}
     out["every-optional-child"] = every_optional_child_config()
     tpu7x = every_optional_child_config()
     tpu7x[P + "tpuPools"].append({"name": "iron", "type": "tpu7x", "topology": "4x4x4", "slices": 2,
                                   "zone": "us-east5-b", "capacity": "on-demand", "networkProfile": True})
     tpu7x[P + "cluster"]["version"] = "1.34.1-gke.1829001"
     out["tpu7x-pinned"] = tpu7x
-    out["big-slices"] = dev(set_pool(type="v5p", topology="8x16x16", capacity="flex-start"))
-    out["n4-head"] = dev(set_section("cpuPool", machineType="n4-standard-64"))
-    out["adopted"] = dev(both(lambda c: c.__setitem__(P + "cluster", {"name": "pw-dev", "location": "us-east5",
-                                                                       "create": False}),
-                              lambda c: c.__setitem__(P + "cpuPool", {"create": False})))
+    out["big-slices"] = dev(tpuPools=[{"type": "v5p", "topology": "8x16x16", "capacity": "flex-start"}])
+    out["n4-head"] = dev(cpuPool={"machineType": "n4-standard-64"})
+    out["adopted"] = stack("dev", cluster=ADOPT, cpuPool={"create": False})
     return out
 
 
@@ -301,7 +282,9 @@ def test_no_tpu7x_pool_sends_a_compact_group_placement(all_plans):
 
 
 def test_every_replaceable_fixed_name_resource_is_deleted_first(all_plans):
-    """REAL_PATH: replacement is create-before-delete by default; a fixed name then answers 409 already exists."""
+    """Pulumi replaces create-before-delete unless told otherwise
+    (https://www.pulumi.com/docs/iac/concepts/options/deletebeforereplace/): a fixed name then answers 409
+    already exists."""
     kinds = set()
     for name, plan in all_plans:
         for r in plan.to_json()["resources"]:
@@ -418,14 +401,9 @@ FULL_CLUSTER = {
     "releaseChannel": {"channel": "REGULAR"},
     "masterVersion": "1.34.1-gke.1829001",
 }
-ADOPT = {"name": "pw-dev", "location": "us-east5", "create": False}
-
-
 def adopted_stack(**pool):
-    cfg = dev(lambda c: c.__setitem__(P + "cluster", dict(ADOPT)))
-    cfg[P + "tpuPools"][0].update(pool)
-    cfg[P + "workloads"][0]["gcsFuse"] = [{"name": "data", "bucket": "acme-data", "mountPath": "/data"}]
-    return parse_stack(cfg)
+    return parsed(merged(stack("dev", cluster=ADOPT), tpuPools=[pool],
+                         workloads=[{"gcsFuse": [{"name": "data", "bucket": "acme-data", "mountPath": "/data"}]}]))
 
 
 @pytest.mark.parametrize("change, fragment", [
@@ -455,23 +433,13 @@ def test_the_preview_stops_on_an_adopted_cluster_without_workload_identity():
     """The check runs on the read cluster (here: mocks answering the read as the cloud would)."""
     import pulumi
 
-    base = preview_mocks()
-
-    class Cloud(type(base)):
-        def new_resource(self, args):
-            if args.typ == CLUSTER and args.resource_id:
-                return args.resource_id, {**FULL_CLUSTER, "workloadIdentityConfig": {"workloadPool": ""},
-                                          "name": "pw-dev", "endpoint": "10.0.0.2",
-                                          "masterAuth": {"clusterCaCertificate": "Q0E="}}
-            return super().new_resource(args)
-
-    cfg = dev(lambda c: c.__setitem__(P + "cluster", dict(ADOPT)))
-    flat, secret_keys = flatten_config(cfg)
     from pathways_gke.program import main as program
 
+    cloud = Cloud(reads={CLUSTER: lambda args: {**FULL_CLUSTER, "workloadIdentityConfig": {"workloadPool": ""},
+                                                "name": "pw-dev", "endpoint": "10.0.0.2",
+                                                "masterAuth": {"clusterCaCertificate": "Q0E="}}})
     with pytest.raises(pulumi.RunError, match="no Workload Identity pool"):
-        run_program(program, stack="adopt", project="pathways-gke", config=flat, secret_keys=secret_keys,
-                    mocks=Cloud())
+        run(program, stack="adopt", config=stack("dev", cluster=ADOPT), mocks=cloud)
 
 
 # --- queued provisioning: one PodSet --------------------------------------------------------------------------
@@ -546,12 +514,12 @@ def test_moving_tpu7x_pools_off_compact_replaces_nothing(variant_json):
 
 def test_every_managed_gce_label_key_is_refused_and_the_list_is_what_the_plans_send(stack_plans):
     sent = set()
-    for stack in STACKS:
-        for r in stack_plans(stack).to_json()["resources"]:
+    for name in STACKS:
+        for r in stack_plans(name).to_json()["resources"]:
             labels = r["inputs"].get("resourceLabels") or (r["inputs"].get("nodeConfig") or {}).get("resourceLabels")
             if labels:
                 sent |= set(labels)
-    user = set(stack_config("prod")[P + "cluster"].get("labels", {}))
+    user = set(stack("prod")[P + "cluster"].get("labels", {}))
     assert sent - user == set(MANAGED_GCE_LABELS)
 
 

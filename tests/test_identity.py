@@ -9,13 +9,14 @@ import copy
 
 import pytest
 
-from pathways_gke.config.stack import parse_stack, read_stack_file
+from pathways_gke.config.stack import parse_stack
 from pathways_gke.errors import ConfigError
 from pathways_gke.naming import node_service_account_id
 from pathways_gke.plan import plan_config
 from pathways_gke.plan.render import render_tree
 
 from .conftest import ROOT
+from .support.stacks import shipped
 
 JOBSET = "kubernetes:jobset.x-k8s.io/v1alpha2:JobSet"
 BUCKET_GRANT = "gcp:storage/bucketIAMMember:BucketIAMMember"
@@ -26,10 +27,6 @@ NUMBER = "123456789012"
 # the node service accounts the dev and prod stacks create (both clusters are in us-east5)
 DEV_NODES = f"{node_service_account_id('pw-dev', 'us-east5')}@acme-ml-dev.iam.gserviceaccount.com"
 PROD_NODES = f"{node_service_account_id('pw-prod', 'us-east5')}@acme-ml-prod.iam.gserviceaccount.com"
-
-
-def config(stack: str = "dev") -> dict:
-    return copy.deepcopy(read_stack_file(ROOT / "stacks" / f"Pulumi.{stack}.yaml"))
 
 
 def pods(plan, workload: str) -> list[dict]:
@@ -65,7 +62,7 @@ def scratch_bucket(pod: dict) -> str:
 @pytest.mark.parametrize("stack", ["dev", "prod"])
 def test_the_identity_pathways_pods_run_as_can_write_their_scratch_bucket(stack_plans, stack):
     plan = stack_plans(stack)
-    workload = config(stack)["pathways-gke:workloads"][0]["name"]
+    workload = shipped(stack)["pathways-gke:workloads"][0]["name"]
     bindings = {(g["bucket"], g["role"], g["member"]) for g in grants(plan)}
     for pod in pods(plan, workload):
         if not any(c.get("args") for c in pod["spec"].get("initContainers", []) + pod["spec"]["containers"]):
@@ -91,7 +88,7 @@ def test_text_plan_says_who_each_workload_runs_as(stack_plans):
 
 
 def test_a_non_host_network_pod_runs_as_its_kubernetes_service_account():
-    cfg = config("jax")
+    cfg = shipped("jax")
     cfg["pathways-gke:cluster"]["projectNumber"] = NUMBER
     cpu = cfg["pathways-gke:workloads"][1]
     cpu["serviceAccount"] = "trainer"
@@ -113,7 +110,7 @@ def test_a_non_host_network_pod_runs_as_its_kubernetes_service_account():
 
 
 def test_service_account_trainer_is_planned_in_its_namespace():
-    cfg = config("prod")
+    cfg = shipped("prod")
     cfg["pathways-gke:workloads"][0]["serviceAccount"] = "trainer"
     plan = plan_config(cfg, stack="prod")
     ksa = plan.named("pw-prod-ksa-trainer")
@@ -125,7 +122,7 @@ def test_service_account_trainer_is_planned_in_its_namespace():
 
 
 def test_a_gcp_service_account_is_bound_through_workload_identity():
-    cfg = config("prod")
+    cfg = shipped("prod")
     gsa = "trainer@acme-ml-prod.iam.gserviceaccount.com"
     cfg["pathways-gke:workloads"][0].update(serviceAccount="trainer", gcpServiceAccount=gsa)
     plan = plan_config(cfg, stack="prod")
@@ -142,7 +139,7 @@ def test_a_gcp_service_account_is_bound_through_workload_identity():
 
 
 def test_an_existing_service_account_is_not_created_and_its_annotation_is_asked_for():
-    cfg = config("prod")
+    cfg = shipped("prod")
     gsa = "trainer@acme-ml-prod.iam.gserviceaccount.com"
     cfg["pathways-gke:workloads"][0].update(serviceAccount="trainer", serviceAccountExists=True,
                                             gcpServiceAccount=gsa)
@@ -153,7 +150,7 @@ def test_an_existing_service_account_is_not_created_and_its_annotation_is_asked_
 
 
 def test_fuse_volumes_are_reached_by_the_pods_kubernetes_service_account():
-    cfg = config("dev")
+    cfg = shipped("dev")
     cfg["pathways-gke:cluster"]["projectNumber"] = NUMBER
     cfg["pathways-gke:workloads"][0].update(serviceAccount="trainer", gcsFuse=[
         {"name": "data", "bucket": "acme-data", "mountPath": "/data", "readOnly": True}])
@@ -164,7 +161,7 @@ def test_fuse_volumes_are_reached_by_the_pods_kubernetes_service_account():
 
 
 def test_without_the_project_number_a_principal_grant_is_asked_for_not_guessed():
-    cfg = config("jax")
+    cfg = shipped("jax")
     cfg["pathways-gke:workloads"][1]["buckets"] = [{"bucket": "acme-ckpt"}]
     plan = plan_config(cfg, stack="jax")
     assert grants(plan) == []
@@ -183,7 +180,7 @@ def test_without_the_project_number_a_principal_grant_is_asked_for_not_guessed()
 
 
 def test_a_bucket_in_another_project_is_reported_not_granted():
-    cfg = config("dev")
+    cfg = shipped("dev")
     cfg["pathways-gke:buckets"] = [{"name": "acme-ml-dev-pathways", "project": "acme-shared-data"}]
     plan = plan_config(cfg, stack="dev")
     assert grants(plan) == []
@@ -195,7 +192,7 @@ def test_a_bucket_in_another_project_is_reported_not_granted():
 
 
 def test_a_user_managed_node_service_account_is_reported_with_metrics():
-    cfg = config("dev")
+    cfg = shipped("dev")
     email = "gke-nodes@acme-ml-dev.iam.gserviceaccount.com"
     cfg["pathways-gke:cluster"]["nodeServiceAccount"] = {"email": email}
     cfg["pathways-gke:workloads"][0]["pathways"]["metrics"] = True
@@ -210,7 +207,7 @@ def test_a_user_managed_node_service_account_is_reported_with_metrics():
 
 
 def test_metrics_of_a_created_node_service_account_reuse_its_project_role():
-    cfg = config("dev")
+    cfg = shipped("dev")
     cfg["pathways-gke:workloads"][0]["pathways"]["metrics"] = True
     plan = plan_config(cfg, stack="dev")
     writers = [g for g in grants(plan, PROJECT_GRANT) if g["role"] == "roles/monitoring.metricWriter"]
@@ -220,7 +217,7 @@ def test_metrics_of_a_created_node_service_account_reuse_its_project_role():
 
 
 def test_a_created_scratch_bucket_outlives_destroy_and_expires_temporary_files():
-    cfg = config("dev")
+    cfg = shipped("dev")
     cfg["pathways-gke:buckets"] = [{"name": "acme-ml-dev-pathways", "create": True, "temporaryObjectDays": 3}]
     plan = plan_config(cfg, stack="dev")
     bucket = plan.named("pw-dev-bucket-acme-ml-dev-pathways")
@@ -241,7 +238,7 @@ def private(cfg: dict, **cluster) -> dict:
 
 
 def test_a_private_cluster_plans_a_router_and_nat():
-    plan = plan_config(private(config("dev")), stack="dev")
+    plan = plan_config(private(shipped("dev")), stack="dev")
     router, nat = plan.named("pw-dev-router"), plan.named("pw-dev-nat")
     assert router.type == "gcp:compute/router:Router" and nat.type == "gcp:compute/routerNat:RouterNat"
     assert router.inputs == {"name": "pw-dev-router", "project": "acme-ml-dev", "region": "us-east5",
@@ -260,14 +257,14 @@ def test_a_private_cluster_plans_a_router_and_nat():
 
 
 def test_no_nat_when_the_network_has_one_and_the_plan_says_how_to_mirror_images():
-    plan = plan_config(private(config("dev"), nat={"enabled": False}), stack="dev")
+    plan = plan_config(private(shipped("dev"), nat={"enabled": False}), stack="dev")
     assert not [r for r in plan.resources if r.type.startswith("gcp:compute/router")]
     [note] = plan.outputs["actionsRequired"]
     assert "registry.k8s.io" in note and "Artifact Registry" in note and "jobset.manifest" in note
 
 
 def test_an_existing_router_gets_only_the_nat():
-    plan = plan_config(private(config("dev"), nat={"router": "corp-router"}), stack="dev")
+    plan = plan_config(private(shipped("dev"), nat={"router": "corp-router"}), stack="dev")
     assert not [r for r in plan.resources if r.type == "gcp:compute/router:Router"]
     assert plan.named("pw-dev-nat").inputs["router"] == "corp-router"
 
@@ -282,7 +279,7 @@ def test_public_clusters_get_no_nat(stack_plans):
     ({}, "acme-ml-dev"),
 ])
 def test_firewall_router_and_nat_live_in_the_networks_project_and_target_the_nodes(cluster, host):
-    plan = plan_config(private(config("dev"), **cluster), stack="dev")
+    plan = plan_config(private(shipped("dev"), **cluster), stack="dev")
     firewall = plan.named("pw-dev-webhooks")
     assert firewall.inputs["project"] == host
     assert firewall.inputs["targetServiceAccounts"] == [DEV_NODES]
@@ -291,14 +288,14 @@ def test_firewall_router_and_nat_live_in_the_networks_project_and_target_the_nod
 
 
 def test_master_authorized_networks_reach_the_cluster():
-    cfg = private(config("dev"), masterAuthorizedNetworks=[{"cidrBlock": "203.0.113.0/24", "displayName": "vpn"}])
+    cfg = private(shipped("dev"), masterAuthorizedNetworks=[{"cidrBlock": "203.0.113.0/24", "displayName": "vpn"}])
     plan = plan_config(cfg, stack="dev")
     assert plan.named("pw-dev-cluster").inputs["masterAuthorizedNetworksConfig"] == {
         "cidrBlocks": [{"cidrBlock": "203.0.113.0/24", "displayName": "vpn"}]}
 
 
 def test_two_priority_classes_in_one_stack_both_heads_stay_alone():
-    cfg = config("prod")
+    cfg = shipped("prod")
     second = copy.deepcopy(cfg["pathways-gke:workloads"][0])
     second.update(name="eval", priorityClass="low", mode="headless")
     for key in ("image", "command"):
@@ -327,7 +324,7 @@ def test_two_priority_classes_in_one_stack_both_heads_stay_alone():
     ({"serviceAccountExists": True}, "workloads[0].serviceAccountExists"),
 ])
 def test_bad_identity_config_names_the_path(change, path):
-    cfg = config("dev")
+    cfg = shipped("dev")
     cfg["pathways-gke:workloads"][0].update(change)
     with pytest.raises(ConfigError) as info:
         parse_stack(cfg)
@@ -335,7 +332,7 @@ def test_bad_identity_config_names_the_path(change, path):
 
 
 def test_one_kubernetes_service_account_has_one_binding():
-    cfg = config("prod")
+    cfg = shipped("prod")
     first = cfg["pathways-gke:workloads"][0]
     first.update(serviceAccount="trainer", gcpServiceAccount="alpha-trainer@acme-ml-prod.iam.gserviceaccount.com")
     second = copy.deepcopy(first)
@@ -355,7 +352,7 @@ def test_one_kubernetes_service_account_has_one_binding():
     ({"projectNumber": "acme"}, "cluster.projectNumber"),
 ])
 def test_bad_egress_config_names_the_path(cluster, path):
-    cfg = config("dev")
+    cfg = shipped("dev")
     cfg["pathways-gke:cluster"].update(cluster)
     with pytest.raises(ConfigError) as info:
         parse_stack(cfg)
@@ -366,7 +363,7 @@ def test_the_identity_follows_the_pod_spec_not_the_runtime():
     """The same Pathways pod read with and without hostNetwork: the node SA, then its KSA's principal."""
     from pathways_gke.workloads.identity import pod_identity, render_jobset
 
-    cfg = config("dev")
+    cfg = shipped("dev")
     cfg["pathways-gke:cluster"]["projectNumber"] = NUMBER
     cfg["pathways-gke:workloads"][0]["serviceAccount"] = "trainer"
     stack = parse_stack(cfg)
@@ -384,7 +381,7 @@ def test_the_identity_follows_the_pod_spec_not_the_runtime():
 
 
 def test_created_buckets_live_in_the_stacks_project():
-    cfg = config("dev")
+    cfg = shipped("dev")
     cfg["pathways-gke:buckets"] = [{"name": "acme-x", "create": True, "project": "other-project"}]
     with pytest.raises(ConfigError) as info:
         parse_stack(cfg)

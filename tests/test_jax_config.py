@@ -6,26 +6,26 @@ import pytest
 
 from pathways_gke.config.stack import parse_stack
 from pathways_gke.errors import ConfigError
+from tests.support.stacks import stack
 
 IMAGE = "us-docker.pkg.dev/acme/train:2026-11"
 V5P = {"name": "main", "type": "v5p", "topology": "2x2x2", "slices": 2, "zone": "us-east5-a"}
 
 
-def problems(workload: dict, tpu_pools=(V5P,), **extra) -> dict[str, str]:
-    config = {"gcp:project": "acme-ml-dev", "cluster": {"name": "pw", "location": "us-east5"},
-              "cpuPool": {"zone": "us-east5-a"}, "tpuPools": list(tpu_pools),
-              "workloads": [{"name": "train", "runtime": "jax", "image": IMAGE, "command": "python3 t.py",
-                             **workload}], **extra}
+def with_jax_workload(workload: dict, tpu_pools=(V5P,), **sections) -> dict:
+    """The small stack with a v5p pool group and a jax workload `train` (these keys changed)."""
+    return stack(tpuPools=list(tpu_pools), **sections, workloads=[
+        {"name": "train", "runtime": "jax", "image": IMAGE, "command": "python3 t.py", **workload}])
+
+
+def problems(workload: dict, tpu_pools=(V5P,), **sections) -> dict[str, str]:
     with pytest.raises(ConfigError) as caught:
-        parse_stack(config)
+        parse_stack(with_jax_workload(workload, tpu_pools, **sections))
     return {p.path: str(p) for p in caught.value.problems}
 
 
-def accepted(workload: dict, tpu_pools=(V5P,), **extra):
-    return parse_stack({"gcp:project": "acme-ml-dev", "cluster": {"name": "pw", "location": "us-east5"},
-                        "cpuPool": {"zone": "us-east5-a"}, "tpuPools": list(tpu_pools),
-                        "workloads": [{"name": "train", "runtime": "jax", "image": IMAGE, "command": "python3 t.py",
-                                       **workload}], **extra})
+def accepted(workload: dict, tpu_pools=(V5P,), **sections):
+    return parse_stack(with_jax_workload(workload, tpu_pools, **sections))
 
 
 def test_a_cpu_workload_needs_a_process_count():

@@ -7,7 +7,6 @@ import json
 import pytest
 
 from pathways_gke.catalog import GENERATIONS, resolve
-from pathways_gke.config.stack import parse_stack
 from pathways_gke.naming import jax_managed_env
 from pathways_gke.workloads.jax_jobset import (
     build_jax_jobset,
@@ -17,24 +16,14 @@ from pathways_gke.workloads.jax_jobset import (
 from pathways_gke.config.target import WorkloadTarget, target_for
 from tests.support.crd import jobset_schema_errors
 from tests.support.pods import container_argv, container_env, pods
+from tests.support.stacks import parsed
 
 IMAGE = "us-docker.pkg.dev/acme/train:2026-11"
 
 
-def stack(workloads, tpu_pools=(), **extra):
-    return parse_stack({
-        "gcp:project": "acme-ml-dev",
-        "cluster": {"name": "pw", "location": "us-east5"},
-        "cpuPool": {"zone": "us-east5-a"},
-        "tpuPools": list(tpu_pools),
-        "workloads": workloads,
-        **extra,
-    })
-
-
-def render(workload: dict, tpu_pools=(), **extra) -> dict:
-    st = stack([{"name": "train", "runtime": "jax", "image": IMAGE, "command": "python3 train.py", **workload}],
-               tpu_pools, **extra)
+def render(workload: dict, tpu_pools=(), **sections) -> dict:
+    st = parsed(tpuPools=list(tpu_pools), **sections, workloads=[
+        {"name": "train", "runtime": "jax", "image": IMAGE, "command": "python3 train.py", **workload}])
     w = st.workloads[0]
     return build_jax_jobset(w, target_for(st, w), secret_name="train-env")
 
@@ -133,8 +122,8 @@ class TestTpuMultislice:
                 "effect": "NoSchedule"} in pod_spec(jobset)["tolerations"]
 
     def test_tpu7x_multi_host_selects_the_workload_policy(self):
-        st = stack([{"name": "train", "runtime": "jax", "tpuPool": "main", "image": IMAGE, "command": "x"}],
-                   [V5P_2x2x2_X2])
+        st = parsed(tpuPools=[V5P_2x2x2_X2], workloads=[
+            {"name": "train", "runtime": "jax", "tpuPool": "main", "image": IMAGE, "command": "x"}])
         target = WorkloadTarget(namespace="default", cpu_pool="cpu-np", tpu_group="ir",
                                 shape=resolve("tpu7x", "2x2x2"), slices=2, placement_policy="pw-ir-wp")
         jobset = build_jax_jobset(st.workloads[0], target)
@@ -165,8 +154,8 @@ class TestCpu:
         assert not [n for n in envs[0] if n.startswith("MEGASCALE_")]
 
     def test_layout(self):
-        st = stack([{"name": "train", "runtime": "jax", "image": IMAGE, "command": "x",
-                     "jax": {"processes": 6, "slices": 3}}])
+        st = parsed(workloads=[{"name": "train", "runtime": "jax", "image": IMAGE, "command": "x",
+                                "jax": {"processes": 6, "slices": 3}}])
         layout = jax_layout(st.workloads[0], target_for(st, st.workloads[0]))
         assert (layout.platform, layout.jobs, layout.processes_per_job, layout.processes) == ("cpu", 3, 2, 6)
         assert coordinator_address(st.workloads[0], target_for(st, st.workloads[0])) == \
@@ -219,13 +208,14 @@ class TestContainer:
         assert json.dumps(a) == json.dumps(b)
 
     def test_refuses_what_it_cannot_render(self):
-        st = stack([{"name": "train", "runtime": "jax", "image": IMAGE, "command": "x", "jax": {"processes": 1},
-                     "secretEnv": {"T": "hf"}}], secrets={"hf": "x"})
+        st = parsed(secrets={"hf": "x"}, workloads=[
+            {"name": "train", "runtime": "jax", "image": IMAGE, "command": "x", "jax": {"processes": 1},
+             "secretEnv": {"T": "hf"}}])
         with pytest.raises(ValueError, match="Secret"):
             build_jax_jobset(st.workloads[0], target_for(st, st.workloads[0]))
-        pw = stack([{"name": "p", "runtime": "pathways", "tpuPool": "main", "image": IMAGE, "command": "x",
-                     "pathways": {"version": "jax-0.9.2", "gcsScratch": "gs://acme-pw/tmp"}}],
-                   [V5P_2x2x2_X2])
+        pw = parsed(tpuPools=[V5P_2x2x2_X2], workloads=[
+            {"name": "p", "runtime": "pathways", "tpuPool": "main", "image": IMAGE, "command": "x",
+             "pathways": {"version": "jax-0.9.2", "gcsScratch": "gs://acme-pw/tmp"}}])
         with pytest.raises(ValueError, match="not 'jax'"):
             build_jax_jobset(pw.workloads[0], target_for(pw, pw.workloads[0]))
 
@@ -242,8 +232,9 @@ def _catalog_cases():
 
 
 def test_every_tpu_shape_and_slice_count_renders_a_valid_jobset():
-    workload = stack([{"name": "train", "runtime": "jax", "tpuPool": "main", "image": IMAGE,
-                       "command": "python3 t.py", "maxRestarts": 2, "env": {"A": "1"}}], [V5P_2x2x2_X2]).workloads[0]
+    workload = parsed(tpuPools=[V5P_2x2x2_X2], workloads=[
+        {"name": "train", "runtime": "jax", "tpuPool": "main", "image": IMAGE, "command": "python3 t.py",
+         "maxRestarts": 2, "env": {"A": "1"}}]).workloads[0]
     count = 0
     for shape, slices in _catalog_cases():
         target = WorkloadTarget(namespace="ml", cpu_pool="cpu-np", tpu_group="main", shape=shape, slices=slices,

@@ -8,6 +8,7 @@ import yaml
 from pathways_gke.cli import main as cli_main
 from tests.conftest import ROOT
 from tests.support.crd import jobset_schema_errors
+from tests.support.stacks import P, merged, shipped, stack
 
 
 def test_plan_out_writes_the_tpu_multislice_and_the_cpu_jobsets(tmp_path, capsys):
@@ -56,10 +57,10 @@ def test_each_jobset_is_replaced_with_the_pools_it_runs_on_and_uses_the_cluster_
                                                    "CPU pool only"),
 ], ids=["zero-processes", "no-processes", "unknown-pool", "processes-on-tpu"])
 def test_bad_jax_config_exits_2_naming_the_path(tmp_path, capsys, recording_runs, change, message):
-    cfg = yaml.safe_load((ROOT / "stacks" / "Pulumi.jax.yaml").read_text())
-    change(cfg["config"]["pathways-gke:workloads"])
+    config = shipped("jax")
+    change(config[P + "workloads"])
     path = tmp_path / "Pulumi.bad.yaml"
-    path.write_text(yaml.safe_dump(cfg))
+    path.write_text(yaml.safe_dump({"config": config}))
     assert cli_main(["plan", "--config", str(path), "--project-dir", str(ROOT)]) == 2
     err = capsys.readouterr().err
     assert message in err
@@ -68,11 +69,8 @@ def test_bad_jax_config_exits_2_naming_the_path(tmp_path, capsys, recording_runs
 
 
 def test_a_tpu_workload_on_a_cpu_only_stack_exits_2(tmp_path, capsys):
-    cfg = yaml.safe_load((ROOT / "stacks" / "Pulumi.jax.yaml").read_text())
-    del cfg["config"]["pathways-gke:tpuPools"]
-    cfg["config"]["pathways-gke:cpuPool"]["zone"] = "us-east5-a"
     path = tmp_path / "Pulumi.cpuonly.yaml"
-    path.write_text(yaml.safe_dump(cfg))
+    path.write_text(yaml.safe_dump({"config": merged(stack("jax", tpuPools=None), cpuPool={"zone": "us-east5-a"})}))
     assert cli_main(["plan", "--config", str(path), "--project-dir", str(ROOT)]) == 2
     assert "workloads[0].tpuPool: 'v5p' names no TPU pool group; this stack has no tpuPools" in \
         capsys.readouterr().err
@@ -87,10 +85,8 @@ def test_jobsets_wait_for_the_jobset_controller_and_the_readiness_gate(stack_pla
 
 
 def test_with_kueue_the_jobsets_join_the_local_queue_the_cluster_creates(tmp_path, capsys):
-    cfg = yaml.safe_load((ROOT / "stacks" / "Pulumi.jax.yaml").read_text())
-    cfg["config"]["pathways-gke:kueue"] = {"enabled": True}
     path = tmp_path / "Pulumi.queued.yaml"
-    path.write_text(yaml.safe_dump(cfg))
+    path.write_text(yaml.safe_dump({"config": stack("jax", kueue={"enabled": True})}))
     assert cli_main(["plan", "--config", str(path), "--project-dir", str(ROOT), "--out", str(tmp_path / "out")]) == 0
     capsys.readouterr()
     objects = [yaml.safe_load(p.read_text()) for p in sorted((tmp_path / "out").glob("*.yaml"))]

@@ -25,10 +25,10 @@ from pathlib import Path
 
 import pytest
 
-from pathways_gke.config.stack import parse_stack
 from pathways_gke.workloads.jax_jobset import build_jax_jobset, coordinator_host
 from pathways_gke.config.target import target_for
 from tests.support.pods import Pod, container_argv, container_env, pods
+from tests.support.stacks import parsed
 
 PROGRAM = Path(__file__).parent / "programs" / "allreduce.py"
 TIMEOUT = 60  # seconds for a whole group of processes (a run takes ~3 s on 2 cores)
@@ -43,18 +43,14 @@ pytestmark = [pytest.mark.slow,  # runs real multi-controller JAX processes (mak
 
 def cpu_stack(processes: int, slices: int | None, command: str, **extra):
     jax_settings = {"processes": processes, **({"slices": slices} if slices else {})}
-    return parse_stack({
-        "gcp:project": "acme-ml-dev",
-        "cluster": {"name": "pw-dev", "location": "us-east5-b"},
-        "workloads": [{"name": "jaxcpu", "runtime": "jax", "image": "python:3.11-slim",
-                       "command": command, "jax": jax_settings, **extra}],
-    })
+    return parsed(workloads=[{"name": "jaxcpu", "runtime": "jax", "image": "python:3.11-slim",
+                              "command": command, "jax": jax_settings, **extra}])
 
 
 def rendered(processes: int, slices: int | None, command: str, **extra) -> dict:
-    stack = cpu_stack(processes, slices, command, **extra)
-    workload = stack.workloads[0]
-    return build_jax_jobset(workload, target_for(stack, workload), secret_name="jaxcpu-env")
+    config = cpu_stack(processes, slices, command, **extra)
+    workload = config.workloads[0]
+    return build_jax_jobset(workload, target_for(config, workload), secret_name="jaxcpu-env")
 
 
 def free_port() -> int:
@@ -156,15 +152,12 @@ def test_process_ids_are_unique_and_dense_from_the_downward_api_alone():
 
 
 def test_secret_env_reaches_the_process_from_the_kubernetes_secret():
-    stack = parse_stack({
-        "gcp:project": "acme-ml-dev", "cluster": {"name": "pw-dev", "location": "us-east5-b"},
-        "secrets": {"hf": "<secret>"},
-        "workloads": [{"name": "jaxcpu", "runtime": "jax", "image": "python:3.11-slim",
-                       "command": 'echo "token=$HF_TOKEN mode=$MODE"', "jax": {"processes": 1},
-                       "env": {"MODE": "eval"}, "secretEnv": {"HF_TOKEN": "hf"}}],
-    })
-    workload = stack.workloads[0]
-    jobset = build_jax_jobset(workload, target_for(stack, workload), secret_name="jaxcpu-env")
+    config = parsed(secrets={"hf": "<secret>"}, workloads=[
+        {"name": "jaxcpu", "runtime": "jax", "image": "python:3.11-slim",
+         "command": 'echo "token=$HF_TOKEN mode=$MODE"', "jax": {"processes": 1},
+         "env": {"MODE": "eval"}, "secretEnv": {"HF_TOKEN": "hf"}}])
+    workload = config.workloads[0]
+    jobset = build_jax_jobset(workload, target_for(config, workload), secret_name="jaxcpu-env")
     [pod] = local_pods(jobset)
     [(code, output)] = run_group([pod_process(pod, 1234, secrets={"jaxcpu-env": {"HF_TOKEN": "s3cr3t"}})])
     assert code == 0 and "token=s3cr3t mode=eval" in output

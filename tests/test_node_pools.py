@@ -1,9 +1,8 @@
-"""Node pools and the cluster carry exactly the settings TPU_NODE_POOLS.md prescribes."""
-
-import copy
+"""Node pools and the cluster carry exactly the settings GKE prescribes for TPU slices and the Pathways CPU pool
+(https://cloud.google.com/kubernetes-engine/docs/concepts/tpus,
+https://cloud.google.com/kubernetes-engine/docs/how-to/tpus)."""
 
 import pytest
-import yaml
 
 from pathways_gke.config import parse_stack
 from pathways_gke.errors import ConfigError
@@ -11,22 +10,17 @@ from pathways_gke.gke.cluster_spec import cluster_args
 from pathways_gke.gke.nodepools import cpu_pool_spec, tpu_pool_specs
 from pathways_gke.gke_rules import SERVER_FILLED_TPU_FIELDS
 from pathways_gke.plan import plan_config
-from tests.conftest import ROOT
-
-DEV = yaml.safe_load((ROOT / "stacks" / "Pulumi.dev.yaml").read_text())["config"]
+from tests.support.stacks import merged, parsed, stack
 
 
-def stack_with(pool_changes=None, **top):
-    cfg = copy.deepcopy(DEV)
-    cfg["pathways-gke:tpuPools"][0].update(pool_changes or {})
-    for key, value in top.items():
-        cfg[f"pathways-gke:{key}"] = value
-    return cfg
+def stack_with(pool_changes=None, **sections):
+    """The dev stack with these keys of its pool group changed and these sections replaced."""
+    return merged(stack("dev", **sections), tpuPools=[pool_changes or {}])
 
 
-def specs(pool_changes=None, **top):
-    stack = parse_stack(stack_with(pool_changes, **top))
-    return tpu_pool_specs(stack, stack.tpu_pools[0], component="pw", cluster="CLUSTER", service_account="SA",
+def specs(pool_changes=None, **sections):
+    config = parse_stack(stack_with(pool_changes, **sections))
+    return tpu_pool_specs(config, config.tpu_pools[0], component="pw", cluster="CLUSTER", service_account="SA",
                           policy_name="POLICY")
 
 
@@ -144,8 +138,7 @@ def test_shared_reservation_block_path():
 
 
 def test_cpu_pool_is_sized_for_the_head_and_autoscaled():
-    stack = parse_stack(DEV)
-    spec = cpu_pool_spec(stack, component="pw", cluster="CLUSTER", service_account="SA")
+    spec = cpu_pool_spec(parsed("dev"), component="pw", cluster="CLUSTER", service_account="SA")
     assert spec.args["name"] == "cpu-np"
     assert spec.args["node_config"]["machine_type"] == "n2-standard-64"
     assert spec.args["autoscaling"] == {"min_node_count": 1, "max_node_count": 2, "location_policy": "BALANCED"}
@@ -155,7 +148,7 @@ def test_cpu_pool_is_sized_for_the_head_and_autoscaled():
 
 
 def test_cluster_is_secure_by_default():
-    args = cluster_args(parse_stack(DEV))
+    args = cluster_args(parsed("dev"))
     assert args["remove_default_node_pool"] is True
     assert args["workload_identity_config"] == {"workload_pool": "acme-ml-dev.svc.id.goog"}
     assert args["addons_config"]["gcs_fuse_csi_driver_config"] == {"enabled": True}
@@ -165,9 +158,7 @@ def test_cluster_is_secure_by_default():
 
 
 def test_adopting_an_existing_cluster_reads_it_and_creates_only_pools():
-    cfg = copy.deepcopy(DEV)
-    cfg["pathways-gke:cluster"] = {"name": "pw-dev", "location": "us-east5", "create": False}
-    plan = plan_config(cfg, stack="adopt")
+    plan = plan_config(stack("dev", cluster={"name": "pw-dev", "location": "us-east5", "create": False}), stack="adopt")
     (existing,) = plan.of_type("gcp:container/cluster:Cluster")
     assert existing.read and existing.options["id"] == "projects/acme-ml-dev/locations/us-east5/clusters/pw-dev"
     pools = plan.of_type("gcp:container/nodePool:NodePool")
@@ -176,19 +167,15 @@ def test_adopting_an_existing_cluster_reads_it_and_creates_only_pools():
 
 
 def test_existing_node_service_account_is_used_as_is():
-    cfg = copy.deepcopy(DEV)
-    cfg["pathways-gke:cluster"] = {**cfg["pathways-gke:cluster"],
-                                   "nodeServiceAccount": {"email": "gke-nodes@acme-ml-dev.iam.gserviceaccount.com"}}
+    cfg = merged("dev", cluster={"nodeServiceAccount": {"email": "gke-nodes@acme-ml-dev.iam.gserviceaccount.com"}})
     plan = plan_config(cfg, stack="sa")
     assert not plan.of_type("gcp:serviceaccount/account:Account")
     assert plan.named("pw-dev-cpu").inputs["nodeConfig"]["serviceAccount"] == "gke-nodes@acme-ml-dev.iam.gserviceaccount.com"
 
 
 def test_private_cluster_opens_the_webhook_port_to_its_control_plane_and_workloads_wait_for_it():
-    cfg = copy.deepcopy(DEV)
-    cfg["pathways-gke:cluster"] = {**cfg["pathways-gke:cluster"], "privateNodes": True,
-                                   "masterIpv4CidrBlock": "172.16.0.32/28"}
-    plan = plan_config(cfg, stack="private")
+    plan = plan_config(merged("dev", cluster={"privateNodes": True, "masterIpv4CidrBlock": "172.16.0.32/28"}),
+                       stack="private")
     assert plan.named("pw-dev-cluster").inputs["privateClusterConfig"] == {
         "enablePrivateNodes": True, "masterIpv4CidrBlock": "172.16.0.32/28"}
     firewall = plan.named("pw-dev-webhooks")
@@ -209,8 +196,7 @@ def test_public_clusters_get_no_webhook_firewall(stack_plans):
     ({"masterIpv4CidrBlock": "172.16.0.32/28"}, "cluster.masterIpv4CidrBlock", "private clusters only"),
 ])
 def test_bad_control_plane_ranges_are_refused(cluster, path, fragment):
-    cfg = copy.deepcopy(DEV)
-    cfg["pathways-gke:cluster"] = {**cfg["pathways-gke:cluster"], **cluster}
+    cfg = merged("dev", cluster=cluster)
     with pytest.raises(ConfigError) as caught:
         parse_stack(cfg)
     assert any(p.path == path and fragment in str(p) for p in caught.value.problems), caught.value.render()

@@ -11,12 +11,12 @@ import pytest
 
 from pathways_gke import PathwaysCluster, PathwaysWorkload
 from pathways_gke.config.deferrable import STACK_FIELDS, TOKEN, deferrable_kind
-from pathways_gke.config.stack import read_stack_file
 from pathways_gke.errors import ConfigError
-from pathways_gke.plan.engine import COMPUTED, run_program
-from tests.conftest import ROOT
+from pathways_gke.plan.engine import COMPUTED
 from tests.support.args_cases import wire_inputs
 from tests.support.examples import construct_plan
+from tests.support.offline import run
+from tests.support.stacks import shipped
 from tests.test_two_clusters import cluster_args
 
 CLUSTER = "pathways-gke:index:PathwaysCluster"
@@ -29,7 +29,7 @@ def plan_with(edit, name="east"):
         edit(args)
         PathwaysCluster(name, args)
 
-    return run_program(program, stack="dev", project="platform", config={}, secret_keys=[])
+    return run(program, stack="dev", project="platform")
 
 
 def known(value):
@@ -125,7 +125,7 @@ def test_the_deferrable_fields_are_property_only():
 def test_through_the_component_provider_a_vpc_self_link_is_the_network():
     """A TypeScript/Go/YAML program passing `vpc.selfLink`: the engine hands Construct an Output."""
     def inputs():
-        values = wire_inputs(read_stack_file(ROOT / "stacks" / "Pulumi.dev.yaml"))
+        values = wire_inputs(shipped("dev"))
         vpc = gcp.compute.Network("vpc", auto_create_subnetworks=False, project="acme-ml-dev")
         values["cluster"]["network"] = vpc.self_link
         return values
@@ -146,7 +146,7 @@ def test_a_standalone_workload_takes_an_image_built_in_the_program():
                 "tpu_group": "main", "capacity": "spot"}
         PathwaysWorkload("train", args)
 
-    plan = run_program(program, stack="dev", project="ml", config={}, secret_keys=[])
+    plan = run(program, stack="dev", project="ml")
     assert any(c["image"] == "us-docker.pkg.dev/acme/train/trainer:build-7" for c in containers(plan))
     no_stand_in_anywhere(plan)
 
@@ -161,7 +161,7 @@ def test_a_standalone_jax_workload_takes_an_image_and_env_from_outputs():
             "target": {"namespace": "ml", "cpu_pool": "cpu-np"},
         })
 
-    plan = run_program(program, stack="dev", project="ml", config={}, secret_keys=[])
+    plan = run(program, stack="dev", project="ml")
     (container,) = {c["image"]: c for c in containers(plan)}.values()
     assert container["image"] == "us-docker.pkg.dev/acme/eval/eval:build-3"
     assert {"name": "RUN", "value": "r7"} in container["env"]
@@ -175,4 +175,4 @@ def test_a_workload_output_where_the_jobset_shape_is_decided_is_refused():
     args = {"workload": {**wire["workload"], "name": known("train")}, "tpu_type": "v6e", "tpu_topology": "4x4",
             "slices": 2}
     with pytest.raises(pulumi.InputPropertiesError, match="workload.name: must be a plain value"):
-        run_program(lambda: PathwaysWorkload("train", args), stack="dev", project="ml", config={}, secret_keys=[])
+        run(lambda: PathwaysWorkload("train", args), stack="dev", project="ml")

@@ -1,4 +1,4 @@
-"""PathwaysWorkload under the Pulumi mock engine: children, options, secrets, outputs, validation."""
+"""PathwaysWorkload under the offline engine: children, options, secrets, outputs, validation."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import json
 import pulumi
 import pulumi_kubernetes as k8s
 import pytest
+from pulumi.runtime import rpc
 
 from pathways_gke.component import property_path
 from pathways_gke.config import load_stack_file
@@ -15,86 +16,73 @@ from pathways_gke.workloads.pathways import PathwaysWorkload, pathways_args_from
 from pathways_gke.workloads.pathways_jobset import build_pathways_jobset
 from pathways_gke.config.target import target_for
 
-from .support.mocks import run_program
+from .support.offline import Cloud, run
 from .support.pathways_cases import target, workload
 from .test_pathways_config import ROOT
 
 WORKLOAD = {"name": "train", "image": "us-docker.pkg.dev/acme/train:v1", "command": "python3 train.py",
             "pathways": {"version": "jax-0.9.2", "gcsScratch": "gs://acme-pw/tmp"}, "maxRestarts": 3.0}
-def ints(value):
-    """Numbers come back from the mock engine as floats (protobuf Struct); compare them as ints."""
-    if isinstance(value, dict):
-        return {k: ints(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [ints(v) for v in value]
-    return int(value) if isinstance(value, float) and value.is_integer() else value
-
-
 ARGS = {"workload": WORKLOAD, "tpu_type": "v6e", "tpu_topology": "4x4", "slices": 4.0, "namespace": "ml",
         "tpu_group": "main", "queue_name": "pathways-queue"}
 
 
 def test_children_names_parents_and_jobset_options():
-    run = run_program(lambda: {"t": PathwaysWorkload("train", ARGS).jax_backend_target})
-    component = run.by_name("train")
+    plan = run(lambda: PathwaysWorkload("train", ARGS))
+    component = plan.named("train")
     assert component.type == "pathways-gke:index:PathwaysWorkload" and not component.custom
-    jobset = run.by_name("train-jobset")
+    jobset = plan.named("train-jobset")
     assert jobset.type == "kubernetes:jobset.x-k8s.io/v1alpha2:JobSet"
     assert jobset.parent == component.urn
-    assert jobset.replace_on_changes == ["spec"] and jobset.delete_before_replace is True
-    assert [r.name for r in run.monitor.registered] == ["train", "train-jobset"]  # no Secret without secretEnv
+    assert jobset.options["replaceOnChanges"] == ["spec"] and jobset.options["deleteBeforeReplace"] is True
+    assert sorted(r.name for r in plan.resources) == ["train", "train-jobset"]  # no Secret without secretEnv
 
 
 def test_jobset_inputs_are_exactly_the_builders_object():
-    run = run_program(lambda: {"t": PathwaysWorkload("train", ARGS).jax_backend_target})
-    inputs = run.by_name("train-jobset").inputs
+    inputs = run(lambda: PathwaysWorkload("train", ARGS)).named("train-jobset").inputs
     expected = build_pathways_jobset(workload(**{k: v for k, v in WORKLOAD.items()}),
                                      target(queue_name="pathways-queue"))
     assert inputs["apiVersion"] == "jobset.x-k8s.io/v1alpha2" and inputs["kind"] == "JobSet"
     assert inputs["metadata"] == expected["metadata"]  # explicit namespace
-    assert ints(inputs["spec"]) == expected["spec"]
+    assert inputs["spec"] == expected["spec"]
 
 
 def test_outputs():
-    def program():
-        w = PathwaysWorkload("train", ARGS)
-        return {"name": w.jobset_name, "ns": w.namespace, "host": w.head_host, "dns": w.head_dns_name,
-                "target": w.jax_backend_target, "pf": w.port_forward_command}
-    out = run_program(program).outputs
-    assert out["name"] == "train" and out["ns"] == "ml"
-    assert out["host"] == "train-pathways-head-0-0.train"
-    assert out["dns"] == "train-pathways-head-0-0.train.ml.svc.cluster.local"
-    assert out["target"] == "grpc://train-pathways-head-0-0.train:29000"
-    assert out["pf"].startswith("kubectl port-forward -n ml job/train-pathways-head-0 29000:29000")
+    out = run(lambda: PathwaysWorkload("train", ARGS)).named("train").outputs
+    assert out["jobsetName"] == "train" and out["namespace"] == "ml"
+    assert out["headHost"] == "train-pathways-head-0-0.train"
+    assert out["headDnsName"] == "train-pathways-head-0-0.train.ml.svc.cluster.local"
+    assert out["jaxBackendTarget"] == "grpc://train-pathways-head-0-0.train:29000"
+    assert out["portForwardCommand"].startswith("kubectl port-forward -n ml job/train-pathways-head-0 29000:29000")
 
 
 def test_secret_env_goes_through_a_kubernetes_secret_never_plaintext():
-    args = {**ARGS, "workload": {**WORKLOAD, "secretEnv": {"HF_TOKEN": "hf"}},
-            "secrets": {"hf": pulumi.Output.secret("s3cret-value")}}
-    run = run_program(lambda: {"t": PathwaysWorkload("train", args).jax_backend_target})
-    secret, jobset = run.by_name("train-env"), run.by_name("train-jobset")
-    assert secret.type == "kubernetes:core/v1:Secret" and secret.parent == run.by_name("train").urn
+    cloud = Cloud()
+    plan = run(lambda: PathwaysWorkload("train", {**ARGS, "workload": {**WORKLOAD, "secretEnv": {"HF_TOKEN": "hf"}},
+                                                  "secrets": {"hf": pulumi.Output.secret("s3cret-value")}}),
+               mocks=cloud)
+    secret, jobset = plan.named("train-env"), plan.named("train-jobset")
+    assert secret.type == "kubernetes:core/v1:Secret" and secret.parent == plan.named("train").urn
     assert secret.inputs["metadata"] == {"name": "train-env", "namespace": "ml",
                                          "labels": {"pathways-gke/workload": "train"}}
-    assert secret.inputs["stringData"][pulumi.runtime.rpc._special_sig_key] == pulumi.runtime.rpc._special_secret_sig
-    assert "s3cret-value" not in json.dumps(jobset.inputs)
+    assert secret.inputs["stringData"] == "<secret>"  # the engine stores it encrypted ...
+    assert rpc.unwrap_rpc_secret(cloud.sent["train-env"]["stringData"]) == {"HF_TOKEN": "s3cret-value"}  # ... here
+    assert "s3cret-value" not in json.dumps(cloud.sent["train-jobset"])
     user_env = jobset.inputs["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["spec"]["containers"][0]["env"]
     assert user_env[-1] == {"name": "HF_TOKEN", "valueFrom": {"secretKeyRef": {"name": "train-env", "key": "HF_TOKEN"}}}
-    assert any("train-env" in dep for dep in jobset.dependencies)  # Secret exists before the pods start
+    assert secret.urn in jobset.depends_on  # Secret exists before the pods start
 
 
 def test_standalone_provider_depends_on_and_replace_with_reach_the_jobset():
     def program():
         provider = k8s.Provider("existing", kubeconfig="{}")
         pool = k8s.core.v1.ConfigMap("stand-in-pool", data={"a": "b"}, opts=pulumi.ResourceOptions(provider=provider))
-        w = PathwaysWorkload("train", ARGS, pulumi.ResourceOptions(providers=[provider], depends_on=[pool],
-                                                                     replace_with=[pool]))
-        return {"t": w.jax_backend_target}
-    run = run_program(program)
-    jobset, pool = run.by_name("train-jobset"), run.by_name("stand-in-pool")
-    assert jobset.provider.startswith(run.by_name("existing").urn)
-    assert pool.urn in jobset.replace_with
-    assert pool.urn in jobset.dependencies
+        PathwaysWorkload("train", ARGS, pulumi.ResourceOptions(providers=[provider], depends_on=[pool],
+                                                                 replace_with=[pool]))
+    plan = run(program)
+    jobset, pool = plan.named("train-jobset"), plan.named("stand-in-pool")
+    assert jobset.options["provider"] == plan.named("existing").urn
+    assert pool.urn in jobset.options["replaceWith"]
+    assert pool.urn in jobset.depends_on
 
 
 @pytest.mark.parametrize("args, path", [
@@ -117,9 +105,7 @@ def test_bad_args_raise_an_input_properties_error_naming_the_path_and_register_n
             PathwaysWorkload("train", args)
         except pulumi.InputPropertiesError as exc:
             registered.append(exc)
-        return {}
-    run = run_program(program)
-    assert run.monitor.registered == []
+    assert run(program).resources == []
     error = registered[0]
     assert path in error.paths, error.render()
     assert property_path(path) in {e["property_path"] for e in error.errors}  # the input property, camelCase
@@ -129,8 +115,7 @@ def test_bad_args_raise_an_input_properties_error_naming_the_path_and_register_n
 def test_shorthand_type_and_float_ints_are_accepted():
     args = {**ARGS, "tpu_type": "v6e-16", "slices": 4.0}
     del args["tpu_topology"]
-    run = run_program(lambda: {"t": PathwaysWorkload("train", args).jax_backend_target})
-    spec = run.by_name("train-jobset").inputs["spec"]
+    spec = run(lambda: PathwaysWorkload("train", args)).named("train-jobset").inputs["spec"]
     assert spec["replicatedJobs"][1]["replicas"] == 4
     assert "--instance_type=tpuv6e:4x4" in json.dumps(spec)
 
@@ -139,10 +124,9 @@ def test_args_from_the_prod_stack_render_the_same_jobset_as_the_builder():
     stack = load_stack_file(ROOT / "stacks" / "Pulumi.prod.yaml")
     w = stack.workloads[0]
     args = pathways_args_from_stack(stack, w)
-    run = run_program(lambda: {"t": PathwaysWorkload("llm-pretrain", args).jax_backend_target})
-    inputs = run.by_name("llm-pretrain-jobset").inputs
+    inputs = run(lambda: PathwaysWorkload("llm-pretrain", args)).named("llm-pretrain-jobset").inputs
     expected = build_pathways_jobset(w, target_for(stack, w))
-    assert ints(inputs["spec"]) == expected["spec"]
+    assert inputs["spec"] == expected["spec"]
     assert inputs["metadata"] == expected["metadata"]
 
 

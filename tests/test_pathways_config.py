@@ -2,36 +2,29 @@
 
 from __future__ import annotations
 
-import copy
 from pathlib import Path
 
 import pytest
 
 from pathways_gke.config import load_stack_file, parse_stack
 from pathways_gke.errors import ConfigError
+from tests.support.stacks import ABSENT, merged, stack
 
 ROOT = Path(__file__).resolve().parents[1]
 
-STACK = {
-    "gcp:project": "acme-ml-dev",
-    "pathways-gke:cluster": {"name": "pw-dev", "location": "us-east5"},
-    "pathways-gke:cpuPool": {"machineType": "n2-standard-64"},
-    "pathways-gke:tpuPools": [{"name": "main", "type": "v6e", "topology": "4x4", "slices": 4, "zone": "us-east5-b"}],
-    "pathways-gke:workloads": [{
-        "name": "train", "tpuPool": "main", "image": "us-docker.pkg.dev/acme/train:2026-11",
-        "command": "python3 train.py", "pathways": {"version": "jax-0.9.2", "gcsScratch": "gs://acme-pw/tmp"},
-    }],
-}
+# a Pathways workload `train` on v6e 4x4 x 4 slices, its head on a 64-vCPU CPU pool
+STACK = stack(
+    cpuPool={"machineType": "n2-standard-64"},
+    tpuPools=[{"name": "main", "type": "v6e", "topology": "4x4", "slices": 4, "zone": "us-east5-b"}],
+    workloads=[{"name": "train", "tpuPool": "main", "image": "us-docker.pkg.dev/acme/train:2026-11",
+                "command": "python3 train.py",
+                "pathways": {"version": "jax-0.9.2", "gcsScratch": "gs://acme-pw/tmp"}}],
+)
 
 
-def stack_with(workload: dict | None = None, pool: dict | None = None, cpu: dict | None = None, drop=()) -> dict:
-    data = copy.deepcopy(STACK)
-    data["pathways-gke:workloads"][0].update(workload or {})
-    data["pathways-gke:tpuPools"][0].update(pool or {})
-    data["pathways-gke:cpuPool"].update(cpu or {})
-    for key in drop:
-        data["pathways-gke:workloads"][0].pop(key)
-    return data
+def stack_with(workload: dict | None = None, pool: dict | None = None, cpu: dict | None = None) -> dict:
+    """STACK with these keys of the workload, the pool group and the CPU pool changed."""
+    return merged(STACK, workloads=[workload or {}], tpuPools=[pool or {}], cpuPool=cpu or {})
 
 
 def problems(data: dict) -> dict[str, str]:
@@ -159,7 +152,7 @@ def test_xpk_sized_user_container_still_fits_n2_standard_64():
 
 
 def test_headless_refuses_user_container_options():
-    found = problems(stack_with({"mode": "headless", "privileged": True}, drop=("command",)))
+    found = problems(stack_with({"mode": "headless", "privileged": True, "command": ABSENT}))
     assert "mode 'headless'" in found["workloads[0].image"]
     assert "mode 'headless'" in found["workloads[0].privileged"]
 

@@ -1,5 +1,7 @@
 """The Pathways JobSet, read as a specification: the acceptance case (v6e 4x4 x 4 slices, default mode, user
-workload) field by field against shared/reference/PATHWAYS_JOBSET.md, then every mode and every option."""
+workload) field by field as the Pathways operator (https://github.com/google/pathways-job) and XPK's template
+(https://github.com/AI-Hypercomputer/xpk/blob/v1.16.0/src/xpk/templates/pathways_workload_create.yaml.j2) build
+it, then every mode and every option (docs/pathways-workloads.md)."""
 
 from __future__ import annotations
 
@@ -42,7 +44,7 @@ def acceptance() -> dict:
     return build_pathways_jobset(w, target("v6e", "4x4", 4, queue_name="pathways-queue", namespace="ml"))
 
 
-# --- acceptance: everything PATHWAYS_JOBSET.md lists for v6e 4x4 x 4, default mode -------------------------
+# --- acceptance: the operator's JobSet for v6e 4x4 x 4, default mode ----------------------------------------------
 
 
 def test_acceptance_top_level(acceptance):

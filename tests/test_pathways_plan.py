@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 import subprocess
 import sys
 
@@ -11,12 +10,12 @@ import yaml
 from pathways_gke.config import load_stack_file
 from pathways_gke.plan import plan_config
 from pathways_gke.plan.render import write_out
-from pathways_gke.config.stack import read_stack_file
 from pathways_gke.workloads.pathways_jobset import build_pathways_jobset
 from pathways_gke.config.target import target_for
 
 from .conftest import ROOT
 from .support.crd import jobset_schema_errors
+from .support.stacks import merged, stack
 
 JOBSET = "kubernetes:jobset.x-k8s.io/v1alpha2:JobSet"
 
@@ -54,10 +53,8 @@ def test_plan_out_writes_the_jobset_yaml(tmp_path):
 
 
 def test_secret_env_values_never_appear_in_the_plan(tmp_path):
-    config = copy.deepcopy(read_stack_file(ROOT / "stacks" / "Pulumi.dev.yaml"))
-    config["pathways-gke:workloads"][0]["secretEnv"] = {"HF_TOKEN": "hf"}
-    config["pathways-gke:secrets"] = {"hf": {"secure": "v1:AAAAencrypted"}}
-    plan = plan_config(config, stack="dev")
+    config = stack("dev", secrets={"hf": {"secure": "v1:AAAAencrypted"}})
+    plan = plan_config(merged(config, workloads=[{"secretEnv": {"HF_TOKEN": "hf"}}]), stack="dev")
     secret = plan.named("pw-dev-train-env")
     assert secret.type == "kubernetes:core/v1:Secret"
     assert secret.inputs["stringData"] == "<secret>"
@@ -71,9 +68,7 @@ def test_secret_env_values_never_appear_in_the_plan(tmp_path):
 
 
 def test_a_workload_change_moves_nothing_but_the_jobset(stack_plans):
-    base = read_stack_file(ROOT / "stacks" / "Pulumi.prod.yaml")
-    changed = copy.deepcopy(base)
-    changed["pathways-gke:workloads"][0]["command"] = "python3 -m trainer.main --config=configs/other.yaml"
+    changed = merged("prod", workloads=[{"command": "python3 -m trainer.main --config=configs/other.yaml"}])
     before = {r.urn: r.inputs for r in stack_plans("prod").resources}
     after = {r.urn: r.inputs for r in plan_config(changed, stack="prod").resources}
     assert before.keys() == after.keys()

@@ -12,9 +12,10 @@ import pytest
 
 from pathways_gke import PathwaysCluster
 from pathways_gke.config.stack import load_stack_file
-from pathways_gke.plan.engine import plan_stack, run_program
+from pathways_gke.plan.engine import plan_stack
 from pathways_gke.protection import CHILD_PROTECTION, INFRASTRUCTURE, protect_child
 from tests.conftest import ROOT, STACKS
+from tests.support.offline import run
 
 SOURCES = ROOT / "components" / "pathways_gke"
 INFRA_TYPES = {"gcp:container/cluster:Cluster", "gcp:container/nodePool:NodePool",
@@ -29,7 +30,7 @@ def plan_component(stack: str, opts: pulumi.ResourceOptions):
     def program():
         holder.append(PathwaysCluster(config.cluster.name, config, opts=opts))
 
-    return run_program(program, stack=stack, project="pathways-gke", config={}, secret_keys=[]), holder[0]
+    return run(program, stack=stack), holder[0]
 
 
 @pytest.fixture(scope="module")
@@ -78,8 +79,7 @@ def test_destroying_dev_meets_no_protected_resource():
     assert [r.urn for r in plan.resources if r.options.get("protect")] == []
     holder = []
     config = load_stack_file(ROOT / "stacks" / "Pulumi.dev.yaml")
-    run_program(lambda: holder.append(PathwaysCluster("pw-dev", config)), stack="dev", project="pathways-gke",
-                config={}, secret_keys=[])
+    run(lambda: holder.append(PathwaysCluster("pw-dev", config)), stack="dev")
     # the JobSet CRD's protect comes from the install transform, decided by this flag
     assert holder[0].services.protected is False
 

@@ -9,12 +9,12 @@ import yaml
 from pathways_gke import __version__
 from pathways_gke import schema as schema_cli
 from pathways_gke.plan.engine import plan_stack
-from pathways_gke.config.stack import read_stack_file
 from pathways_gke.provider import COMPONENTS, PACKAGE, component_provider, package_schema
 from tests.conftest import ROOT, STACKS
 from tests.support.args_cases import wire_inputs
 from tests.support.examples import construct_plan
 from tests.support.pulumi_schema import schema_errors
+from tests.support.stacks import shipped
 
 pytestmark = pytest.mark.slow  # boots the provider plugin and plans every stack through it (make test-fast skips it)
 
@@ -133,13 +133,13 @@ def construct(name: str, inputs: dict, stack: str):
 
 @pytest.mark.parametrize("stack", STACKS)
 def test_wire_inputs_conform_to_the_schema(stack, schema):
-    inputs = wire_inputs(read_stack_file(ROOT / "stacks" / f"Pulumi.{stack}.yaml"))
+    inputs = wire_inputs(shipped(stack))
     assert schema_errors(schema, CLUSTER, inputs) == []
 
 
 @pytest.mark.parametrize("stack", STACKS)
 def test_construct_with_wire_inputs_plans_exactly_like_the_stack_file(stack):
-    config = read_stack_file(ROOT / "stacks" / f"Pulumi.{stack}.yaml")
+    config = shipped(stack)
     inputs = wire_inputs(config)
     assert isinstance(inputs["tpuPools"][0]["slices"], float)  # as the engine sends numbers
     plan, result = construct(config["pathways-gke:cluster"]["name"], inputs, stack)
@@ -157,7 +157,7 @@ def test_map_inputs_gives_the_constructor_snake_case_dicts_with_floats_and_enums
     from pathways_gke.args import Capacity
 
     provider = component_provider()
-    inputs = wire_inputs(read_stack_file(ROOT / "stacks/Pulumi.dev.yaml"))
+    inputs = wire_inputs(shipped("dev"))
     mapped = provider.map_inputs(inputs, provider._component_defs["PathwaysCluster"])
     pool = mapped["tpu_pools"][0]
     assert pool["slices"] == 1.0 and isinstance(pool["slices"], float)
@@ -169,7 +169,7 @@ def test_construct_reports_bad_inputs_per_property():
     """TypeScript/Go/YAML programs get `InputPropertiesError`: one entry per bad property, by its input path."""
     import pulumi
 
-    inputs = wire_inputs(read_stack_file(ROOT / "stacks/Pulumi.dev.yaml"))
+    inputs = wire_inputs(shipped("dev"))
     inputs["tpuPools"][0]["topology"] = "3x3"
     inputs["cpuPool"]["maxNodes"] = 0.0
     with pytest.raises(pulumi.InputPropertiesError) as caught:
@@ -209,7 +209,7 @@ def test_the_plugin_answers_construct_errors_with_input_properties_details():
             raise Aborted()
 
     servicer = ProviderServicer.__new__(ProviderServicer)
-    inputs = wire_inputs(read_stack_file(ROOT / "stacks/Pulumi.dev.yaml"))
+    inputs = wire_inputs(shipped("dev"))
     inputs["tpuPools"][0]["topology"] = "3x3"
 
     async def failing_construct(request, context):

@@ -23,7 +23,7 @@ from pathways_gke.naming import JOBSET_CRD, NODE_POOL_LABEL, TPU_GROUP_LABEL
 from pathways_gke.addons.install import PATCH_FORCE_ANNOTATION, with_force_apply
 from pathways_gke.services import install_transforms, keep_on_node_pool, protect_crds
 from pathways_gke.config.target import LOCAL_QUEUE_NAME
-from tests.services_support import QUEUED_POOLS, stack
+from tests.support.stacks import QUEUED_POOLS, parsed
 from tests.support.crd import kueue_schema_errors
 
 RELEASE_URL = "https://github.com/kubernetes-sigs/jobset/releases/download/{}/manifests.yaml"
@@ -32,7 +32,7 @@ RELEASE_URL = "https://github.com/kubernetes-sigs/jobset/releases/download/{}/ma
 # --- where the controllers come from -----------------------------------------------------------
 
 def test_jobset_installs_the_pinned_release_url_by_default():
-    source = services_spec(stack("dev")).jobset
+    source = services_spec(parsed("dev")).jobset
     assert (source.version, source.origin, source.file) == ("v0.10.1", "release", RELEASE_URL.format("v0.10.1"))
 
 
@@ -47,15 +47,15 @@ def test_a_version_bump_changes_only_the_url_so_it_is_an_update_not_a_replace():
 def test_a_local_manifest_replaces_the_url_and_keeps_the_version_on_record(tmp_path):
     path = str(tmp_path / "jobset.yaml")
     (tmp_path / "jobset.yaml").write_text(MANIFEST.format(tag="v0.10.1"))
-    spec = services_spec(stack("dev", jobset={"version": "v0.10.1", "manifest": path}))
+    spec = services_spec(parsed("dev", jobset={"version": "v0.10.1", "manifest": path}))
     assert (spec.jobset.file, spec.jobset.origin, spec.jobset.version) == (path, "manifest", "v0.10.1")
     assert spec.marker["data"]["jobset.source"] == path
     assert spec.marker["data"]["jobset.version"] == "v0.10.1"
 
 
 def test_kueue_is_off_by_default_and_pinned_when_on():
-    assert services_spec(stack("dev")).kueue is None
-    kueue = services_spec(stack("prod")).kueue
+    assert services_spec(parsed("dev")).kueue is None
+    kueue = services_spec(parsed("prod")).kueue
     assert kueue is not None and kueue.file.endswith("/kueue/releases/download/v0.17.1/manifests.yaml")
 
 
@@ -172,15 +172,15 @@ def test_no_other_install_object_is_protected_even_under_a_protected_parent():
 # --- namespace, priority ladder, readiness marker ---------------------------------------------
 
 def test_the_default_namespace_is_never_created():
-    assert services_spec(stack("dev")).namespace_object is None
+    assert services_spec(parsed("dev")).namespace_object is None
 
 
 def test_a_named_namespace_is_created():
-    assert services_spec(stack("prod")).namespace_object["metadata"]["name"] == "ml"
+    assert services_spec(parsed("prod")).namespace_object["metadata"]["name"] == "ml"
 
 
 def test_priority_ladder_is_the_xpk_ctk_one():
-    spec = services_spec(stack("prod"))
+    spec = services_spec(parsed("prod"))
     assert [(o["metadata"]["name"], o["value"]) for _, o in spec.priority_classes] == [
         ("very-low", 100), ("low", 250), ("medium", 500), ("high", 750), ("very-high", 1000)]
     assert all(o["globalDefault"] is False for _, o in spec.priority_classes)
@@ -188,14 +188,14 @@ def test_priority_ladder_is_the_xpk_ctk_one():
 
 
 def test_priority_classes_exist_when_a_workload_names_one_even_without_kueue():
-    dev = stack("dev")
+    dev = parsed("dev")
     assert services_spec(dev).priority_classes == ()
     workloads = [{**w.model_dump(by_alias=True, exclude_none=True), "priorityClass": "low"} for w in dev.workloads]
-    assert len(services_spec(stack("dev", workloads=workloads)).priority_classes) == 5
+    assert len(services_spec(parsed("dev", workloads=workloads)).priority_classes) == 5
 
 
 def test_the_readiness_marker_lives_in_the_workloads_namespace_and_records_versions():
-    marker = services_spec(stack("prod")).marker
+    marker = services_spec(parsed("prod")).marker
     assert marker["metadata"]["namespace"] == "ml"
     sized = {k: v for k, v in marker["data"].items() if k.endswith(".resources")}
     assert sorted(sized) == ["jobset.resources", "kueue.resources"]  # tests/test_at_scale.py checks the values
@@ -215,18 +215,18 @@ def _objects(s):
 @pytest.mark.needs_shared
 @pytest.mark.parametrize("pools", [None, QUEUED_POOLS], ids=["prod", "prod+queued"])
 def test_every_kueue_object_validates_against_both_kueue_crds(pools):
-    s = stack("prod", tpuPools=pools) if pools else stack("prod")
+    s = parsed("prod", tpuPools=pools) if pools else parsed("prod")
     for suffix, obj in kueue_objects(s):
         assert kueue_schema_errors(obj) == {"v0.17.1": [], "v0.19.2": []}, suffix
 
 
 def test_prod_has_flavors_queue_and_local_queue_in_order():
-    assert [suffix for suffix, _ in kueue_objects(stack("prod"))] == [
+    assert [suffix for suffix, _ in kueue_objects(parsed("prod"))] == [
         "flavor-cpu", "flavor-tpu-train", "cluster-queue", "local-queue"]
 
 
 def test_tpu_flavor_selects_its_group_and_tolerates_tpu_nodes():
-    flavor = _objects(stack("prod"))["flavor-tpu-train"]
+    flavor = _objects(parsed("prod"))["flavor-tpu-train"]
     assert flavor["metadata"]["name"] == "pathways-tpu-train"
     assert flavor["spec"]["nodeLabels"] == {
         "cloud.google.com/gke-tpu-accelerator": "tpu-v6e-slice", "cloud.google.com/gke-tpu-topology": "4x4",
@@ -235,12 +235,12 @@ def test_tpu_flavor_selects_its_group_and_tolerates_tpu_nodes():
 
 
 def test_cpu_flavor_selects_the_cpu_pool():
-    flavor = _objects(stack("prod"))["flavor-cpu"]
+    flavor = _objects(parsed("prod"))["flavor-cpu"]
     assert flavor["spec"] == {"nodeLabels": {NODE_POOL_LABEL: "cpu-np"}}
 
 
 def test_local_queue_is_in_the_workloads_namespace_and_points_at_the_cluster_queue():
-    lq = _objects(stack("prod"))["local-queue"]
+    lq = _objects(parsed("prod"))["local-queue"]
     assert (lq["metadata"]["name"], lq["metadata"]["namespace"]) == (LOCAL_QUEUE_NAME, "ml")
     assert lq["spec"] == {"clusterQueue": "pathways-cluster-queue"}
 
@@ -252,7 +252,7 @@ def _quotas(cq):
 
 
 def test_tpu_quotas_sum_to_the_chips_the_pools_provide():
-    s = stack("prod", tpuPools=QUEUED_POOLS)
+    s = parsed("prod", tpuPools=QUEUED_POOLS)
     quotas = _quotas(_objects(s)["cluster-queue"])
     tpu = {name: int(q["google.com/tpu"]) for name, q in quotas.items()}
     assert tpu == {"pathways-cpu": 0, "pathways-tpu-train": 4 * 16, "pathways-tpu-burst": 2 * 8}
@@ -260,13 +260,13 @@ def test_tpu_quotas_sum_to_the_chips_the_pools_provide():
 
 
 def test_tpu_flavors_do_not_limit_host_cpu_and_memory():
-    quotas = _quotas(_objects(stack("prod"))["cluster-queue"])
+    quotas = _quotas(_objects(parsed("prod"))["cluster-queue"])
     assert {k: v for k, v in quotas["pathways-tpu-train"].items() if k != "google.com/tpu"} == HOST_RESOURCES_NOT_LIMITED
 
 
 def test_cpu_quota_is_the_cpu_pools_allocatable_at_max_nodes():
     # prod: 8 x n2-standard-64 (64 vCPU, 256 GiB)
-    quotas = _quotas(_objects(stack("prod"))["cluster-queue"])["pathways-cpu"]
+    quotas = _quotas(_objects(parsed("prod"))["cluster-queue"])["pathways-cpu"]
     per_node = gke_allocatable(CpuMachine("n2-standard-64", 64, 256))
     assert quotas == {"cpu": f"{8 * per_node.millicores}m", "memory": f"{8 * per_node.memory_mib}Mi",
                       "google.com/tpu": "0"}
@@ -288,7 +288,7 @@ def test_the_head_of_xpk_size_fits_the_allocatable_of_one_cpu_node():
 
 
 def test_queued_pools_get_a_provisioning_admission_check_on_their_flavor_only():
-    objects = _objects(stack("prod", tpuPools=QUEUED_POOLS))
+    objects = _objects(parsed("prod", tpuPools=QUEUED_POOLS))
     assert objects["cluster-queue"]["spec"]["admissionChecksStrategy"] == {
         "admissionChecks": [{"name": "pathways-queued-provisioning", "onFlavors": ["pathways-tpu-burst"]}]}
     assert objects["admission-check"]["spec"]["parameters"] == {
@@ -300,13 +300,13 @@ def test_queued_pools_get_a_provisioning_admission_check_on_their_flavor_only():
 
 
 def test_no_admission_check_without_queued_pools():
-    objects = _objects(stack("prod"))
+    objects = _objects(parsed("prod"))
     assert "admissionChecksStrategy" not in objects["cluster-queue"]["spec"]
     assert "admission-check" not in objects and "provisioning-config" not in objects
 
 
 def test_the_spec_is_deterministic():
-    assert services_spec(stack("prod", tpuPools=QUEUED_POOLS)) == services_spec(stack("prod", tpuPools=QUEUED_POOLS))
+    assert services_spec(parsed("prod", tpuPools=QUEUED_POOLS)) == services_spec(parsed("prod", tpuPools=QUEUED_POOLS))
 
 
 def test_every_manifest_object_is_force_applied_like_kubectl_force_conflicts():
@@ -318,7 +318,7 @@ def test_every_manifest_object_is_force_applied_like_kubectl_force_conflicts():
 def test_the_registered_transforms_compose_on_a_controller_deployment():
     """Run the install's transforms the way the engine does (each on the previous result)."""
     props, opts = DEPLOYMENT, pulumi.ResourceOptions()
-    for transform in install_transforms(services_spec(stack("prod"))):
+    for transform in install_transforms(services_spec(parsed("prod"))):
         result = transform(pulumi.ResourceTransformArgs(True, tokens.DEPLOYMENT, "d", props, opts))
         if result is not None:
             props, opts = result.props, result.opts
@@ -331,7 +331,7 @@ def test_the_registered_transforms_compose_on_a_controller_deployment():
 def test_the_registered_transforms_protect_the_jobset_crd_where_the_cluster_is(protected):
     props, opts = CRD, pulumi.ResourceOptions()
     prefix = "pw-dev-services-jobset"
-    for transform in install_transforms(services_spec(stack("dev")), protected=protected, prefix=prefix, legacy_prefix="jobset"):
+    for transform in install_transforms(services_spec(parsed("dev")), protected=protected, prefix=prefix, legacy_prefix="jobset"):
         result = transform(pulumi.ResourceTransformArgs(True, tokens.CRD, f"{prefix}:jobsets.jobset.x-k8s.io", props,
                                                         opts))
         if result is not None:

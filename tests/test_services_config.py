@@ -5,13 +5,12 @@ from __future__ import annotations
 import pytest
 
 from pathways_gke.errors import ConfigError
-from tests.services_support import stack, stack_values
-from pathways_gke.config import parse_stack
+from tests.support.stacks import parsed, stack
 
 
 def problems(**sections) -> dict[str, str]:
     with pytest.raises(ConfigError) as info:
-        parse_stack(stack_values("prod", **sections))
+        parsed("prod", **sections)
     return {p.path: str(p) for p in info.value.problems}
 
 
@@ -61,7 +60,7 @@ def test_other_system_namespaces_are_refused():
 
 def test_a_priority_class_off_the_ladder_names_the_workload():
     workloads = [{**w.model_dump(by_alias=True, exclude_none=True), "priorityClass": "urgent"}
-                 for w in stack("prod").workloads]
+                 for w in parsed("prod").workloads]
     found = problems(workloads=workloads)
     assert list(found) == ["workloads[0].priorityClass"]
     assert "very-low, low, medium, high, very-high" in found["workloads[0].priorityClass"]
@@ -74,7 +73,7 @@ def test_kueue_needs_a_cpu_machine_whose_shape_is_known():
 
 def test_all_service_problems_are_reported_together(tmp_path):
     workloads = [{**w.model_dump(by_alias=True, exclude_none=True), "priorityClass": "urgent"}
-                 for w in stack("prod").workloads]
+                 for w in parsed("prod").workloads]
     found = problems(jobset={"manifest": str(tmp_path / "x.yaml")},
                      kueue={"enabled": True, "manifest": str(tmp_path / "y.yaml")}, namespace="kueue-system",
                      workloads=workloads)
@@ -82,7 +81,7 @@ def test_all_service_problems_are_reported_together(tmp_path):
 
 
 def test_kueue_manifest_is_not_checked_while_kueue_is_off(tmp_path):
-    s = stack("dev", kueue={"enabled": False, "manifest": str(tmp_path / "absent.yaml")})
+    s = parsed("dev", kueue={"enabled": False, "manifest": str(tmp_path / "absent.yaml")})
     assert s.kueue.enabled is False
 
 
@@ -98,10 +97,10 @@ def test_plan_exits_2_naming_the_path(tmp_path, capsys, sections, path):
     import yaml
 
     from pathways_gke.cli import main
-    from tests.services_support import ROOT
+    from tests.conftest import ROOT
 
     config = tmp_path / "Pulumi.bad.yaml"
-    config.write_text(yaml.safe_dump({"config": stack_values("prod", **sections)}))
+    config.write_text(yaml.safe_dump({"config": stack("prod", **sections)}))
     try:
         assert main(["plan", "--config", str(config), "--project-dir", str(ROOT)]) == 2
     finally:

@@ -11,9 +11,10 @@ import pytest
 
 from pathways_gke.plan import plan_config, plan_stack
 from pathways_gke.services import ClusterServices
-from tests.services_support import QUEUED_POOLS, ROOT, stack, stack_values
+from tests.conftest import ROOT
+from tests.support.stacks import QUEUED_POOLS, parsed, stack
 from tests.support.crd import kueue_schema_errors
-from tests.support.mockplan import record
+from tests.support.offline import run
 
 CONFIG_FILE = "kubernetes:yaml/v2:ConfigFile"
 NODE_POOL = "gcp:container/nodePool:NodePool"
@@ -117,7 +118,7 @@ def test_prod_quota_in_the_plan_is_the_chips_of_the_pools():
 
 
 def test_a_queued_pool_adds_the_provisioning_admission_check_to_the_plan():
-    plan = plan_config(stack_values("prod", tpuPools=QUEUED_POOLS), stack="queued")
+    plan = plan_config(stack("prod", tpuPools=QUEUED_POOLS), stack="queued")
     kinds = sorted(o["kind"] for o in plan.kubernetes_objects() if o["kind"] in KUEUE_KINDS)
     assert kinds == ["AdmissionCheck", "ClusterQueue", "LocalQueue", "ProvisioningRequestConfig",
                      "ResourceFlavor", "ResourceFlavor", "ResourceFlavor"]
@@ -128,15 +129,15 @@ def test_a_local_manifest_is_the_install_source_shown_in_the_plan(tmp_path):
     manifest.write_text("kind: CustomResourceDefinition\nmetadata:\n  name: jobsets.jobset.x-k8s.io\n"
                         "---\nkind: Deployment\nspec:\n  template:\n    spec:\n      containers:\n"
                         "      - image: registry.k8s.io/jobset/jobset:v0.10.1\n")
-    plan = plan_config(stack_values("dev", jobset={"version": "v0.10.1", "manifest": str(manifest)}), stack="dev")
+    plan = plan_config(stack("dev", jobset={"version": "v0.10.1", "manifest": str(manifest)}), stack="dev")
     install = plan.named("pw-dev-services-jobset")
     assert install.inputs["file"] == str(manifest)
     assert plan.named("pw-dev-services-ready").inputs["data"]["jobset.source"] == str(manifest)
 
 
 def test_a_jobset_upgrade_keeps_every_urn_and_changes_only_the_source():
-    old = plan_config(stack_values("dev"), stack="dev")
-    new = plan_config(stack_values("dev", jobset={"version": "v0.12.0"}), stack="dev")
+    old = plan_config(stack("dev"), stack="dev")
+    new = plan_config(stack("dev", jobset={"version": "v0.12.0"}), stack="dev")
     assert [r.urn for r in old.resources] == [r.urn for r in new.resources]
     changed = {r.name for r, s in zip(old.resources, new.resources) if r.inputs != s.inputs}
     assert changed == {"pw-dev-services-jobset", "pw-dev-services-ready"}
@@ -148,7 +149,7 @@ def test_the_component_outputs_name_versions_and_queue():
     assert outputs["queueName"] == "pathways-queue" and outputs["namespace"] == "ml"
 
 
-# --- the component on its own (own recording monitor) ---------------------------------------------
+# --- the component on its own --------------------------------------------------------------------
 
 def _standalone(env: str):
     seen = {}
@@ -157,7 +158,7 @@ def _standalone(env: str):
         cpu = gcp.container.NodePool("cpu", cluster="c", node_count=1)
         tpu = gcp.container.NodePool("tpu-0", cluster="c", node_count=1)
         provider = k8s.Provider("k8s", kubeconfig="{}")
-        services = ClusterServices("svc", {"stack": stack(env), "cpu_pool": cpu},
+        services = ClusterServices("svc", {"stack": parsed(env), "cpu_pool": cpu},
                                    pulumi.ResourceOptions(providers={"kubernetes": provider}))
         seen["services"] = services
         k8s.apiextensions.CustomResource(
@@ -165,27 +166,29 @@ def _standalone(env: str):
             metadata={"name": "train", "namespace": services.namespace}, spec={},
             opts=pulumi.ResourceOptions(provider=provider, depends_on=[*services.ready, tpu]))
 
-    return record(program), seen["services"]
+    return run(program), seen["services"]
 
 
 def test_a_workload_depending_on_ready_waits_for_the_gate_and_the_installs():
-    recording, services = _standalone("prod")
-    workload = recording.by_name("workload")
-    assert {recording.urn("svc-ready"), recording.urn("svc-jobset"), recording.urn("svc-kueue")} <= set(workload.depends_on)
+    plan, services = _standalone("prod")
+    gate_and_installs = {plan.named(name).urn for name in ("svc-ready", "svc-jobset", "svc-kueue")}
+    assert gate_and_installs <= set(plan.named("workload").depends_on)
     assert (services.namespace, services.queue_name) == ("ml", "pathways-queue")
 
 
 def test_standalone_children_inherit_the_provider_and_register_the_transforms():
-    recording, _ = _standalone("dev")
-    component = recording.by_name("svc")
-    for child in (r for r in recording.resources if r.parent == component.urn):
-        assert child.provider.startswith(recording.urn("k8s")) or child.providers.get("kubernetes", "").startswith(
-            recording.urn("k8s")), child.name
-    install = recording.by_name("svc-jobset")
+    plan, _ = _standalone("dev")
+    component, provider = plan.named("svc"), plan.named("k8s").urn
+    children = [r for r in plan.resources if r.parent == component.urn]
+    assert children
+    for child in children:
+        assert provider in (child.options["provider"], child.options.get("providers", {}).get("kubernetes")), \
+            child.name
+    install = plan.named("svc-jobset")
     # force_apply + keep_on_node_pool + sized_for_cluster + protect_crds + alias_legacy_names
-    assert install.transforms == 5
-    assert install.depends_on == [recording.urn("cpu")]
-    assert recording.by_name("svc").type == "pathways-gke:index:ClusterServices"
+    assert install.options["transforms"] == 5
+    assert install.depends_on == [plan.named("cpu").urn]
+    assert component.type == "pathways-gke:index:ClusterServices"
 
 
 def test_dev_has_no_queue_name():

@@ -4,20 +4,20 @@ Every rendered LeaderWorkerSet is checked against both stored LWS CRDs (v0.4.0, 
 rules (tests/support/lws_rules.py); every built-in object against the Kubernetes OpenAPI schemas.
 """
 
-import copy
 import json
 
 import pytest
 import yaml
 
 from pathways_gke.cli import main as cli_main
-from pathways_gke.config.stack import parse_stack, read_stack_file
+from pathways_gke.config.stack import parse_stack
 from pathways_gke.errors import ConfigError
 from pathways_gke.plan.diff import diff_plans
 from pathways_gke.plan.engine import plan_config
 from pathways_gke.workloads.serving_lws import serving_objects
 from pathways_gke.config.target import target_for
 from tests.conftest import ROOT
+from tests.support.stacks import parsed, shipped
 from tests.support.crd import lws_schema_errors
 from tests.support.k8s_schema import object_schema_errors, pod_from_template, pod_schema_errors
 from tests.support.lws_rules import group_pods, lws_rule_errors, tpu_vms
@@ -29,10 +29,6 @@ DEPLOYMENT = "kubernetes:apps/v1:Deployment"
 SERVICE = "kubernetes:core/v1:Service"
 CONFIG_FILE = "kubernetes:yaml/v2:ConfigFile"
 P = "pathways-gke:"
-
-
-def serve_config():
-    return copy.deepcopy(read_stack_file(ROOT / "stacks" / "Pulumi.serve.yaml"))
 
 
 def workload(config, name):
@@ -171,7 +167,7 @@ def test_the_head_runs_alone_per_node_and_is_never_evicted_by_the_autoscaler(out
 
 
 def layout_config(**serving):
-    config = serve_config()
+    config = shipped("serve")
     w = workload(config, "llama-serve")
     w["serving"] = {**w["serving"], **serving}
     return config
@@ -210,7 +206,7 @@ def test_each_layout_places_one_slice_per_node_pool_and_validates(serving, annot
 
 
 def test_servers_reach_the_resource_manager_through_the_leader_address():
-    lws = objects_of(serve_config())["llama-serve"].lws
+    lws = objects_of(shipped("serve"))["llama-serve"].lws
     template = lws["spec"]["leaderWorkerTemplate"]
     leader = {c["name"]: c for c in template["leaderTemplate"]["spec"]["containers"]}
     [worker] = template["workerTemplate"]["spec"]["containers"]
@@ -223,7 +219,7 @@ def test_servers_reach_the_resource_manager_through_the_leader_address():
 
 
 def test_startup_probe_allows_the_configured_checkpoint_loading_time():
-    server = next(c for c in objects_of(serve_config())["llama-serve"].lws["spec"]["leaderWorkerTemplate"]
+    server = next(c for c in objects_of(shipped("serve"))["llama-serve"].lws["spec"]["leaderWorkerTemplate"]
                   ["leaderTemplate"]["spec"]["containers"] if c["name"] == "jax-tpu")
     startup = server["startupProbe"]
     assert startup["periodSeconds"] * startup["failureThreshold"] >= 2400  # serving.probes.startupSeconds
@@ -231,16 +227,15 @@ def test_startup_probe_allows_the_configured_checkpoint_loading_time():
 
 
 def test_kueue_on_puts_the_queue_label_on_the_leaderworkerset():
-    config = serve_config()
+    config = shipped("serve")
     config[f"{P}kueue"] = {"enabled": True}
     lws = objects_of(config)["llama-serve"].lws
     assert lws["metadata"]["labels"]["kueue.x-k8s.io/queue-name"] == "pathways-queue"
-    assert "kueue.x-k8s.io/queue-name" not in objects_of(serve_config())["llama-serve"].lws["metadata"]["labels"]
+    assert "kueue.x-k8s.io/queue-name" not in objects_of(shipped("serve"))["llama-serve"].lws["metadata"]["labels"]
 
 
 def test_lws_is_installed_only_when_a_serving_or_service_workload_exists():
-    dev = read_stack_file(ROOT / "stacks" / "Pulumi.dev.yaml")
-    plan = plan_config(dev, stack="dev")
+    plan = plan_config(shipped("dev"), stack="dev")
     assert [r.name for r in plan.resources if r.type == CONFIG_FILE] == ["pw-dev-services-jobset"]
     assert not [r for r in plan.resources if "lws" in r.name]
 
@@ -249,7 +244,7 @@ def test_lws_is_installed_only_when_a_serving_or_service_workload_exists():
 
 
 def test_service_mode_renders_a_resource_manager_only_backend_and_one_proxy_per_client():
-    objects = objects_of(serve_config())["shared-pw"]
+    objects = objects_of(shipped("serve"))["shared-pw"]
     lws = objects.lws
     template = lws["spec"]["leaderWorkerTemplate"]
     assert [c["name"] for c in template["leaderTemplate"]["spec"]["containers"]] == ["pathways-rm"]
@@ -279,7 +274,7 @@ def test_each_client_gets_its_own_connection_address_as_an_output(stack_plans):
 
 
 def test_removing_a_client_changes_only_that_clients_objects(stack_plans):
-    config = serve_config()
+    config = shipped("serve")
     workload(config, "shared-pw")["service"]["clients"] = ["alice"]
     diff = diff_plans(stack_plans("serve"), plan_config(config, stack="serve"))
     assert sorted(r["name"] for r in diff.removed) == ["pw-serve-shared-pw-proxy-bob",
@@ -288,7 +283,7 @@ def test_removing_a_client_changes_only_that_clients_objects(stack_plans):
 
 
 def test_adding_a_client_adds_only_that_clients_objects(stack_plans):
-    config = serve_config()
+    config = shipped("serve")
     workload(config, "shared-pw")["service"]["clients"].append("carol")
     diff = diff_plans(stack_plans("serve"), plan_config(config, stack="serve"))
     assert sorted(r["name"] for r in diff.added) == ["pw-serve-shared-pw-proxy-carol",
@@ -354,7 +349,7 @@ def _service_client_slices(config):
     (_service_client_slices, "workloads[4].service.clientSlices", ("1 slice",)),
 ], ids=lambda v: getattr(v, "__name__", None) or (v if isinstance(v, str) else ""))
 def test_bad_serving_input_exits_2_naming_the_path(mutate, path, fragments, tmp_path, capsys, recording_runs):
-    config = serve_config()
+    config = shipped("serve")
     # two JobSet-era workloads first, so paths are not accidentally index 0
     train = {"name": "train", "runtime": "jax", "image": "us-docker.pkg.dev/acme/train/jax:2026-11-20",
              "command": "python3 run.py", "jax": {"processes": 1}}
@@ -375,10 +370,10 @@ def test_bad_serving_input_exits_2_naming_the_path(mutate, path, fragments, tmp_
 
 
 def test_a_serving_name_may_be_longer_than_the_jobset_limit_but_a_jobset_name_may_not():
-    config = serve_config()
+    config = shipped("serve")
     workload(config, "llama-serve")["name"] = "llama-3-1-70b-instruct-serving"  # 30 > 22
     parse_stack(config)
-    config = serve_config()
+    config = shipped("serve")
     config[f"{P}workloads"].append({"name": "train-a-very-long-name-x", "runtime": "pathways", "tpuPool": "serve",
                                     "image": "us-docker.pkg.dev/a/b:1", "pathways": {"version": "jax-0.9.2",
                                                                                   "gcsScratch": "gs://acme-b/t"}})
@@ -389,7 +384,7 @@ def test_a_serving_name_may_be_longer_than_the_jobset_limit_but_a_jobset_name_ma
 
 
 def test_serving_blocks_belong_to_their_mode():
-    config = serve_config()
+    config = shipped("serve")
     workload(config, "llama-serve")["mode"] = "default"
     with pytest.raises(ConfigError) as caught:
         parse_stack(config)
@@ -398,12 +393,12 @@ def test_serving_blocks_belong_to_their_mode():
 
 
 def test_plan_json_is_deterministic_for_the_serve_stack(stack_plans):
-    again = plan_config(serve_config(), stack="serve")
+    again = plan_config(shipped("serve"), stack="serve")
     assert json.loads(again.dumps()) == json.loads(stack_plans("serve").dumps())
 
 
 def test_switching_to_an_internal_load_balancer_replaces_only_the_service_deleting_it_first(stack_plans):
-    config = serve_config()
+    config = shipped("serve")
     workload(config, "llama-serve")["serving"].pop("loadBalancer")
     diff = diff_plans(stack_plans("serve"), plan_config(config, stack="serve"))
     [change] = diff.changed
@@ -419,14 +414,14 @@ def test_the_lws_install_protects_its_crd_and_records_its_version_in_the_readine
     from pathways_gke.addons import services_spec
     from pathways_gke.addons.install import install_resource_name, resource_prefix
 
-    spec = services_spec(parse_stack(serve_config()))
+    spec = services_spec(parse_stack(shipped("serve")))
     assert spec.lws is not None and (spec.lws.version, spec.lws.origin) == ("v0.10.0", "release")
     # children named after this cluster's install (two clusters never share a URN), never after the version
     assert resource_prefix(install_resource_name("pw-serve-services", "lws")) == "pw-serve-services-lws"
     assert "v0.10.0" not in spec.lws.legacy_prefix
     assert "leaderworkersets.leaderworkerset.x-k8s.io" in spec.protected_crds
     assert spec.marker["data"]["lws.source"] == spec.lws.file
-    dev = services_spec(parse_stack(read_stack_file(ROOT / "stacks" / "Pulumi.dev.yaml")))
+    dev = services_spec(parsed("dev"))
     assert (dev.lws, dev.lws_gate, dev.protected_crds) == (None, (), ("jobsets.jobset.x-k8s.io",))
 
 
@@ -435,7 +430,7 @@ def test_a_local_lws_manifest_is_checked_like_the_jobset_one(tmp_path):
     manifest.write_text("kind: CustomResourceDefinition\nmetadata:\n  name: leaderworkersets.leaderworkerset.x-k8s.io\n"
                         "---\nkind: Deployment\nspec:\n  template:\n    spec:\n      containers:\n"
                         "      - image: registry.k8s.io/lws/lws:v0.9.0\n")
-    config = serve_config()
+    config = shipped("serve")
     config[f"{P}lws"] = {"version": "v0.10.0", "manifest": str(manifest)}
     with pytest.raises(ConfigError) as caught:
         parse_stack(config)
@@ -447,7 +442,7 @@ def test_a_local_lws_manifest_is_checked_like_the_jobset_one(tmp_path):
 
 
 def test_the_workloads_namespace_cannot_be_the_lws_system_namespace():
-    config = serve_config()
+    config = shipped("serve")
     config[f"{P}namespace"] = "lws-system"
     with pytest.raises(ConfigError) as caught:
         parse_stack(config)
@@ -459,7 +454,7 @@ def test_the_workloads_namespace_cannot_be_the_lws_system_namespace():
     ("v0.6.1", ["spec.leaderWorkerTemplate.subGroupPolicy", "spec.leaderWorkerTemplate.size"]),
 ])
 def test_fields_the_lws_webhook_will_not_update_replace_the_leaderworkerset(version, replaced):
-    config = serve_config()
+    config = shipped("serve")
     config[f"{P}lws"] = {"version": version}
     plan = plan_config(config, stack="serve")
     lws = plan.named("pw-serve-llama-serve-lws")
@@ -468,7 +463,7 @@ def test_fields_the_lws_webhook_will_not_update_replace_the_leaderworkerset(vers
 
 
 def test_a_name_limit_shrinks_with_more_than_ten_groups():
-    config = serve_config()
+    config = shipped("serve")
     config[f"{P}tpuPools"][0]["slices"] = 11
     w = workload(config, "llama-serve")
     w["serving"]["replicas"] = 11
@@ -488,7 +483,7 @@ def test_a_name_limit_shrinks_with_more_than_ten_groups():
 def test_serving_pods_use_the_pod_network_so_they_run_as_their_kubernetes_service_account():
     """Not hostNetwork (unlike the JobSet layout): Workload Identity maps every LWS and proxy pod to its KSA, so
     GCS (the scratch location, checkpoints) is reached as that KSA's principal, never as the node's SA."""
-    config = serve_config()
+    config = shipped("serve")
     for name in ("llama-serve", "shared-pw"):
         workload(config, name)["serviceAccount"] = "serving-ksa"
     for objects in objects_of(config).values():
@@ -523,7 +518,7 @@ def test_the_lws_controller_is_installed_with_the_shared_transforms_kept_on_the_
         return real(name, *args, opts=opts, **kwargs)
 
     monkeypatch.setattr(services.k8s.yaml.v2, "ConfigFile", recording)
-    plan_config(serve_config(), stack="serve")
+    plan_config(shipped("serve"), stack="serve")
     transforms = seen["pw-serve-services-lws"]
     # the JobSet's transforms, less the controller sizing that only JobSet and Kueue get
     shared = [t for t in seen["pw-serve-services-jobset"] if "sized_for_cluster" not in t.__qualname__]
@@ -571,7 +566,7 @@ SERVING_PATHS = ("workloads[0].serving.", "workloads[0].name")
 def test_any_accepted_serving_layout_renders_a_valid_leaderworkerset(shape, slices, replicas, per_replica, surge,
                                                                      leader, port, name_length, lws_version):
     generation, topology = shape
-    config = serve_config()
+    config = shipped("serve")
     config[f"{P}tpuPools"] = [{"name": "serve", "type": generation, "topology": topology, "slices": slices,
                                "zone": "us-east5-b", "capacity": "on-demand"}]
     config[f"{P}lws"] = {"version": lws_version}
@@ -619,13 +614,9 @@ def test_console_links_and_alerts_know_a_leaderworkerset_is_not_a_jobset(stack_p
     for name in ("llama-serve", "shared-pw"):
         assert set(links[name]) == {"leaderWorkerSet", "logs"}
         assert "leaderworkerset_sigs_k8s_io%2Fname" in links[name]["logs"] and f"%22{name}%22" in links[name]["logs"]
-    from pathways_gke.config.stack import parse_stack, read_stack_file
     from pathways_gke.gke.observability import alert_policy_specs
-    from tests.conftest import ROOT
 
-    config = read_stack_file(ROOT / "stacks" / "Pulumi.serve.yaml")
-    config["pathways-gke:observability"] = {"alerts": True}
-    assert alert_policy_specs(parse_stack(config)) == []  # JobSet metrics say nothing about a LeaderWorkerSet
+    assert alert_policy_specs(parsed("serve", observability={"alerts": True})) == []  # JobSet metrics say nothing about a LeaderWorkerSet
 
 
 def test_a_standalone_pathways_serving_refuses_keys_its_runtime_does_not_read():

@@ -7,6 +7,7 @@ import yaml
 
 from pathways_gke.cli import main as cli_main
 from tests.conftest import ROOT, STACKS
+from tests.support.stacks import stack
 
 
 def test_the_design_stacks_exist():
@@ -52,10 +53,8 @@ def test_unknown_stack_exits_2(capsys):
 
 
 def test_secure_config_values_never_appear_in_the_plan(tmp_path, capsys):
-    cfg = yaml.safe_load((ROOT / "stacks" / "Pulumi.dev.yaml").read_text())
-    cfg["config"]["pathways-gke:secrets"] = {"hfToken": {"secure": "v1:c2VjcmV0LXRva2Vu"}}
     path = tmp_path / "Pulumi.sec.yaml"
-    path.write_text(yaml.safe_dump(cfg))
+    path.write_text(yaml.safe_dump({"config": stack("dev", secrets={"hfToken": {"secure": "v1:c2VjcmV0LXRva2Vu"}})}))
     assert cli_main(["plan", "--config", str(path), "--project-dir", str(ROOT), "--json"]) == 0
     out = capsys.readouterr().out
     assert "c2VjcmV0LXRva2Vu" not in out and "[offline-plan-secret]" not in out

@@ -15,8 +15,9 @@ import yaml
 
 from pathways_gke import PathwaysCluster
 from pathways_gke.addons.install import child_resource, manifest_objects, predicted_child_urns
-from pathways_gke.plan.engine import Plan, run_program
+from pathways_gke.plan.engine import Plan
 from tests.support.examples import plan_example
+from tests.support.offline import run
 
 FIXTURES = Path(__file__).parent / "fixtures"
 CONFIG_FILE = "kubernetes:yaml/v2:ConfigFile"
@@ -45,7 +46,7 @@ def two_clusters() -> None:
 
 @pytest.fixture(scope="module")
 def plan() -> Plan:
-    return run_program(two_clusters, stack="dev", project="platform", config={}, secret_keys=[])
+    return run(two_clusters, stack="dev", project="platform")
 
 
 # the objects of each pinned release manifest (names and kinds), standing in for the URL offline

@@ -1,4 +1,5 @@
-"""Validate rendered objects against upstream CRD schemas (shared/reference/jobset, kueue, lws).
+"""Validate rendered objects against the upstream CRD schemas of kubernetes-sigs/jobset, kueue and lws (their
+release manifests, loaded from ../shared/reference; the tests that need them skip when it is absent).
 
 The CRD's openAPIV3Schema is a structural schema: the API server prunes unknown fields
 silently, which would hide our typos. We validate strictly instead: every object schema

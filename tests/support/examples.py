@@ -1,4 +1,4 @@
-"""Plan an example project offline: its own Pulumi.yaml, stack file and __main__.py, under the mock engine."""
+"""Plan an example project offline: its own Pulumi.yaml, stack file and __main__.py, under the offline engine."""
 
 import runpy
 from pathlib import Path
@@ -6,7 +6,8 @@ from typing import Any, Optional
 
 import yaml
 
-from pathways_gke.plan.engine import Plan, flatten_config, preview_mocks, run_program
+from pathways_gke.plan.engine import Plan
+from tests.support.offline import run
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
@@ -15,35 +16,12 @@ def plan_example(name: str, stack: str, mocks: Optional[Any] = None) -> Plan:
     directory = EXAMPLES / name
     project = yaml.safe_load((directory / "Pulumi.yaml").read_text())["name"]
     config = yaml.safe_load((directory / f"Pulumi.{stack}.yaml").read_text())["config"]
-    flat, secret_keys = flatten_config(config, project)
-    return run_program(lambda: runpy.run_path(str(directory / "__main__.py"), run_name="__main__"),
-                       stack=stack, project=project, config=flat, secret_keys=secret_keys, mocks=mocks)
-
-
-class RecordingMocks:
-    """The default preview mocks, plus a record of every invoke (token, provider) and canned reads."""
-
-    def __init__(self, reads: Optional[dict[str, dict[str, Any]]] = None):
-        from pulumi.runtime import Mocks
-
-        inner, canned, calls = preview_mocks(), reads or {}, []
-
-        class _Mocks(Mocks):
-            def new_resource(self, args):
-                if args.typ in canned:
-                    return (args.resource_id or args.name), canned[args.typ](args)
-                return inner.new_resource(args)
-
-            def call(self, args):
-                calls.append((args.token, args.provider))
-                return inner.call(args)
-
-        self.mocks = _Mocks()
-        self.calls = calls
+    return run(lambda: runpy.run_path(str(directory / "__main__.py"), run_name="__main__"),
+               stack=stack, project=project, config=config, mocks=mocks)
 
 
 def construct_plan(token: str, name: str, inputs: Any, *, stack: str, project: str) -> tuple[Plan, Any]:
-    """What the pathways-gke plugin does for a TypeScript / Go / YAML program, under the mock engine.
+    """What the pathways-gke plugin does for a TypeScript / Go / YAML program, under the offline engine.
 
     The SDK's ComponentProvider.construct: map the wire inputs to Python names, run the component's
     constructor, read its outputs back (get_state). Returns the plan and the ConstructResult.
@@ -60,7 +38,7 @@ def construct_plan(token: str, name: str, inputs: Any, *, stack: str, project: s
         values = inputs() if callable(inputs) else inputs
         result["construct"] = provider.construct(name, token, values, pulumi.ResourceOptions())
 
-    plan = run_program(program, stack=stack, project=project, config={}, secret_keys=[])
+    plan = run(program, stack=stack, project=project)
     return plan, result["construct"]
 
 

@@ -1,9 +1,12 @@
 """The JobSet admission webhook's validation rules (and the core Pod rules the schema cannot express),
 mirrored as a pure function so rendered JobSets are checked offline.
 
-JobSet rules follow shared/reference/JOBSET_INSTALL.md §6.3 (JS v0.12.0 `pkg/webhooks/jobset_webhook.go`,
-CEL rules in `api/jobset/v1alpha2/jobset_types.go`); pod rules follow Kubernetes' `ValidatePodSpec` for the
-fields we write (container restartPolicy, names, host ports, volume references, env sources).
+JobSet rules follow JobSet v0.12.0's webhook and CEL rules
+(https://github.com/kubernetes-sigs/jobset/blob/v0.12.0/pkg/webhooks/jobset_webhook.go,
+https://github.com/kubernetes-sigs/jobset/blob/v0.12.0/api/jobset/v1alpha2/jobset_types.go); pod rules follow
+Kubernetes' `ValidatePodSpec`
+(https://github.com/kubernetes/kubernetes/blob/v1.34.0/pkg/apis/core/validation/validation.go) for the fields
+we write (container restartPolicy, names, host ports, volume references, env sources).
 """
 
 from __future__ import annotations

@@ -2,7 +2,8 @@
 
 Used to run a rendered JobSet's processes locally (tests/test_jax_real.py). It reproduces, for every pod:
 - the labels and annotations the JobSet controller stamps (jobset-name, replicatedjob-name,
-  replicatedjob-replicas, job-index, job-global-index, coordinator: JOBSET_INSTALL.md §6.4) and the Job
+  replicatedjob-replicas, job-index, job-global-index, coordinator:
+  https://github.com/kubernetes-sigs/jobset/blob/v0.12.0/api/jobset/v1alpha2/jobset_types.go) and the Job
   controller's completion index (annotation `batch.kubernetes.io/job-completion-index`, plus the
   `JOB_COMPLETION_INDEX` variable it injects when the container does not define it);
 - the container env resolved in order: literal values with `$(VAR)` expanded from the variables defined

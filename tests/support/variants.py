@@ -2,20 +2,14 @@
 
 from __future__ import annotations
 
-import copy
-
-from pathways_gke.config.stack import read_stack_file
-
-from tests.conftest import ROOT
+from tests.support.stacks import merged
 
 
 def every_optional_child_config() -> dict:
     """prod plus a queued tpu7x group (workload policy, ProvisioningRequest), private nodes (webhook firewall),
     a secret and a CPU jax workload that reads it, with its own Kubernetes service account bound to a GCP one,
     a data bucket and metrics; a scratch bucket the stack creates."""
-    cfg = copy.deepcopy(read_stack_file(ROOT / "stacks/Pulumi.prod.yaml"))
-    cfg["pathways-gke:cluster"] = {**cfg["pathways-gke:cluster"], "privateNodes": True,
-                                   "masterIpv4CidrBlock": "172.16.0.32/28"}
+    cfg = merged("prod", cluster={"privateNodes": True, "masterIpv4CidrBlock": "172.16.0.32/28"})
     cfg["pathways-gke:tpuPools"].append({"name": "burst", "type": "tpu7x", "topology": "2x2x2",
                                          "zone": "us-east5-b", "capacity": "queued"})
     cfg["pathways-gke:secrets"] = {"hf-token": {"secure": "x"}}
