@@ -242,3 +242,38 @@ def test_python_args_plan_exactly_like_the_stack_file(name):
     args = python_args(config)
     plan = run(lambda: PathwaysCluster(config["pathways-gke:cluster"]["name"], args), stack=name)
     assert [r.to_json() for r in plan.resources] == [r.to_json() for r in reference.resources]
+
+
+def test_generated_argument_types_are_current():
+    """args_types.py is generated from the config models; a model change must be followed by --write."""
+    from pathways_gke import argsgen
+
+    assert argsgen.TARGET.read_text() == argsgen.generate(), \
+        "run: python -m pathways_gke.argsgen --write (then python -m pathways_gke.schema --write)"
+
+
+def test_the_args_check_command_fails_on_a_stale_module(tmp_path, monkeypatch, capsys):
+    from pathways_gke import argsgen
+
+    stale = tmp_path / "args_types.py"
+    stale.write_text(argsgen.generate().replace("Newest GKE versions first.", "Oldest first."))
+    monkeypatch.setattr(argsgen, "TARGET", stale)
+    assert argsgen.main(["--check"]) == 1
+    assert "Oldest first." in capsys.readouterr().out
+
+
+def test_every_closed_set_names_a_literal_the_models_use():
+    """A closed set nobody uses is stale: every enum of CLOSED_SETS is in the generated module."""
+    from pathways_gke.config.closed_sets import CLOSED_SETS
+
+    assert {c.name for c in CLOSED_SETS} <= {n for n in dir(A) if isinstance(getattr(A, n), type)
+                                             and issubclass(getattr(A, n), Enum)}
+
+
+def test_a_model_field_without_a_docstring_fails_generation(monkeypatch):
+    from pathways_gke import argsgen
+
+    field = cluster.ClusterConfig.model_fields["name"]
+    monkeypatch.setattr(field, "description", None)
+    with pytest.raises(ValueError, match="ClusterConfig.name has no docstring"):
+        argsgen.generate()

@@ -19,36 +19,44 @@ Access = Literal["read", "readWrite"]
 
 
 class BucketConfig(Model):
-    """A bucket the stack knows about (`pathways-gke:buckets[]`)."""
+    """A bucket the stack knows about."""
 
     name: BucketName
-    create: bool = Field(default=False, description="the stack creates it: uniform access, hierarchical "
-                         "namespace, a lifecycle rule for temporary files; kept on `pulumi destroy`")
-    location: Optional[BucketLocation] = Field(default=None, description="created buckets: default the cluster's "
-                                               "region")
-    project: Optional[ProjectId] = Field(default=None, description="the bucket's project when not gcp:project: the "
-                                         "plan then lists the grants to make instead of making them")
-    temporary_object_days: int = Field(default=7, ge=1, le=3650, description="created buckets: objects under "
-                                       "the workloads' gcsScratch paths are deleted after this many days")
+    """Bucket name (without gs://)."""
+    create: bool = False
+    """Create it (uniform access, hierarchical namespace, temporary files expire; kept on destroy). Default: false."""
+    location: Optional[BucketLocation] = None
+    """Created buckets: location. Default: the cluster's region."""
+    project: Optional[ProjectId] = None
+    """The bucket's project when not the stack's: the plan lists the grants to make instead of making them."""
+    temporary_object_days: int = Field(default=7, ge=1, le=3650)
+    """Created buckets: objects under the workloads' gcsScratch paths are deleted after this many days. Default: 7."""
 
 
 class BucketAccess(Model):
-    """A checkpoint/data bucket a workload's code uses (`workloads[].buckets[]`)."""
+    """A checkpoint/data bucket a workload's code reads or writes."""
 
     bucket: BucketName
+    """Bucket name (without gs://)."""
     access: Access = "readWrite"
+    """read or readWrite. Default: "readWrite"."""
 
 
 class NatConfig(Model):
-    """Cloud NAT for private nodes (registry.k8s.io, which serves JobSet/Kueue/LWS, is not reachable otherwise)."""
+    """Cloud NAT for private nodes (registry.k8s.io serves the JobSet/Kueue/LWS images)."""
 
-    enabled: bool = Field(default=True, description="false: the network already has Cloud NAT for this region")
-    router: Optional[RouterName] = Field(default=None, description="an existing Cloud Router to put the NAT on")
+    enabled: bool = True
+    """Create a Cloud Router + NAT for the cluster's region when privateNodes is true; false when the network
+    already has NAT there. Default: true."""
+    router: Optional[RouterName] = None
+    """Put the NAT on this existing Cloud Router instead of creating `<cluster>-router`."""
 
 
 class AuthorizedNetwork(Model):
     """A CIDR block allowed to reach the control plane's endpoint."""
 
     cidr_block: CidrBlock
+    """CIDR block, e.g. 203.0.113.0/24."""
     display_name: Optional[str] = None
+    """A label for it."""
 

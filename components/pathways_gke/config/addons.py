@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Optional
 
-from pydantic import AfterValidator, Field
+from pydantic import AfterValidator
 
 from ..releases import MINIMUM_REASON, RELEASES, version_key
 from .base import Model, fail
@@ -37,25 +37,35 @@ ManifestPath = Annotated[str, AfterValidator(_manifest)]
 
 
 class JobSetConfig(Model):
+    """The JobSet controller installed into the cluster."""
+
     version: Annotated[str, release("jobset", "v0.10.1")] = "v0.10.1"
-    manifest: Optional[ManifestPath] = Field(default=None,
-                                             description="local release manifests.yaml instead of the URL")
-    size_for_cluster: bool = Field(default=True, description="controller resources from the stack's VM count")
+    """Pinned JobSet release (vMAJOR.MINOR.PATCH). Default: "v0.10.1"."""
+    manifest: Optional[ManifestPath] = None
+    """Path of a vendored install manifest to use instead of the bundled one."""
+    size_for_cluster: bool = True
+    """Controller CPU/memory from the stack's VM count (docs/at-scale.md); false keeps the manifest's. Default: true."""
 
 
 class KueueConfig(Model):
+    """Kueue admission (queues, priority classes, queued provisioning)."""
+
     enabled: bool = False
+    """Install Kueue and submit workloads through its queue. Default: false."""
     version: Annotated[str, release("kueue", "v0.17.1")] = "v0.17.1"
-    manifest: Optional[ManifestPath] = Field(default=None,
-                                             description="local release manifests.yaml instead of the URL")
-    size_for_cluster: bool = Field(default=True, description="controller resources from the stack's VM count")
+    """Pinned Kueue release (vMAJOR.MINOR.PATCH). Default: "v0.17.1"."""
+    manifest: Optional[ManifestPath] = None
+    """Path of a vendored install manifest to use instead of the bundled one."""
+    size_for_cluster: bool = True
+    """Controller CPU/memory from the stack's VM count (docs/at-scale.md); false keeps the manifest's. Default: true."""
 
 
 class LwsConfig(Model):
-    """The LeaderWorkerSet controller, installed only when a workload runs in mode serving or service."""
+    """The LeaderWorkerSet controller (installed only when a workload runs in mode serving or service)."""
 
     version: Annotated[str, release("lws", "v0.10.0")] = "v0.10.0"
-    manifest: Optional[ManifestPath] = Field(default=None,
-                                             description="local release manifests.yaml instead of the URL")
-    gate_image: ImageRef = Field(default="registry.k8s.io/kubectl:v1.34.1",
-                                 description="kubectl image of the Job that waits until the LWS webhook answers")
+    """Pinned LWS release (vMAJOR.MINOR.PATCH, >= v0.5.0). Default: "v0.10.0"."""
+    manifest: Optional[ManifestPath] = None
+    """Path of a vendored install manifest to use instead of the release URL."""
+    gate_image: ImageRef = "registry.k8s.io/kubectl:v1.34.1"
+    """kubectl image of the Job that waits until the LWS webhook answers. Default: "registry.k8s.io/kubectl:v1.34.1"."""

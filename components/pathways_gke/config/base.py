@@ -20,6 +20,7 @@ class Model(BaseModel):
         extra="forbid",
         frozen=True,
         str_strip_whitespace=True,
+        use_attribute_docstrings=True,  # the docstring under a field is its description: the schema's, the docs'
     )
     refused_keys: ClassVar[dict[str, str]] = {}
     """Keys a sibling kind reads (camelCase) -> why this kind refuses them; reported instead of "unknown key"."""

@@ -18,26 +18,34 @@ from .types import (ZONE, ClusterName, ControlPlaneCidr, CpuMachineType, DiskIma
 ReleaseChannel = Literal["RAPID", "REGULAR", "STABLE", "EXTENDED", "UNSPECIFIED"]
 # Cluster DNS: `auto` = Cloud DNS (cluster scope) when the stack has a multi-host slice, else GKE's default.
 ClusterDns = Literal["auto", "cloud-dns", "nodelocal-dnscache", "gke-default"]
+DiskType = Literal["pd-standard", "pd-balanced", "pd-ssd", "hyperdisk-balanced"]
 
 
 class MaintenanceWindow(Model):
     """A recurring maintenance window: GKE upgrades and repairs only inside it."""
 
     start_time: Rfc3339
+    """First window's start, RFC 3339 (e.g. 2026-12-05T02:00:00Z)."""
     end_time: Rfc3339
+    """First window's end, RFC 3339."""
     recurrence: RRule = "FREQ=WEEKLY;BYDAY=SA,SU"
+    """RFC 5545 RRULE. Default: "FREQ=WEEKLY;BYDAY=SA,SU"."""
 
 
 MaintenanceScope = Literal["NO_UPGRADES", "NO_MINOR_UPGRADES", "NO_MINOR_OR_NODE_UPGRADES"]
 
 
 class MaintenanceExclusion(Model):
-    """A maintenance exclusion: no upgrades of `scope` from startTime until endTime (unset: end of support)."""
+    """A period in which GKE does not upgrade what `scope` names."""
 
     name: MaintenanceExclusionName
+    """Exclusion name (lower-case letters, digits and '-')."""
     start_time: Rfc3339
+    """Start, RFC 3339."""
     end_time: Optional[Rfc3339] = None
+    """End, RFC 3339; unset: until the cluster version's end of support."""
     scope: MaintenanceScope = "NO_MINOR_OR_NODE_UPGRADES"
+    """What is held back. Default: "NO_MINOR_OR_NODE_UPGRADES"."""
 
     @model_validator(mode="after")
     def _no_upgrades_needs_end(self) -> "MaintenanceExclusion":
@@ -48,44 +56,74 @@ class MaintenanceExclusion(Model):
 
 
 class Maintenance(Model):
-    """When GKE may upgrade the cluster and its nodes (the way to keep slices from being upgraded)."""
+    """When GKE may upgrade the cluster and its nodes: the way to keep TPU slices from being upgraded while the
+    cluster stays on a release channel (node autoUpgrade cannot be turned off there)."""
 
     window: Optional[MaintenanceWindow] = None
+    """A recurring maintenance window."""
     exclusions: list[MaintenanceExclusion] = Field(default_factory=list)
+    """Maintenance exclusions."""
 
 
 class NodeServiceAccount(Model):
-    """The GCP service account the nodes run as (a dedicated one is created by default)."""
+    """The GCP service account the nodes run as."""
 
     create: bool = True
+    """Create a dedicated service account `<cluster>-nodes` (logging, monitoring, image pulls, read-only storage;
+    the buckets its host-network pods write are granted per bucket). Default: true."""
     email: Optional[ServiceAccountEmail] = None
+    """Use this existing service account instead (name@project.iam.gserviceaccount.com)."""
 
 
 class ClusterConfig(Model):
+    """The GKE cluster (created, or an existing one adopted)."""
+
     name: ClusterName
+    """GKE cluster name: lower-case letters, digits and '-', starting with a letter, at most 40 characters."""
     location: Location
+    """Region (e.g. us-east5) or zone (e.g. us-east5-b) of the cluster."""
     create: bool = True
+    """Create the cluster (true) or adopt an existing one with this name and location (false). Default: true."""
     release_channel: ReleaseChannel = "REGULAR"
-    version: Optional[GkeVersion] = Field(default=None, description="min_master_version; None lets the channel decide")
+    """GKE release channel. Default: "REGULAR"."""
+    version: Optional[GkeVersion] = None
+    """Minimum control-plane version (e.g. 1.34 or 1.34.1-gke.1829001); unset lets the channel decide."""
     network: Optional[str] = None
+    """VPC network (name or self link); unset uses the project's default network. May be an Output (e.g. a
+    `gcp.compute.Network`'s self_link)."""
     subnetwork: Optional[str] = None
+    """Subnetwork (name or self link) of the nodes."""
     private_nodes: bool = False
+    """Nodes get internal IP addresses only. Default: false."""
     master_ipv4_cidr_block: Optional[ControlPlaneCidr] = Field(
-        default=None, description="private clusters: the control plane's /28; opens tcp:9443 for the webhooks")
+        default=None)
+    """Private clusters: the control plane's private /28. When set, a firewall rule `<name>-webhooks` lets the
+    control plane reach the JobSet/Kueue admission webhooks on tcp:9443."""
     deletion_protection: bool = True
+    """GKE-side deletion protection of the cluster. Default: true."""
     protect: bool = False
+    """Pulumi `protect` on the infrastructure (cluster, node pools, node service account, namespace, JobSet CRD),
+    never on JobSets; the component's own `protect` option does the same. Default: false."""
     labels: GceLabels = Field(default_factory=dict)
+    """GCE labels on the cluster (lower-case keys and values; values may be Outputs)."""
     node_service_account: NodeServiceAccount = Field(default_factory=NodeServiceAccount)
+    """The service account the nodes run as. Default: a dedicated one is created."""
     maintenance: Optional[Maintenance] = None
+    """Maintenance window and exclusions (created clusters only)."""
     project_number: Optional[ProjectNumber] = Field(
-        default=None, description="gcp:project's number, for Workload Identity principals in the plan (looked "
-        "up at `pulumi up` when unset)")
+        default=None)
+    """Number of the GCP project; needed when a grant names a Workload Identity principal (a pod without host
+    networking, or a GCS FUSE volume, whose Kubernetes service account has no gcpServiceAccount)."""
     network_project: Optional[ProjectId] = Field(
-        default=None, description="Shared VPC host project of `network` (default: the project named in a "
-        "network self-link, else gcp:project); firewall, router and NAT go there")
+        default=None)
+    """Shared VPC host project of `network` (default: the project named in a network self link, else the
+    cluster's). The webhook firewall, Cloud Router and NAT are created there."""
     nat: NatConfig = Field(default_factory=NatConfig)
+    """Cloud NAT for private nodes. Default: a Router + NAT is created when privateNodes is true."""
     master_authorized_networks: list[AuthorizedNetwork] = Field(default_factory=list)
-    dns: ClusterDns = Field(default="auto", description="cluster DNS provider (docs/at-scale.md)")
+    """CIDR blocks allowed to reach the control plane (master authorized networks)."""
+    dns: ClusterDns = "auto"
+    """Cluster DNS provider (created clusters only). Default: "auto"."""
 
     def host_project(self, project: str) -> str:
         """Project that owns the network (Shared VPC host): networkProject, a self-link's project, or `project`."""
@@ -113,21 +151,34 @@ CREATE_ONLY_CLUSTER_FIELDS = ("release_channel", "version", "subnetwork", "delet
 
 
 class CpuPoolConfig(Model):
-    """The CPU pool that hosts the Pathways head (and the JobSet/Kueue controllers)."""
+    """The CPU node pool that hosts the Pathways head and the JobSet / Kueue controllers."""
 
     name: NodePoolName = "cpu-np"
+    """GKE node-pool name. Default: "cpu-np"."""
     create: bool = True
+    """Create the pool (true), or use the existing pool `name` of an adopted cluster (false; e.g. XPK's cpu-np).
+    Default: true."""
     machine_type: CpuMachineType = "n2-standard-64"
+    """A CPU machine type. Default: "n2-standard-64"."""
     min_nodes: int = Field(default=1, ge=0, le=1000)
+    """Autoscaling minimum (0-1000). Default: 1."""
     max_nodes: int = Field(default=4, ge=1, le=1000)
+    """Autoscaling maximum (1-1000, at least minNodes). Default: 4."""
     zone: Optional[Zone] = None
+    """Zone of the pool; default: the zone of the first TPU pool (required for a regional cluster without TPU pools)."""
     disk_size_gb: int = Field(default=200, ge=10, le=65536)
-    disk_type: Optional[Literal["pd-standard", "pd-balanced", "pd-ssd", "hyperdisk-balanced"]] = None
+    """Boot disk size in GB (10-65536). Default: 200."""
+    disk_type: Optional[DiskType] = None
+    """Boot disk type; default: hyperdisk-balanced for Hyperdisk-only families (n4, c4, c4a, c4d, ...), else
+    pd-balanced. Those families refuse pd-* types."""
     spot: bool = False
+    """Run the CPU nodes on spot VMs. Default: false."""
     image_streaming: bool = True
-    image_cache_disk: Optional[DiskImage] = Field(default=None, description="secondary boot disk image (image "
-                                                  "cache)")
+    """GKE image streaming (GCFS): the head's containers start before their images are fully pulled. Default: true."""
+    image_cache_disk: Optional[DiskImage] = None
+    """Pinned disk image (projects/P/global/images/NAME) attached as a container-image-cache secondary boot disk."""
     labels: NodeLabels = Field(default_factory=dict)
+    """Extra Kubernetes node labels (values may be Outputs)."""
 
     @field_validator("disk_type")
     @classmethod

@@ -9,10 +9,15 @@ from .types import NotificationChannels
 
 
 class ObservabilityConfig(Model):
-    managed_prometheus: bool = Field(default=True, description="GKE managed Prometheus + the metric packages "
-                                                                "the TPU and JobSet dashboards read")
-    console_links: bool = Field(default=True, description="stack outputs with Cloud Console links")
-    alerts: bool = Field(default=False, description="Cloud Monitoring alert policies per workload")
-    stuck_minutes: int = Field(default=20, ge=5, le=1440,
-                               description="alert when a JobSet has had fewer ready workers than specified this long")
+    """Metrics, Console links and alerts."""
+
+    managed_prometheus: bool = True
+    """GKE managed Prometheus with the metric packages the TPU and JobSet dashboards read. Default: true."""
+    console_links: bool = True
+    """Output `consoleLinks` (cluster, TPU dashboards, each workload's JobSet page and logs). Default: true."""
+    alerts: bool = False
+    """Cloud Monitoring alert policies per workload (stuck without ready workers; restarts). Default: false."""
+    stuck_minutes: int = Field(default=20, ge=5, le=1440)
+    """Minutes a JobSet may have fewer ready than specified replicas before alerting (5-1440). Default: 20."""
     notification_channels: NotificationChannels = Field(default_factory=list)
+    """Notification channels of the alert policies (projects/P/notificationChannels/ID)."""

@@ -49,15 +49,17 @@ DEFAULT_USER_LIMITS = {"cpu": "24", "memory": "100G"}
 
 
 class ContainerResources(Model):
-    """Requests and limits of the user container (the head pod's main container).
+    """Requests and limits of the user container; giving one half replaces that half of the default.
 
     Giving `requests` or `limits` replaces that half of the default as a whole.
     """
 
     requests: Annotated[dict[str, str], _resource_list("requests")] = Field(
         default_factory=lambda: dict(DEFAULT_USER_REQUESTS))
+    """Resource requests (quantities). Default: cpu 2, memory 8Gi."""
     limits: Annotated[dict[str, str], _resource_list("limits")] = Field(
         default_factory=lambda: dict(DEFAULT_USER_LIMITS))
+    """Resource limits (quantities). Default: cpu 24, memory 100G."""
 
     @model_validator(mode="after")
     def _requests_within_limits(self) -> "ContainerResources":
@@ -93,29 +95,38 @@ ServerFlags = Annotated[list[str], AfterValidator(_server_flags)]
 
 
 class PathwaysImages(Model):
-    """Custom images per Pathways component (used verbatim; must be pinned)."""
+    """Custom images per Pathways component (used verbatim; must be pinned; may be Outputs)."""
 
-    server: Optional[ImageRef] = Field(default=None, description="resource manager (pathways-rm)")
-    proxy: Optional[ImageRef] = Field(default=None, description="IFRT proxy (pathways-proxy)")
-    worker: Optional[ImageRef] = Field(default=None, description="pathways-worker; defaults to the server image")
-    colocated_python: Optional[ImageRef] = Field(default=None, description="enables the colocated-python sidecar "
-                                                 "on every worker pod")
+    server: Optional[ImageRef] = None
+    """Resource manager image (pathways-rm)."""
+    proxy: Optional[ImageRef] = None
+    """IFRT proxy image (pathways-proxy)."""
+    worker: Optional[ImageRef] = None
+    """pathways-worker image; default: the server image."""
+    colocated_python: Optional[ImageRef] = None
+    """Colocated-python sidecar image; setting it adds the sidecar to every worker pod."""
 
 
 class PathwaysFlags(Model):
-    """Extra server flags per component, appended after the managed ones (one list item per flag)."""
+    """Extra server flags per component ('--name=value', one item per flag), after the managed ones."""
 
     server: ServerFlags = Field(default_factory=list)
+    """Extra resource-manager flags."""
     proxy: ServerFlags = Field(default_factory=list)
+    """Extra IFRT proxy flags."""
     worker: ServerFlags = Field(default_factory=list)
+    """Extra worker flags."""
 
 
 class PathwaysEnv(Model):
-    """Extra environment variables per component, appended after the managed ones."""
+    """Extra environment variables per component, after the managed ones."""
 
     server: EnvVars = Field(default_factory=dict)
+    """Extra resource-manager environment."""
     proxy: EnvVars = Field(default_factory=dict)
+    """Extra IFRT proxy environment."""
     worker: EnvVars = Field(default_factory=dict)
+    """Extra worker environment."""
 
 
 def _pathways_version(value: str) -> str:
@@ -129,17 +140,24 @@ PathwaysVersion = Annotated[str, AfterValidator(_pathways_version)]
 
 
 class PathwaysSettings(Model):
-    """Pathways server options (the flags of the pathways-rm, -proxy and -worker containers; docs/pathways-workloads.md)."""
+    """Pathways server options."""
 
-    version: Optional[PathwaysVersion] = Field(default=None, description="Pathways image tag, e.g. jax-0.9.2; never "
-                                               "'latest'")
+    version: Optional[PathwaysVersion] = None
+    """Pathways image tag, e.g. jax-0.9.2 ('latest' is refused)."""
     gcs_scratch: Optional[GcsPath] = None
+    """GCS location for Pathways scratch data (gs://bucket/path)."""
     elastic_slices: int = Field(default=0, ge=0)
+    """Number of slices that may be lost without failing the job (elastic training). Default: 0."""
     max_slice_restarts: int = Field(default=1, ge=1, le=100000)
+    """Restarts allowed per slice (1-100000). Default: 1."""
     images: PathwaysImages = Field(default_factory=PathwaysImages)
+    """Custom images per Pathways component."""
     flags: PathwaysFlags = Field(default_factory=PathwaysFlags)
+    """Extra server flags per component."""
     env: PathwaysEnv = Field(default_factory=PathwaysEnv)
-    metrics: bool = Field(default=False, description="--enable_metrics_collection=true on every server")
+    """Extra environment variables per component."""
+    metrics: bool = False
+    """Enable metrics collection on every Pathways server. Default: false."""
 
     @property
     def uses_default_images(self) -> bool:
@@ -160,9 +178,14 @@ class GcsFuseVolume(Model):
     """A Cloud Storage bucket mounted through the GKE GCS FUSE CSI driver (needs Workload Identity)."""
 
     name: Annotated[str, AfterValidator(dns_1123_label("a volume name", reserved=("shared-tmp",)))]
+    """Volume name (DNS label, not 'shared-tmp')."""
     bucket: BucketName
+    """Bucket name, without gs://."""
     mount_path: Annotated[str, AfterValidator(_mount_path)]
+    """Absolute mount path other than / and /tmp."""
     read_only: bool = False
-    mount_options: GcsFuseMountOptions = Field(default_factory=list, description="e.g. implicit-dirs, "
-                                               "only-dir=ckpt")
-    workers: bool = Field(default=False, description="also mount into every pathways-worker container")
+    """Mount read-only. Default: false."""
+    mount_options: GcsFuseMountOptions = Field(default_factory=list)
+    """gcsfuse mount options, e.g. implicit-dirs, only-dir=ckpt."""
+    workers: bool = False
+    """Also mount into every pathways-worker container. Default: false."""

@@ -24,43 +24,52 @@ DEFAULT_STARTUP_SECONDS = 3600
 
 
 class ServingPort(Model):
-    """One port of the user's server, exposed on the leader and through the Service."""
+    """One port of the user's server."""
 
     port: int = Field(ge=1, le=65535)
-    name: Optional[PortName] = Field(default=None, description="port name (default: the first is 'serve', then "
-                                "'serve-<port>')")
+    """Port number (1-65535), not one of the Pathways servers' ports."""
+    name: Optional[PortName] = None
+    """Port name (IANA service name, at most 15 characters)."""
 
 
 class ServingProbes(Model):
-    """Startup / readiness / liveness probes of the user's server container (leader pod).
+    """Startup / readiness / liveness probes of the server container.
 
     The startup probe allows `startupSeconds` for the checkpoint to load before liveness takes over; readiness
     gates the Service's endpoints. With `path` the probes are HTTP GETs, without it TCP connects.
     """
 
-    path: Optional[HttpPath] = Field(default=None, description="HTTP path answering 200 when the server is ready "
-                                "(e.g. /health); none: a TCP check")
-    port: Optional[int] = Field(default=None, ge=1, le=65535, description="default: the first serving port")
-    startup_seconds: int = Field(default=DEFAULT_STARTUP_SECONDS, ge=60, le=86400,
-                                 description="time allowed for checkpoint loading before liveness applies")
+    path: Optional[HttpPath] = None
+    """HTTP path answering 200 when ready (e.g. /health); none: a TCP check."""
+    port: Optional[int] = Field(default=None, ge=1, le=65535)
+    """Probe port; default: the first serving port."""
+    startup_seconds: int = Field(default=DEFAULT_STARTUP_SECONDS, ge=60, le=86400)
+    """Time allowed for checkpoint loading before liveness applies (60-86400). Default: 3600."""
     period_seconds: int = Field(default=10, ge=1, le=300)
+    """Probe period (1-300 s). Default: 10."""
     enabled: bool = True
+    """Probe the server at all. Default: true."""
 
 
 class ServingSettings(Model):
-    """`mode: serving`: a LeaderWorkerSet of `replicas` groups, each a Pathways head + `slicesPerReplica` slices."""
+    """mode serving: the LeaderWorkerSet's groups and the Service in front of them."""
 
-    port: Optional[int] = Field(default=None, ge=1, le=65535, description="the server's port (or give ports)")
-    ports: list[ServingPort] = Field(default_factory=list, description="several named ports instead of port")
-    replicas: int = Field(default=1, ge=1, le=1000, description="independent Pathways groups behind the Service")
-    slices_per_replica: int = Field(default=1, ge=1, le=256, description="TPU slices each group serves from")
-    max_surge: int = Field(default=0, ge=0, le=1000, description="extra groups during a rolling update (each "
-                           "needs spare slices)")
-    leader: LeaderPlacement = Field(default="tpu", description="tpu: the head shares a TPU VM of its slice "
-                                    "(Google's layout); cpu: the head on the CPU pool (LWS >= v0.6.0)")
-    load_balancer: Optional[LoadBalancer] = Field(default=None, description="internal: a GKE internal passthrough "
-                                                  "load balancer instead of a ClusterIP Service")
+    port: Optional[int] = Field(default=None, ge=1, le=65535)
+    """The server's port (or give ports)."""
+    ports: list[ServingPort] = Field(default_factory=list)
+    """Several named ports instead of port."""
+    replicas: int = Field(default=1, ge=1, le=1000)
+    """Independent Pathways groups behind the Service (1-1000). Default: 1."""
+    slices_per_replica: int = Field(default=1, ge=1, le=256)
+    """TPU slices each group serves from (1-256). Default: 1."""
+    max_surge: int = Field(default=0, ge=0, le=1000)
+    """Extra groups during a rolling update (each needs spare slices). Default: 0."""
+    leader: LeaderPlacement = "tpu"
+    """Where the head runs. Default: "tpu"."""
+    load_balancer: Optional[LoadBalancer] = None
+    """Expose the Service through an internal load balancer."""
     probes: ServingProbes = Field(default_factory=ServingProbes)
+    """Probes of the server container."""
 
     @model_validator(mode="after")
     def _ports(self) -> "ServingSettings":
@@ -92,13 +101,14 @@ class ServingSettings(Model):
 
 
 class ServiceSettings(Model):
-    """`mode: service`: a persistent Pathways backend; each named client gets its own IFRT proxy."""
+    """mode service: a persistent Pathways backend and one proxy per named client."""
 
-    clients: ClientNames = Field(min_length=1, description="client names; each gets a proxy and a Service")
-    client_slices: int = Field(default=1, ge=1, le=256, description="slices each client's proxy asks the "
-                               "backend for (--virtual_slices)")
-    leader: LeaderPlacement = Field(default="cpu", description="where the resource manager runs: cpu (default, "
-                                    "LWS >= v0.6.0) or tpu")
+    clients: ClientNames = Field(min_length=1)
+    """Client names; each gets an IFRT proxy Deployment and Service."""
+    client_slices: int = Field(default=1, ge=1, le=256)
+    """Slices each client's proxy asks the backend for (--virtual_slices). Default: 1."""
+    leader: LeaderPlacement = "cpu"
+    """Where the resource manager runs. Default: "cpu"."""
 
     @field_validator("clients")
     @classmethod

@@ -11,18 +11,25 @@ from ..capacity import PROVISIONED_ON_DEMAND, Capacity
 from ..catalog import GENERATIONS, CatalogError, SliceShape, chips_of, parse_shorthand, resolve
 from ..errors import Problem
 from .base import Model, fail
+from .cluster import DiskType
 from .types import DiskImage, NodeLabels, PoolGroupName, ReservationName, ReservationPartName, TpuZone
+
+HostMaintenanceInterval = Literal["AS_NEEDED", "PERIODIC"]
 
 DURATION = re.compile(r"^([0-9]+)(s|m|h|d)$")
 
 
 class Reservation(Model):
-    """A specific reservation (optionally a block / sub-block), possibly shared from another project."""
+    """A specific reservation, optionally a block / sub-block, possibly shared from another project."""
 
     name: ReservationPartName
+    """Reservation name."""
     project: Optional[str] = None
+    """Project that owns a shared reservation; default: the stack's project."""
     block: Optional[ReservationPartName] = None
+    """Reservation block."""
     sub_block: Optional[ReservationPartName] = None
+    """Sub-block of `block`."""
 
     @model_validator(mode="after")
     def _sub_block_needs_block(self) -> "Reservation":
@@ -52,27 +59,48 @@ MaxRunDuration = Annotated[str, AfterValidator(_flex_start_duration)]
 
 
 class TpuPoolConfig(Model):
+    """One TPU pool group: one GKE node pool per slice, named <cluster>-<group>-<i>."""
+
     name: PoolGroupName
+    """Group name (node label pathways-gke/tpu-group): lower-case letters, digits and '-', at most 20 characters."""
     type: str
+    """TPU generation (v4, v5e, v5p, v6e, tpu7x) or a shorthand that implies the topology, e.g. v6e-16."""
     topology: Optional[str] = None
+    """Slice topology, e.g. 4x4 (v5e/v6e) or 2x2x2 (v4/v5p/tpu7x); implied by a shorthand type."""
     slices: int = Field(default=1, ge=1, le=256)
+    """Number of slices, one node pool each (1-256). Default: 1."""
     zone: TpuZone
+    """Zone of the slices, in the cluster's region."""
     capacity: Capacity = "on-demand"
-    reservation: Optional[Union[ReservationName, Reservation]] = None  # NAME is short for {name: NAME}
-    max_run_duration: Optional[MaxRunDuration] = Field(default=None, description="flex-start only, e.g. 24h (max 7d)")
+    """How the slices are obtained. Default: "on-demand"."""
+    reservation: Optional[Union[ReservationName, Reservation]] = None
+    """The reservation to consume (capacity reservation only)."""  # NAME is short for {name: NAME}
+    max_run_duration: Optional[MaxRunDuration] = None
+    """flex-start only: maximum run time of a node, e.g. 24h (at most 7d)."""
     autoscaling: Optional[bool] = None
+    """Scale each slice between 0 and its VM count (always on for flex-start and queued)."""
     machine_type: Optional[str] = None
+    """TPU machine type; default: the catalog's machine for the type and topology."""
     network_profile: Optional[bool] = None
-    disk_size_gb: Optional[int] = Field(default=None, ge=10, le=65536, description="GKE default when unset")
-    disk_type: Optional[Literal["pd-standard", "pd-balanced", "pd-ssd", "hyperdisk-balanced"]] = None
+    """Use the accelerator network profile (v6e and tpu7x)."""
+    disk_size_gb: Optional[int] = Field(default=None, ge=10, le=65536)
+    """Boot disk size in GB (10-65536); GKE's default when unset."""
+    disk_type: Optional[DiskType] = None
+    """Boot disk type; GKE's default when unset."""
     image_streaming: bool = True
-    image_cache_disk: Optional[DiskImage] = Field(default=None, description="secondary boot disk image (image "
-                                                  "cache)")
+    """GKE image streaming (GCFS). Default: true."""
+    image_cache_disk: Optional[DiskImage] = None
+    """Pinned disk image (projects/P/global/images/NAME) attached as a container-image-cache secondary boot disk."""
     auto_upgrade: bool = True
+    """GKE node auto-upgrade. Default: true."""
     max_pods_per_node: Optional[int] = Field(default=None, ge=8, le=256)
-    host_maintenance_interval: Literal["AS_NEEDED", "PERIODIC"] = "AS_NEEDED"
+    """Maximum pods per node (8-256); GKE's default when unset."""
+    host_maintenance_interval: HostMaintenanceInterval = "AS_NEEDED"
+    """Host maintenance interval of the TPU VMs. Default: "AS_NEEDED"."""
     protect: Optional[bool] = None
+    """Pulumi `protect` on this group's node pools; default: cluster.protect."""
     labels: NodeLabels = Field(default_factory=dict)
+    """Extra Kubernetes node labels (values may be Outputs)."""
 
     @model_validator(mode="before")
     @classmethod

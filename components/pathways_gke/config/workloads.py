@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import shlex
-from typing import Annotated, Any, ClassVar, Literal, Optional, Union
+from typing import Annotated, Any, ClassVar, Literal, Optional, Union, cast
 
 from pydantic import Discriminator, Field, Tag, TypeAdapter, ValidationError, field_validator, model_validator
 from pydantic_core import InitErrorDetails, PydanticCustomError
@@ -36,19 +36,20 @@ LWS_MODES = ("serving", "service")  # run on a LeaderWorkerSet (config/serving.p
 
 
 class JaxSettings(Model):
-    """Multi-controller JAX options (runtime: jax).
+    """Multi-controller JAX options.
 
     On TPU the process layout comes from the TPU pool (one process per TPU VM, one Job per slice);
     on the CPU pool (no tpuPool) it is set here.
     """
 
-    processes: Optional[int] = Field(default=None, ge=1, le=4096,
-                                     description="CPU workloads: total number of JAX processes (pods)")
-    slices: Optional[int] = Field(default=None, ge=1, le=1024,
-                                  description="CPU workloads: split the processes into this many Jobs, like TPU "
-                                  "slices (default 1); processes must be a multiple of it")
-    cpu: CpuQuantity = Field(default="1", description="CPU workloads: CPU request per process")
-    memory: MemoryQuantity = Field(default="4Gi", description="CPU workloads: memory request and limit per process")
+    processes: Optional[int] = Field(default=None, ge=1, le=4096)
+    """CPU workloads: total number of JAX processes (pods), 1-4096."""
+    slices: Optional[int] = Field(default=None, ge=1, le=1024)
+    """CPU workloads: split the processes into this many Jobs like TPU slices (1-1024; processes must be a multiple of it)."""
+    cpu: CpuQuantity = "1"
+    """CPU workloads: CPU request per process. Default: "1"."""
+    memory: MemoryQuantity = "4Gi"
+    """CPU workloads: memory request and limit per process. Default: "4Gi"."""
 
 
 # Why a key belongs to one runtime: the model of the other runtime refuses it with this reason (never a silent drop).
@@ -81,23 +82,41 @@ class WorkloadBase(Model):
     """What every workload has, whatever runs it: the image and program, env, identity, restarts, pod options."""
 
     name: str
+    """JobSet name: a DNS-1035 label of at most 22 characters (50 for a LeaderWorkerSet)."""
     tpu_pool: Optional[str] = None
+    """TPU pool group the workload runs on (required for pathways; none = CPU for jax)."""
     image: Optional[ImageRef] = None
+    """The user container's image, pinned to a tag other than latest or to a digest (may be an Output, e.g. an
+    image built in the same program)."""
     command: Optional[Union[str, list[str]]] = None
+    """The user program as an argument list (the stack file also accepts one shell string)."""
     max_restarts: int = Field(default=0, ge=0, le=1000)
+    """JobSet failure-policy restarts (0-1000). Default: 0."""
     priority_class: Optional[str] = None
+    """Kubernetes PriorityClass of the head and worker pods."""
     env: EnvVars = Field(default_factory=dict)
-    secret_env: EnvVars = Field(default_factory=dict, description="ENV_VAR: key in pathways-gke:secrets")
+    """Environment variables of the user container (values may be Outputs)."""
+    secret_env: EnvVars = Field(default_factory=dict)
+    """Environment variables from secrets: ENV_VAR -> key of `secrets`."""
     service_account: Optional[ServiceAccountName] = None
-    service_account_exists: bool = Field(default=False, description="serviceAccount already exists: not created")
-    gcp_service_account: Optional[ServiceAccountEmail] = Field(default=None, description="GCP service account the Kubernetes "
-                                               "serviceAccount is bound to through Workload Identity")
-    buckets: list[BucketAccess] = Field(default_factory=list, description="checkpoint/data buckets the code uses")
+    """Kubernetes service account of the pods; created in the namespace unless serviceAccountExists. Its
+    Workload Identity applies only to pods without host networking (not Pathways or TPU JAX pods, which act as
+    the node service account) and to GCS FUSE volumes."""
+    service_account_exists: bool = False
+    """serviceAccount already exists in the namespace: it is not created. Default: false."""
+    gcp_service_account: Optional[ServiceAccountEmail] = None
+    """GCP service account serviceAccount is bound to through Workload Identity (annotation + the
+    roles/iam.workloadIdentityUser grant). Governs only pods without host networking and GCS FUSE volumes."""
+    buckets: list[BucketAccess] = Field(default_factory=list)
+    """Checkpoint/data buckets the workload's code uses; the identity its pods run as is granted access."""
     termination_grace_period_seconds: Optional[int] = Field(default=None, ge=0, le=86400)
+    """Pod termination grace period (0-86400 s)."""
     privileged: bool = False
-    image_pull_policy: Optional[ImagePullPolicy] = Field(
-        default=None, description="every container; default IfNotPresent (all images are pinned)")
-    image_pull_secrets: SecretNames = Field(default_factory=list, description="Secrets for private registries")
+    """Run the user container privileged. Default: false."""
+    image_pull_policy: Optional[ImagePullPolicy] = None
+    """imagePullPolicy of every container; default IfNotPresent (all images are pinned)."""
+    image_pull_secrets: SecretNames = Field(default_factory=list)
+    """Kubernetes Secrets for private registries, on head and worker pods."""
 
     @property
     def on_lws(self) -> bool:
@@ -166,13 +185,21 @@ class PathwaysWorkloadConfig(WorkloadBase):
 
     refused_keys: ClassVar[dict[str, str]] = JAX_ONLY
     runtime: Literal["pathways"] = "pathways"
+    """Pathways, or multi-controller JAX. Default: "pathways"."""
     mode: Mode = "default"
+    """Where the Pathways head runs. Default: "default"."""
     pathways: PathwaysSettings = Field(default_factory=PathwaysSettings)
-    container_name: ContainerName = Field(default="jax-tpu", description="name of the user container in the head pod")
+    """Pathways server options."""
+    container_name: ContainerName = "jax-tpu"
+    """Name of the user container in the head pod. Default: "jax-tpu"."""
     resources: ContainerResources = Field(default_factory=ContainerResources)
+    """Requests and limits of the user container."""
     gcs_fuse: list[GcsFuseVolume] = Field(default_factory=list)
+    """Cloud Storage buckets mounted into the user container (and optionally the workers)."""
     serving: Optional[ServingSettings] = None
+    """mode serving: ports, replicas, probes, load balancer."""
     service: Optional[ServiceSettings] = None
+    """mode service: the clients."""
 
     @property
     def on_lws(self) -> bool:
@@ -207,7 +234,9 @@ class JaxWorkloadConfig(WorkloadBase):
 
     refused_keys: ClassVar[dict[str, str]] = PATHWAYS_ONLY
     runtime: Literal["jax"]
+    """Multi-controller JAX: picks this model."""
     jax: JaxSettings = Field(default_factory=JaxSettings)
+    """Multi-controller JAX options."""
 
 
 def _runtime_of(value: Any) -> Optional[str]:
@@ -226,11 +255,13 @@ WorkloadConfig = Annotated[
                   custom_error_message=f"is not a runtime; allowed: {', '.join(map(repr, RUNTIMES))}",
                   custom_error_context={"field": "runtime"}),
 ]
-"""A workload of either runtime, told apart by `runtime`; each member refuses the other's keys with a reason."""
+WORKLOAD_DESCRIPTION = ("A Pathways or multi-controller JAX workload, run as a JobSet (or, in modes serving/service, "
+                        "a LeaderWorkerSet).")
+"""What a workload of either runtime is, for the schema: the runtimes' models describe themselves."""
 
 WORKLOAD_MODELS = (PathwaysWorkloadConfig, JaxWorkloadConfig)
 """The members of WorkloadConfig, the default runtime's first."""
-WORKLOAD: TypeAdapter[PathwaysWorkloadConfig | JaxWorkloadConfig] = TypeAdapter(WorkloadConfig)  # type: ignore[arg-type]
+WORKLOAD: TypeAdapter[PathwaysWorkloadConfig | JaxWorkloadConfig] = TypeAdapter(cast(Any, WorkloadConfig))
 
 
 def parse_workload(data: Any) -> PathwaysWorkloadConfig | JaxWorkloadConfig:
