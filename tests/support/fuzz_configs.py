@@ -44,8 +44,8 @@ from pathways_gke.config.pathways_checks import GB, MANAGED_ENV, SERVER_REQUESTS
 from pathways_gke.config.stack import KNOWN_KEYS
 from pathways_gke.config.stack_file import _GoYamlLoader as _StackFileLoader  # the CLI-compatible reader
 from pathways_gke.config.tpu import Capacity, TpuPoolConfig
-from pathways_gke.config.workloads import JOBSET_MODES, MAX_WORKLOAD_NAME, RESERVED_CONTAINER_NAMES, Runtime, \
-    WorkloadConfig
+from pathways_gke.config.workloads import JOBSET_MODES, MAX_WORKLOAD_NAME, RESERVED_CONTAINER_NAMES, WORKLOAD_MODELS, \
+    Runtime
 from pathways_gke.gke_rules import hyperdisk_only
 from pathways_gke.naming import MANAGED_GCE_LABELS
 from pathways_gke.naming import jax_managed_env
@@ -1437,7 +1437,8 @@ def _workload_typo(draw, cfg, base, taken):
         return None
     j, w, _ = site
     key = draw(choice(sorted(w)))
-    bad = draw(typo(key, field_keys(WorkloadConfig) + tuple(w)))
+    # a key no runtime's model reads (the workload is a union of the runtimes' models)
+    bad = draw(typo(key, tuple(k for model in WORKLOAD_MODELS for k in field_keys(model)) + tuple(w)))
     w[bad] = w.pop(key)
     return Mistake("workload-key-typo", f"workloads[{j}]", f"workloads[{j}].{bad}", ("unknown key", key), "parse")
 
@@ -1536,7 +1537,8 @@ def _workload_runtime(draw, cfg, base, taken):
 
 @mistake("workload-mode-unknown")
 def _workload_mode(draw, cfg, base, taken):
-    if (site := _workload_site(draw, cfg, base, taken, make=any_workload)) is None:
+    # on a jax workload any `mode` is refused as a Pathways-only key (the jax model's reason, not the modes)
+    if (site := _workload_site(draw, cfg, base, taken, _is_pathways, make=pathways_workload_on_first_pool)) is None:
         return None
     j, w, _ = site
     bad = draw(choice(["colocate", "Default", "headles", "notebook", "co-located"]))
