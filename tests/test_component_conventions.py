@@ -58,7 +58,7 @@ WORKLOADS = {
     "jax": (jax.JaxWorkload, {
         "workload": {"name": "eval", "image": IMAGE, "command": "python3 eval.py", "jax": {"processes": 2},
                      "secret_env": {"T": "tok"}},
-        "target": {"namespace": "ml", "cpu_pool": "cpu-np"}, "secrets": {"tok": "x"}}),
+        "namespace": "ml", "cpu_pool": "cpu-np", "secrets": {"tok": "x"}}),
     "serving": (serving.PathwaysServing, {
         "workload": {"name": "chat", "mode": "serving", "image": IMAGE, "command": "serve", "pathways": PATHWAYS,
                      "serving": {"port": 8000}, "secretEnv": {"T": "tok"}},

@@ -138,7 +138,7 @@ def render(workload: dict) -> tuple:
     # through the args PathwaysCluster hands each workload component, as the component validates and builds them
     if not isinstance(w, PathwaysWorkloadConfig):
         args = jax_args_from_stack(st, w, secrets)
-        config, target = jax_inputs.validate_jax_inputs(args["workload"], args["target"], tuple(secrets))
+        config, target = jax_inputs.validate_jax_args(args)
         made = build_jax_jobset(config, target, secret_name="train-env" if config.secret_env else None)
     elif w.on_lws:  # serving and service modes: a LeaderWorkerSet and its Services (and client proxies)
         made = serving.validate_args(serving.serving_args_from_stack(st, w, secrets))[1]

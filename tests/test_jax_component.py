@@ -6,15 +6,19 @@ import pulumi
 import pytest
 from pulumi.runtime import rpc
 
+from pathways_gke.component import property_path
 from pathways_gke.tokens import JAX_WORKLOAD
 from pathways_gke.workloads.jax import JaxWorkload, jax_args_from_stack
 from pathways_gke.workloads.jax_jobset import build_jax_jobset
+from pathways_gke.workloads.placement import Placement
 from pathways_gke.config.target import target_for
 from tests.support.crd import jobset_schema_errors
 from tests.support.offline import Cloud, run
 from tests.support.stacks import parsed
 
 IMAGE = "us-docker.pkg.dev/acme/train:2026-11"
+PLACEMENT_INPUTS = {"tpuType", "tpuTopology", "slices", "tpuMachineType", "namespace", "cpuPool", "cpuMachineType",
+                    "tpuGroup", "capacity", "placementPolicy", "queueName"}
 
 
 V5P = {"name": "main", "type": "v5p", "topology": "2x2x2", "slices": 2, "zone": "us-east5-a"}
@@ -70,8 +74,8 @@ def test_cross_language_inputs_are_validated_with_paths_before_anything_is_regis
     args = {
         "workload": {"name": "Bad_Name", "image": "python:latest", "command": "x", "max_restarts": 2.0,
                      "jax": {"processes": 0.0}, "secret_env": {"T": "missing"}, "colour": "red"},
-        "target": {"namespace": "default", "cpu_pool": "cpu-np", "tpu_type": "v5p", "topology": "3x3x3",
-                   "slices": 2.0, "tpu_group": "main"},
+        "namespace": "default", "cpu_pool": "cpu-np", "tpu_type": "v5p", "tpu_topology": "3x3x3", "slices": 2.0,
+        "tpu_group": "main",
     }
     refusals = []
 
@@ -83,28 +87,50 @@ def test_cross_language_inputs_are_validated_with_paths_before_anything_is_regis
     assert run(program).resources == []  # not even the component
     paths = set(refusals[0].paths)
     assert {"workload.colour", "workload.name", "workload.image", "workload.jax.processes",
-            "target.topology"} <= paths
-    assert {e["property_path"] for e in refusals[0].errors} == paths  # one per input property, no other
+            "tpu_topology"} <= paths
+    # one per input property (camelCase, as other languages name it), no other
+    assert {e["property_path"] for e in refusals[0].errors} == {property_path(p) for p in paths}
+
+
+def test_placement_args_are_checked_by_the_one_model_and_named_by_their_arg_names():
+    workload = {"name": "ok", "image": IMAGE, "command": "x"}
+    cases = {
+        # TPU facts without a TPU: the CPU pool has no topology
+        "tpu_topology": {"tpu_topology": "2x2x2"},
+        "slices": {"tpu_type": "v5p", "tpu_topology": "2x2x2", "tpu_group": "main"},
+        "tpu_group": {"tpu_type": "v5p", "tpu_topology": "2x2x2", "slices": 1},  # the JobSet selects the group
+        "capacity": {"capacity": "cheap"},
+    }
+    for path, placement in cases.items():
+        def program(placement=placement, path=path):
+            with pytest.raises(pulumi.InputPropertiesError) as caught:
+                JaxWorkload("bad", {"workload": workload, **placement})
+            assert set(caught.value.paths) == {path}, caught.value
+
+        assert run(program).resources == []
+    assert set(Placement.model_fields) == {"tpu_type", "tpu_topology", "slices", "tpu_machine_type", "namespace",
+                                           "cpu_pool", "cpu_machine_type", "tpu_group", "capacity",
+                                           "placement_policy", "queue_name"}
 
 
 def test_floats_from_other_languages_are_accepted():
     args = {"workload": {"name": "ok", "image": IMAGE, "command": "x", "max_restarts": 2.0,
                          "jax": {"processes": 2.0, "slices": 1.0}},
-            "target": {"namespace": "default", "cpu_pool": "cpu-np"}}
+            "namespace": "default", "cpu_pool": "cpu-np"}
     plan = run(lambda: JaxWorkload("ok", args))
     assert plan.named("ok").outputs["processes"] == 2
     assert plan.named("ok-jobset").inputs["spec"]["failurePolicy"]["maxRestarts"] == 2
 
 
 def test_args_from_stack_round_trip_through_validation():
-    from pathways_gke.workloads.jax_inputs import validate_jax_inputs
+    from pathways_gke.workloads.jax_inputs import validate_jax_args
 
     st = parsed(tpuPools=[V5P], secrets={"hf": "x"}, kueue={"enabled": True}, workloads=[
         TPU_WORKLOAD, {"name": "dev", "runtime": "jax", "image": IMAGE, "command": ["python3", "t.py"],
                        "jax": {"processes": 4, "slices": 2, "cpu": "2"}}])
     for workload in st.workloads:
         args = jax_args_from_stack(st, workload, {"hf": "value"})
-        config, target = validate_jax_inputs(args["workload"], args["target"], tuple(args.get("secrets", {})))
+        config, target = validate_jax_args(args)
         assert build_jax_jobset(config, target, secret_name="x") == \
             build_jax_jobset(workload, target_for(st, workload), secret_name="x")
 
@@ -116,7 +142,7 @@ def test_the_component_is_cross_language_clean():
 
     result = Analyzer("pathways-gke").analyze([JaxWorkload])
     component = result["component_definitions"]["JaxWorkload"]
-    assert set(component.inputs) == {"workload", "target", "secrets"}
+    assert set(component.inputs) == {"workload", "secrets", *PLACEMENT_INPUTS}
     assert set(component.outputs) == {"jobsetName", "namespace", "coordinatorAddress", "processes"}
     spec = result["type_definitions"]["JaxWorkloadSpec"].properties
     assert {"name", "image", "command", "tpuPool", "jax", "secretEnv", "maxRestarts"} <= set(spec)

@@ -158,7 +158,7 @@ def test_a_standalone_jax_workload_takes_an_image_and_env_from_outputs():
         JaxWorkload("eval", {
             "workload": {"name": "eval", "image": known("us-docker.pkg.dev/acme/eval/eval:build-3"),
                          "command": "python3 eval.py", "jax": {"processes": 2}, "env": {"RUN": known("r7")}},
-            "target": {"namespace": "ml", "cpu_pool": "cpu-np"},
+            "namespace": "ml", "cpu_pool": "cpu-np",
         })
 
     plan = run(program, stack="dev", project="ml")

@@ -96,6 +96,9 @@ def test_standalone_provider_depends_on_and_replace_with_reach_the_jobset():
     ({**ARGS, "workload": {**WORKLOAD, "secretEnv": {"T": "tok"}}}, "workload.secretEnv.T"),
     ({**ARGS, "cpu_machine_type": "n2-standard-16"}, "workload.resources"),
     ({**ARGS, "bogus": 1}, "bogus"),
+    # the one placement model lets a JaxWorkload run on the CPU pool; a Pathways workload needs its TPU slices
+    ({k: v for k, v in ARGS.items() if k not in ("tpu_type", "tpu_topology", "slices")}, "tpu_type"),
+    ({k: v for k, v in ARGS.items() if k != "slices"}, "slices"),
 ])
 def test_bad_args_raise_an_input_properties_error_naming_the_path_and_register_nothing(args, path):
     registered = []

@@ -310,8 +310,8 @@ JAX = "pathways-gke:index:JaxWorkload"
 def test_jax_workload_construct_on_the_cpu_pool_with_float_counts(schema):
     inputs = {
         "workload": {"name": "eval", "image": "us-docker.pkg.dev/acme/eval/eval:2026-11-20",
-                     "command": "python3 eval.py", "jax": {"processes": 4.0, "slices": 2.0}, "maxRestarts": 1.0},
-        "target": {"namespace": "ml", "cpuPool": "cpu-np"},
+                     "command": ["python3", "eval.py"], "jax": {"processes": 4.0, "slices": 2.0}, "maxRestarts": 1.0},
+        "namespace": "ml", "cpuPool": "cpu-np",
     }
     assert schema_errors(schema, JAX, inputs) == []
     plan, result = construct_plan(JAX, "eval", inputs, stack="dev", project="ml")

@@ -5,7 +5,7 @@ reads them: no Union, no Literal, and no postponed annotations here.
 """
 
 from enum import Enum
-from typing import NotRequired, TypedDict
+from typing import Any, NotRequired, TypedDict
 
 import pulumi
 
@@ -617,3 +617,156 @@ class Lws(TypedDict):
     """Path of a vendored install manifest to use instead of the release URL."""
     gate_image: NotRequired[str]
     """kubectl image of the Job that waits until the LWS webhook answers. Default: "registry.k8s.io/kubectl:v1.34.1"."""
+
+
+class JaxWorkloadSpec(TypedDict):
+    """A multi-controller JAX workload: what every process runs (the user's program on every TPU VM,
+    one Job per slice, or on CPU processes of the CPU pool)."""
+
+    name: str
+    """JobSet name: a DNS-1035 label of at most 22 characters (50 for a LeaderWorkerSet)."""
+    tpu_pool: NotRequired[str]
+    """TPU pool group the workload runs on (required for pathways; none = CPU for jax)."""
+    image: pulumi.Input[str]
+    """The user container's image, pinned to a tag other than latest or to a digest (may be an Output, e.g. an
+    image built in the same program)."""
+    command: list[str]
+    """The user program as an argument list (the stack file also accepts one shell string)."""
+    max_restarts: NotRequired[int]
+    """JobSet failure-policy restarts (0-1000). Default: 0."""
+    priority_class: NotRequired[str]
+    """Kubernetes PriorityClass of the head and worker pods."""
+    env: NotRequired[dict[str, pulumi.Input[str]]]
+    """Environment variables of the user container (values may be Outputs)."""
+    secret_env: NotRequired[dict[str, str]]
+    """Environment variables from secrets: ENV_VAR -> key of `secrets`."""
+    service_account: NotRequired[str]
+    """Kubernetes service account of the pods; created in the namespace unless serviceAccountExists. Its
+    Workload Identity applies only to pods without host networking (not Pathways or TPU JAX pods, which act as
+    the node service account) and to GCS FUSE volumes."""
+    termination_grace_period_seconds: NotRequired[int]
+    """Pod termination grace period (0-86400 s)."""
+    privileged: NotRequired[bool]
+    """Run the user container privileged. Default: false."""
+    image_pull_policy: NotRequired[ImagePullPolicy]
+    """imagePullPolicy of every container; default IfNotPresent (all images are pinned)."""
+    image_pull_secrets: NotRequired[list[str]]
+    """Kubernetes Secrets for private registries, on head and worker pods."""
+    jax: NotRequired[JaxSettings]
+    """Multi-controller JAX options."""
+
+
+class PathwaysWorkloadArgs(TypedDict):
+    """Inputs of a PathwaysWorkload. Values that shape the JobSet are plain (validated before registering)."""
+
+    workload: Workload
+    """The workload, exactly as one `pathways-gke:workloads` entry (camelCase or snake_case keys): name, image,
+    command, mode, pathways, maxRestarts, priorityClass, env, secretEnv, serviceAccount, resources, gcsFuse, ...
+    (docs/pathways-workloads.md)."""
+    tpu_type: str
+    """TPU generation of the slices: v4, v5e, v5p, v6e, tpu7x (or a shorthand such as v6e-16). Required by
+    PathwaysWorkload and PathwaysServing; a JaxWorkload without it runs on the CPU pool."""
+    tpu_topology: NotRequired[str]
+    """Slice topology, e.g. 4x4 (implied by a shorthand tpu_type)."""
+    slices: int
+    """Number of slices (one node pool each) the workload may use; required with tpu_type."""
+    tpu_machine_type: NotRequired[str]
+    """Host machine type when several fit the topology (e.g. ct6e-standard-8t for one 8-chip 2x4 host)."""
+    namespace: NotRequired[str]
+    """Kubernetes namespace of the workload's objects. Default: "default"."""
+    cpu_pool: NotRequired[str]
+    """GKE node pool of the CPU pods: a Pathways head in modes default/headless, a CPU leader, client proxies,
+    JAX processes without tpu_type. Default: "cpu-np"."""
+    cpu_machine_type: NotRequired[str]
+    """Machine type of the CPU pool, to check that a Pathways head fits a node (optional)."""
+    tpu_group: NotRequired[str]
+    """Value of the node label pathways-gke/tpu-group on the slices' nodes. A JaxWorkload on TPU requires it; a
+    Pathways workload may omit it on clusters whose TPU pools were not created by pathways-gke (workers then select
+    on accelerator and topology only)."""
+    capacity: NotRequired[Capacity]
+    """How the slices are provisioned: adds the matching worker tolerations and node selectors. Default:
+    "on-demand"."""
+    placement_policy: NotRequired[str]
+    """tpu7x multi-host workload-policy name (node label cloud.google.com/placement-policy-name)."""
+    queue_name: NotRequired[str]
+    """Kueue LocalQueue; sets kueue.x-k8s.io/queue-name on the JobSet or LeaderWorkerSet."""
+    secrets: NotRequired[dict[str, pulumi.Input[str]]]
+    """Secret values by name (give Pulumi secrets, e.g. config.require_secret), for the workload's
+    secretEnv (ENV_VAR: secret name); stored in a Kubernetes Secret."""
+
+
+class JaxWorkloadArgs(TypedDict):
+    """Inputs of a JaxWorkload. Values that shape the JobSet are plain (validated before registering)."""
+
+    workload: JaxWorkloadSpec
+    """The workload: what every process runs (docs/jax-workloads.md)."""
+    tpu_type: NotRequired[str]
+    """TPU generation of the slices: v4, v5e, v5p, v6e, tpu7x (or a shorthand such as v6e-16). Required by
+    PathwaysWorkload and PathwaysServing; a JaxWorkload without it runs on the CPU pool."""
+    tpu_topology: NotRequired[str]
+    """Slice topology, e.g. 4x4 (implied by a shorthand tpu_type)."""
+    slices: NotRequired[int]
+    """Number of slices (one node pool each) the workload may use; required with tpu_type."""
+    tpu_machine_type: NotRequired[str]
+    """Host machine type when several fit the topology (e.g. ct6e-standard-8t for one 8-chip 2x4 host)."""
+    namespace: NotRequired[str]
+    """Kubernetes namespace of the workload's objects. Default: "default"."""
+    cpu_pool: NotRequired[str]
+    """GKE node pool of the CPU pods: a Pathways head in modes default/headless, a CPU leader, client proxies,
+    JAX processes without tpu_type. Default: "cpu-np"."""
+    cpu_machine_type: NotRequired[str]
+    """Machine type of the CPU pool, to check that a Pathways head fits a node (optional)."""
+    tpu_group: NotRequired[str]
+    """Value of the node label pathways-gke/tpu-group on the slices' nodes. A JaxWorkload on TPU requires it; a
+    Pathways workload may omit it on clusters whose TPU pools were not created by pathways-gke (workers then select
+    on accelerator and topology only)."""
+    capacity: NotRequired[Capacity]
+    """How the slices are provisioned: adds the matching worker tolerations and node selectors. Default:
+    "on-demand"."""
+    placement_policy: NotRequired[str]
+    """tpu7x multi-host workload-policy name (node label cloud.google.com/placement-policy-name)."""
+    queue_name: NotRequired[str]
+    """Kueue LocalQueue; sets kueue.x-k8s.io/queue-name on the JobSet or LeaderWorkerSet."""
+    secrets: NotRequired[dict[str, pulumi.Input[str]]]
+    """Secret values by name (give Pulumi secrets, e.g. config.require_secret), for the workload's
+    secretEnv (ENV_VAR: secret name); stored in a Kubernetes Secret."""
+
+
+class PathwaysServingArgs(TypedDict):
+    """Inputs of a PathwaysServing. Values that shape the LeaderWorkerSet are plain (validated before registering)."""
+
+    workload: dict[str, Any]
+    """The workload, exactly as one `pathways-gke:workloads` entry (camelCase keys) with mode serving (and a
+    serving: block) or service (and a service: block); see docs/serving.md."""
+    tpu_type: str
+    """TPU generation of the slices: v4, v5e, v5p, v6e, tpu7x (or a shorthand such as v6e-16). Required by
+    PathwaysWorkload and PathwaysServing; a JaxWorkload without it runs on the CPU pool."""
+    tpu_topology: NotRequired[str]
+    """Slice topology, e.g. 4x4 (implied by a shorthand tpu_type)."""
+    slices: int
+    """Number of slices (one node pool each) the workload may use; required with tpu_type."""
+    tpu_machine_type: NotRequired[str]
+    """Host machine type when several fit the topology (e.g. ct6e-standard-8t for one 8-chip 2x4 host)."""
+    namespace: NotRequired[str]
+    """Kubernetes namespace of the workload's objects. Default: "default"."""
+    cpu_pool: NotRequired[str]
+    """GKE node pool of the CPU pods: a Pathways head in modes default/headless, a CPU leader, client proxies,
+    JAX processes without tpu_type. Default: "cpu-np"."""
+    cpu_machine_type: NotRequired[str]
+    """Machine type of the CPU pool, to check that a Pathways head fits a node (optional)."""
+    tpu_group: NotRequired[str]
+    """Value of the node label pathways-gke/tpu-group on the slices' nodes. A JaxWorkload on TPU requires it; a
+    Pathways workload may omit it on clusters whose TPU pools were not created by pathways-gke (workers then select
+    on accelerator and topology only)."""
+    capacity: NotRequired[Capacity]
+    """How the slices are provisioned: adds the matching worker tolerations and node selectors. Default:
+    "on-demand"."""
+    placement_policy: NotRequired[str]
+    """tpu7x multi-host workload-policy name (node label cloud.google.com/placement-policy-name)."""
+    queue_name: NotRequired[str]
+    """Kueue LocalQueue; sets kueue.x-k8s.io/queue-name on the JobSet or LeaderWorkerSet."""
+    lws_version: NotRequired[str]
+    """Release of the LWS controller in the cluster (vMAJOR.MINOR.PATCH, >= v0.5.0; default v0.10.0)."""
+    secrets: NotRequired[dict[str, pulumi.Input[str]]]
+    """Secret values by name (give Pulumi secrets, e.g. config.require_secret), for the workload's
+    secretEnv (ENV_VAR: secret name); stored in a Kubernetes Secret."""

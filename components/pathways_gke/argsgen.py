@@ -4,10 +4,14 @@
     python -m pathways_gke.argsgen --write    # rewrite components/pathways_gke/args_types.py
     python -m pathways_gke.argsgen --check    # exit 1 with a diff when the committed module is out of date
 
-One source for every section: the pydantic model decides the fields, which are required, their types, their
-bounds and (from the docstring under each field) their descriptions; `config.closed_sets` names each Literal for
-other languages; `config.deferrable` says which values may be Outputs. The generated TypedDicts and Enums stay
+One source for every section and for the workload components' args: the pydantic model decides the fields, which
+are required, their types, their bounds and (from the docstring under each field) their descriptions;
+`config.closed_sets` names each Literal for other languages; `config.deferrable` says which values may be Outputs. The generated TypedDicts and Enums stay
 inside what Pulumi's schema analyzer reads (no Union, no Literal, no postponed annotations).
+
+The workload components' Args are generated whole: their placement fields come from the one `Placement` model.
+(The analyzer would read an inherited TypedDict's fields and requiredness, but not the descriptions of inherited
+fields: it parses only the subclass's own source.)
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ import inspect
 import re
 import sys
 import types
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal, Optional, Sequence, Union, get_args, get_origin
 
@@ -26,7 +31,9 @@ from pydantic import BaseModel
 from .config.closed_sets import CLOSED_SETS, ClosedSet, closed_set_of
 from .config.deferrable import deferrable_kind
 from .config.stack import _ROOT_MODELS, _SECTIONS
-from .config.workloads import WORKLOAD_DESCRIPTION, WORKLOAD_MODELS, WorkloadConfig
+from .config.workloads import (CLUSTER_WIRED, WORKLOAD_DESCRIPTION, WORKLOAD_MODELS, JaxWorkloadConfig,
+                               WorkloadConfig)
+from .workloads.placement import Placement
 
 TARGET = Path(__file__).with_name("args_types.py")
 UNION_NAMES = {id(WorkloadConfig): ("Workload", WORKLOAD_MODELS, WORKLOAD_DESCRIPTION)}
@@ -34,6 +41,68 @@ UNION_NAMES = {id(WorkloadConfig): ("Workload", WORKLOAD_MODELS, WORKLOAD_DESCRI
 QUOTES = '"' * 3
 
 _Members = tuple[type[BaseModel], ...]
+
+JAX_WORKLOAD_SPEC = "JaxWorkloadSpec"
+"""JaxWorkload's `workload`: JaxWorkloadConfig without `runtime` (the component is jax) and without the keys only
+PathwaysCluster honours (CLUSTER_WIRED); image and command are required (the component has no other source)."""
+
+
+@dataclass(frozen=True)
+class Arg:
+    """An arg a component takes besides the placement."""
+
+    name: str
+    type: str
+    description: str
+    required: bool = False
+
+
+@dataclass(frozen=True)
+class ComponentArgs:
+    """A workload component's Args: its `workload`, the placement fields, then its other args."""
+
+    name: str
+    description: str
+    workload: Arg
+    tpu_required: bool
+    """Pathways runs on TPU slices only: tpu_type and slices are required in the schema."""
+    rest: tuple[Arg, ...]
+
+
+TPU_REQUIRED = ("tpu_type", "slices")
+"""Placement fields a TPU-only component requires."""
+
+
+SECRETS = Arg("secrets", "dict[str, pulumi.Input[str]]",
+              "Secret values by name (give Pulumi secrets, e.g. config.require_secret), for the workload's\n"
+              "secretEnv (ENV_VAR: secret name); stored in a Kubernetes Secret.")
+COMPONENT_ARGS = (
+    ComponentArgs(
+        "PathwaysWorkloadArgs",
+        "Inputs of a PathwaysWorkload. Values that shape the JobSet are plain (validated before registering).",
+        Arg("workload", "Workload",
+            "The workload, exactly as one `pathways-gke:workloads` entry (camelCase or snake_case keys): name, "
+            "image,\ncommand, mode, pathways, maxRestarts, priorityClass, env, secretEnv, serviceAccount, resources, "
+            "gcsFuse, ...\n(docs/pathways-workloads.md).", required=True),
+        tpu_required=True, rest=(SECRETS,)),
+    ComponentArgs(
+        "JaxWorkloadArgs",
+        "Inputs of a JaxWorkload. Values that shape the JobSet are plain (validated before registering).",
+        Arg("workload", JAX_WORKLOAD_SPEC, "The workload: what every process runs (docs/jax-workloads.md).",
+            required=True),
+        tpu_required=False, rest=(SECRETS,)),
+    ComponentArgs(
+        "PathwaysServingArgs",
+        "Inputs of a PathwaysServing. Values that shape the LeaderWorkerSet are plain (validated before "
+        "registering).",
+        Arg("workload", "dict[str, Any]",
+            "The workload, exactly as one `pathways-gke:workloads` entry (camelCase keys) with mode serving (and a\n"
+            "serving: block) or service (and a service: block); see docs/serving.md.", required=True),
+        tpu_required=True,
+        rest=(Arg("lws_version", "str", "Release of the LWS controller in the cluster (vMAJOR.MINOR.PATCH, >= "
+                  "v0.5.0; default v0.10.0)."), SECRETS)),
+)
+"""The workload components' Args TypedDicts (PathwaysWorkload, JaxWorkload, PathwaysServing)."""
 
 
 def typed_dict_name(model: type[BaseModel]) -> str:
@@ -77,7 +146,8 @@ class _Generator:
         raise TypeError(f"{path}: no argument type for {annotation!r}")
 
     def typed_dict(self, members: _Members, path: str, *, name: Optional[str] = None,
-                   description: Optional[str] = None) -> str:
+                   description: Optional[str] = None, without: frozenset[str] = frozenset(),
+                   required_too: frozenset[str] = frozenset()) -> str:
         name = name or typed_dict_name(members[0])
         if name in self.classes:
             return name
@@ -86,8 +156,19 @@ class _Generator:
         for model in reversed(members):  # the first member (the default of a union) wins
             fields.update(model.model_fields)
         required = set.intersection(*({n for n, f in m.model_fields.items() if f.is_required()} for m in members))
+        required |= required_too
         lines = [f"class {name}(TypedDict):", _docstring(description or _description(members[0]), "    "), ""]
+        lines.extend(self.field_lines(fields, required, path, members, without))
+        del self.classes[name]
+        self.classes[name] = "\n".join(lines)
+        return name
+
+    def field_lines(self, fields: dict[str, Any], required: set[str], path: str, members: _Members,
+                    without: frozenset[str] = frozenset()) -> list[str]:
+        lines = []
         for field_name, info in fields.items():
+            if field_name in without:
+                continue
             key = info.alias or field_name
             if field_name == "runtime" and len(members) > 1:  # the discriminator: every member's value
                 values = {v for m in members for v in get_args(_strip(m.model_fields["runtime"].annotation))}
@@ -100,9 +181,17 @@ class _Generator:
             if not info.description:
                 raise ValueError(f"{members[0].__name__}.{field_name} has no docstring: it is the schema's description")
             lines.append(_docstring(info.description, "    "))
-        del self.classes[name]
-        self.classes[name] = "\n".join(lines)
-        return name
+        return lines
+
+    def component_args(self, component: ComponentArgs) -> None:
+        """A workload component's Args: the placement fields from the one Placement model, between its own."""
+        lines = [f"class {component.name}(TypedDict):", _docstring(component.description, "    "), ""]
+        lines.extend(_arg_lines(component.workload))
+        required = set(TPU_REQUIRED) if component.tpu_required else set()
+        lines.extend(self.field_lines(dict(Placement.model_fields), required, "placement", (Placement,)))
+        for arg in component.rest:
+            lines.extend(_arg_lines(arg))
+        self.classes[component.name] = "\n".join(lines)
 
     # --- the module -----------------------------------------------------------------------------------------
 
@@ -111,6 +200,12 @@ class _Generator:
             root = _ROOT_MODELS[key]
             path = f"{key}[0]" if key in ("tpuPools", "workloads", "buckets") else key
             self.type_text(root, path)
+        self.typed_dict((JaxWorkloadConfig,), "workloads[0]", name=JAX_WORKLOAD_SPEC,
+                        description="A multi-controller JAX workload: what every process runs (the user's program on "
+                                    "every TPU VM,\none Job per slice, or on CPU processes of the CPU pool).",
+                        without=frozenset({"runtime", *CLUSTER_WIRED}), required_too=frozenset({"image", "command"}))
+        for component in COMPONENT_ARGS:
+            self.component_args(component)
         out = [HEADER]
         for closed in sorted(self.enums.values(), key=lambda c: [c.name for c in CLOSED_SETS].index(c.name)):
             out.append(_enum(closed))
@@ -125,9 +220,14 @@ reads them: no Union, no Literal, and no postponed annotations here.
 """
 
 from enum import Enum
-from typing import NotRequired, TypedDict
+from typing import Any, NotRequired, TypedDict
 
 import pulumi'''
+
+
+def _arg_lines(arg: Arg) -> list[str]:
+    return [f"    {arg.name}: {arg.type if arg.required else f'NotRequired[{arg.type}]'}",
+            _docstring(arg.description, "    ")]
 
 
 def _strip(annotation: Any) -> Any:

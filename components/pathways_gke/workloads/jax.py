@@ -1,7 +1,9 @@
 """JaxWorkload: a multi-controller JAX JobSet (TPU multislice or CPU) as a Pulumi component.
 
-Thin shell: inputs are validated by workloads/jax_inputs.py (the stack-config models), the JobSet is
-built by workloads/jax_jobset.py; this module only registers the Kubernetes objects.
+Thin shell: the args (`JaxWorkloadArgs`: `workload`, the placement args every workload component takes, and
+`secrets`) are generated into args_types.py from the models; they are validated by workloads/jax_inputs.py (the
+stack-config and placement models), the JobSet is built by workloads/jax_jobset.py; this module only registers the
+Kubernetes objects.
 
 Children (names are public API):
 - `{name}-env`: Secret with the workload's secretEnv values (only when it has secretEnv);
@@ -9,15 +11,15 @@ Children (names are public API):
   replaces it (delete first: the name is fixed).
 
 The module must stay cross-language clean (schema inference of pulumi/provider/experimental/analyzer.py):
-TypedDict args, no Union/Literal,
-and no `from __future__ import annotations` here.
+no `from __future__ import annotations` here.
 """
 
-from typing import Any, Mapping, NotRequired, Optional, TypedDict
+from typing import Any, Mapping, Optional
 
 import pulumi
 import pulumi_kubernetes as k8s
 
+from ..args_types import JaxSettings, JaxWorkloadArgs, JaxWorkloadSpec
 from ..component import checking_args, rehydrated, split_options
 from ..config.stack import StackConfig
 from ..config.workloads import JaxWorkloadConfig
@@ -26,94 +28,13 @@ from ..config.deferrable import WORKLOAD_FIELDS
 from ..deferred import Deferred, defer_workload_outputs
 from ..protection import protect_child
 from ..tokens import JAX_WORKLOAD
-from .jax_inputs import jax_inputs_from_stack, validate_jax_inputs
+from .jax_inputs import jax_inputs_from_stack, validate_jax_args
 from .jax_jobset import build_jax_jobset, coordinator_address, jax_layout
 
 
-class JaxProcess(TypedDict):
-    """Process layout on the CPU pool (on TPU it comes from the slices: one process per TPU VM)."""
-
-    processes: NotRequired[int]
-    """CPU: total number of JAX processes (pods)."""
-    slices: NotRequired[int]
-    """CPU: split the processes into this many Jobs, like TPU slices (default 1)."""
-    cpu: NotRequired[str]
-    """CPU: CPU request per process (default "1")."""
-    memory: NotRequired[str]
-    """CPU: memory request and limit per process (default "4Gi")."""
-
-
-class JaxWorkloadSpec(TypedDict):
-    """The workload: what every process runs."""
-
-    name: str
-    """JobSet name: a DNS-1035 label of at most 22 characters."""
-    image: pulumi.Input[str]
-    """Container image, pinned to a tag or digest (may be an Output, e.g. an image built in the program)."""
-    command: str
-    """Bash text every process runs (one line or many); wrapped so SIGTERM reaches it."""
-    tpu_pool: NotRequired[str]
-    """TPU pool group the workload runs on; absent: the CPU pool."""
-    jax: NotRequired[JaxProcess]
-    """Process layout on the CPU pool."""
-    env: NotRequired[dict[str, pulumi.Input[str]]]
-    """Extra environment variables (values may be Outputs)."""
-    secret_env: NotRequired[dict[str, str]]
-    """Environment variable -> key of `secrets`; delivered through a Kubernetes Secret."""
-    max_restarts: NotRequired[int]
-    """JobSet restarts after a failure (evictions do not count)."""
-    priority_class: NotRequired[str]
-    """Kubernetes PriorityClass of the pods."""
-    service_account: NotRequired[pulumi.Input[str]]
-    """Kubernetes service account of the pods (Workload Identity)."""
-    termination_grace_period_seconds: NotRequired[int]
-    """Pod termination grace period in seconds."""
-    privileged: NotRequired[bool]
-    """Run the container privileged (default false)."""
-
-
-class JaxTarget(TypedDict):
-    """Where the workload runs (the cluster side)."""
-
-    namespace: str
-    """Kubernetes namespace of the JobSet."""
-    cpu_pool: str
-    """GKE node-pool name of the CPU pool."""
-    tpu_group: NotRequired[str]
-    """TPU pool group (node label pathways-gke/tpu-group); with tpu_type/topology for a TPU workload."""
-    tpu_type: NotRequired[str]
-    """TPU generation (v4, v5e, v5p, v6e, tpu7x) of the pool group."""
-    topology: NotRequired[str]
-    """Slice topology, e.g. 2x2x2."""
-    machine_type: NotRequired[str]
-    """TPU machine type of the slices."""
-    slices: NotRequired[int]
-    """Number of slices (node pools) of the TPU pool group."""
-    capacity: NotRequired[str]
-    """on-demand | spot | reservation | flex-start | queued."""
-    reservation: NotRequired[str]
-    """Reservation the slices consume (capacity reservation)."""
-    placement_policy: NotRequired[str]
-    """tpu7x multi-host workload-policy name."""
-    queue_name: NotRequired[str]
-    """Kueue LocalQueue when Kueue is enabled."""
-
-
-# the names before the schema dropped the "Args" suffix (generated SDKs add their own: JaxTargetArgsArgs)
-JaxProcessArgs = JaxProcess
+# the names before the schema dropped the "Args" suffix, and the process layout's name before it was generated
+JaxProcess = JaxProcessArgs = JaxSettings
 JaxWorkloadSpecArgs = JaxWorkloadSpec
-JaxTargetArgs = JaxTarget
-
-
-class JaxWorkloadArgs(TypedDict):
-    """Inputs of a JaxWorkload."""
-
-    workload: JaxWorkloadSpec
-    """The workload: what every process runs."""
-    target: JaxTarget
-    """Where it runs (the cluster side)."""
-    secrets: NotRequired[dict[str, pulumi.Input[str]]]
-    """Secret values by key (Pulumi secrets), for secret_env."""
 
 
 class JaxWorkload(pulumi.ComponentResource):
@@ -131,14 +52,14 @@ class JaxWorkload(pulumi.ComponentResource):
     def __init__(self, name: str, args: JaxWorkloadArgs, opts: Optional[pulumi.ResourceOptions] = None):
         if rehydrated(self, JAX_WORKLOAD, name, opts):
             return
-        secrets: Mapping[str, Any] = args.get("secrets") or {}
+        given: dict[str, Any] = dict(args or {})
+        secrets: Mapping[str, Any] = given.get("secrets") or {}
         deferred = Deferred(WORKLOAD_FIELDS)
         with checking_args():  # validate before the first registration: bad args register nothing
-            spec = defer_workload_outputs(args["workload"], deferred)
-            workload, target = validate_jax_inputs(spec, args["target"], tuple(sorted(secrets)))
-        if deferred:  # image / env / serviceAccount Outputs: validated when known, swapped into the children
-            deferred.validate_with(spec, lambda known: validate_jax_inputs(known, args["target"],
-                                                                           tuple(sorted(secrets))))
+            given["workload"] = defer_workload_outputs(given.get("workload"), deferred)
+            workload, target = validate_jax_args(given)
+        if deferred:  # image / env Outputs: validated when known, swapped into the children
+            deferred.validate_with(given, validate_jax_args)
         own, inherited = split_options(opts, deferred)
         super().__init__(JAX_WORKLOAD, name, {}, own)
         manifest_secret = workload_secret_name(workload.name) if workload.secret_env else None
@@ -189,7 +110,7 @@ def jax_args_from_stack(stack: StackConfig, workload: JaxWorkloadConfig,
     """
     inputs = jax_inputs_from_stack(stack, workload)
     used = {key: (secrets or {})[key] for key in sorted(set(workload.secret_env.values())) if key in (secrets or {})}
-    args: dict[str, Any] = {"workload": inputs["workload"], "target": inputs["target"]}
+    args: dict[str, Any] = dict(inputs)
     if used:
         args["secrets"] = used
     return args  # type: ignore[return-value]

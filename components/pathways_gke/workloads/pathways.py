@@ -5,22 +5,20 @@ Usable inside `PathwaysCluster` and on its own against an existing cluster: pass
 rendered by the pure builder in `pathways_jobset.py`; this module only validates the args and registers
 resources.
 
-Cross-language clean on purpose (schema inference of pulumi/provider/experimental/analyzer.py): the args are a
-TypedDict of
-`pulumi.Input`/plain values with `NotRequired`, no Union/Literal, ints may arrive as floats, and this module
-must NOT use `from __future__ import annotations`.
+Cross-language clean on purpose (schema inference of pulumi/provider/experimental/analyzer.py): the args,
+`PathwaysWorkloadArgs`, are generated into args_types.py (`python -m pathways_gke.argsgen`) from the workload and
+placement models; ints may arrive as floats, and this module must NOT use `from __future__ import annotations`.
 """
 
 import json
-from enum import Enum
-from typing import Any, Mapping, NotRequired, Optional, TypedDict
+from typing import Any, Mapping, Optional
 
 import pulumi
 import pulumi_kubernetes as k8s
 from pydantic import ValidationError
 
 from .. import naming
-from ..args import Workload
+from ..args_types import PathwaysWorkloadArgs
 from ..component import checking_args, rehydrated, split_options
 from ..config.base import problems_from
 from ..config.deferrable import WORKLOAD_FIELDS
@@ -32,42 +30,7 @@ from ..errors import ConfigError, Problem
 from ..protection import protect_child
 from ..tokens import PATHWAYS_WORKLOAD
 from .pathways_jobset import build_pathways_jobset
-from .placement import placement_problems, target_from_placement
-
-
-class PathwaysWorkloadArgs(TypedDict):
-    """Inputs of a PathwaysWorkload. Values that shape the JobSet are plain (validated before registering)."""
-
-    workload: Workload
-    """The workload, exactly as one `pathways-gke:workloads` entry (camelCase or snake_case keys): name, image,
-    command, mode, pathways, maxRestarts, priorityClass, env, secretEnv, serviceAccount, resources, gcsFuse, ...
-    (docs/pathways-workloads.md)."""
-    tpu_type: str
-    """TPU generation of the worker slices: v4, v5e, v5p, v6e, tpu7x (or a shorthand such as v6e-16)."""
-    tpu_topology: NotRequired[str]
-    """Slice topology, e.g. 4x4 (implied by a shorthand tpu_type)."""
-    slices: int
-    """Number of slices (one node pool each); the worker replicatedJob's replicas."""
-    tpu_machine_type: NotRequired[str]
-    """Host machine type when several fit the topology (e.g. ct6e-standard-8t for one 8-chip 2x4 host)."""
-    namespace: NotRequired[str]
-    """Kubernetes namespace of the JobSet and Secret (default: default)."""
-    cpu_pool: NotRequired[str]
-    """GKE node pool hosting the head in modes default/headless (default: cpu-np)."""
-    cpu_machine_type: NotRequired[str]
-    """Machine type of the CPU pool, to check the head pod fits a node (optional)."""
-    tpu_group: NotRequired[str]
-    """Value of the node label pathways-gke/tpu-group on the slices' nodes; omit on clusters whose TPU pools
-    were not created by pathways-gke (workers then select on accelerator and topology only)."""
-    capacity: NotRequired[str]
-    """on-demand | spot | reservation | flex-start | queued: adds the matching worker tolerations/selectors."""
-    placement_policy: NotRequired[str]
-    """tpu7x multi-host workload-policy name (node label cloud.google.com/placement-policy-name)."""
-    queue_name: NotRequired[str]
-    """Kueue LocalQueue; sets kueue.x-k8s.io/queue-name on the JobSet."""
-    secrets: NotRequired[dict[str, pulumi.Input[str]]]
-    """Secret values by name, for the workload's secretEnv (ENV_VAR: secret name). Stored in a Kubernetes
-    Secret; give Pulumi secrets (config.require_secret)."""
+from .placement import placement_args, placement_problems, plain, target_from_placement
 
 
 class PathwaysWorkload(pulumi.ComponentResource):
@@ -161,7 +124,7 @@ def workload_from_args(args: Mapping[str, Any], problems: list[Problem]) -> Opti
         problems.append(Problem("workload", "is required: a mapping like one pathways-gke:workloads entry"))
         return None
     try:
-        workload = PathwaysWorkloadConfig.model_validate(_plain(raw_workload), by_alias=True)
+        workload = PathwaysWorkloadConfig.model_validate(plain(raw_workload), by_alias=True)
     except ValidationError as exc:
         problems.extend(problems_from(exc, PathwaysWorkloadConfig, ["workload"]))
         return None
@@ -191,8 +154,7 @@ def validate_args(args: Mapping[str, Any]) -> tuple[PathwaysWorkloadConfig, dict
     """
     problems: list[Problem] = []
     workload = workload_from_args(args, problems)
-    placement_fields = {k: v for k, v in args.items() if k not in ("workload", "secrets")}
-    placement, placement_errors = placement_problems(placement_fields)
+    placement, placement_errors = placement_problems(args, ("workload", "secrets"), tpu_required=True)
     problems.extend(placement_errors)
     secret_values: dict[str, Any] = {}
     if workload is not None and placement is not None:
@@ -219,19 +181,8 @@ def pathways_args_from_stack(stack: Any, workload: PathwaysWorkloadConfig,
     args: dict[str, Any] = {
         "workload": json.loads(workload.model_dump_json(by_alias=True, exclude_unset=True,
                                                         include=without_cluster_wired(workload))),
-        "tpu_type": target.shape.generation,
-        "tpu_topology": target.shape.topology,
-        "tpu_machine_type": target.shape.machine_type,
-        "slices": target.slices,
-        "namespace": target.namespace,
-        "cpu_pool": target.cpu_pool,
-        "cpu_machine_type": stack.cpu_pool.machine_type,
-        "capacity": target.capacity,
+        **placement_args(stack, target),
     }
-    for key, value in (("tpu_group", target.tpu_group), ("placement_policy", target.placement_policy),
-                       ("queue_name", target.queue_name)):
-        if value is not None:
-            args[key] = value
     needed = sorted(set(workload.secret_env.values()))
     if needed:
         if isinstance(secrets, Mapping):
@@ -240,16 +191,3 @@ def pathways_args_from_stack(stack: Any, workload: PathwaysWorkloadConfig,
             whole = pulumi.Output.secret(secrets)
             args["secrets"] = {k: whole.apply(lambda m, k=k: (m or {}).get(k)) for k in needed}
     return args  # type: ignore[return-value]
-
-
-def _plain(value: Any) -> Any:
-    """Cross-language inputs: ints arrive as floats (3.0); pydantic's lax int takes them; Enum members (what the
-    provider maps schema enums to) become their values. Tuples -> lists."""
-    if isinstance(value, Enum):
-        return value.value
-    if isinstance(value, Mapping):
-        return {k: _plain(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
-    return value
-

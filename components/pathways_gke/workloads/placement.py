@@ -1,8 +1,11 @@
-"""The cluster-side facts a standalone PathwaysWorkload is given (namespace, pools, TPU shape, queue), validated
-with the same catalog and messages as the stack config, and turned into a WorkloadTarget."""
+"""Where a standalone workload component runs (namespace, pools, TPU shape, queue): one model for PathwaysWorkload,
+JaxWorkload and PathwaysServing, validated with the same catalog and messages as the stack config, and turned into
+a WorkloadTarget. Its fields, written once here, are the components' flat placement args (args_types.py is
+generated from this model by `python -m pathways_gke.argsgen`)."""
 
 from __future__ import annotations
 
+from enum import Enum
 from typing import Any, Mapping, Optional
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
@@ -10,35 +13,66 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from ..capacity import Capacity
 from ..catalog import CatalogError, SliceShape, parse_shorthand, resolve
 from ..config.base import fail, problems_from
-from ..errors import Problem
+from ..config.model import StackConfig
 from ..config.target import WorkloadTarget
 from ..config.types import KubernetesName, LabelValue, Namespace, NodePoolName
+from ..errors import Problem
+
+TPU_ONLY = ("tpu_topology", "tpu_machine_type", "slices", "tpu_group", "placement_policy")
+"""Placement args that describe the TPU slices: without tpu_type there are none."""
 
 
-class PathwaysPlacement(BaseModel):
-    """Where a Pathways workload runs (snake_case: the component's arg names)."""
+class Placement(BaseModel):
+    """Where a workload runs on an existing cluster: its namespace, the CPU pool, and the TPU slices it may use
+    (none: the CPU pool, which only a JaxWorkload runs on)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, str_strip_whitespace=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, str_strip_whitespace=True, use_attribute_docstrings=True)
 
-    tpu_type: str
+    tpu_type: Optional[str] = None
+    """TPU generation of the slices: v4, v5e, v5p, v6e, tpu7x (or a shorthand such as v6e-16). Required by
+    PathwaysWorkload and PathwaysServing; a JaxWorkload without it runs on the CPU pool."""
     tpu_topology: Optional[str] = None
+    """Slice topology, e.g. 4x4 (implied by a shorthand tpu_type)."""
+    slices: Optional[int] = Field(default=None, ge=1, le=256)
+    """Number of slices (one node pool each) the workload may use; required with tpu_type."""
     tpu_machine_type: Optional[str] = None
-    slices: int = Field(ge=1, le=256)
+    """Host machine type when several fit the topology (e.g. ct6e-standard-8t for one 8-chip 2x4 host)."""
     namespace: Namespace = "default"
+    """Kubernetes namespace of the workload's objects. Default: "default"."""
     cpu_pool: NodePoolName = "cpu-np"
+    """GKE node pool of the CPU pods: a Pathways head in modes default/headless, a CPU leader, client proxies,
+    JAX processes without tpu_type. Default: "cpu-np"."""
     cpu_machine_type: Optional[str] = None
+    """Machine type of the CPU pool, to check that a Pathways head fits a node (optional)."""
     tpu_group: Optional[LabelValue] = None
+    """Value of the node label pathways-gke/tpu-group on the slices' nodes. A JaxWorkload on TPU requires it; a
+    Pathways workload may omit it on clusters whose TPU pools were not created by pathways-gke (workers then select
+    on accelerator and topology only)."""
     capacity: Capacity = "on-demand"
+    """How the slices are provisioned: adds the matching worker tolerations and node selectors. Default:
+    "on-demand"."""
     placement_policy: Optional[LabelValue] = None
+    """tpu7x multi-host workload-policy name (node label cloud.google.com/placement-policy-name)."""
     queue_name: Optional[KubernetesName] = None
+    """Kueue LocalQueue; sets kueue.x-k8s.io/queue-name on the JobSet or LeaderWorkerSet."""
 
     @model_validator(mode="after")
-    def _shape(self) -> "PathwaysPlacement":
+    def _shape(self) -> "Placement":
+        if self.tpu_type is None:
+            for field in TPU_ONLY:
+                if getattr(self, field) is not None:
+                    raise fail("tpu", "describes TPU slices, but tpu_type is not set: give tpu_type too, or remove "
+                               "it to run on the CPU pool", field=field)
+            return self
+        if self.slices is None:
+            raise fail("tpu", "is required with tpu_type: the number of slices the workload may use", field="slices")
         self.shape  # noqa: B018 - raises a field-named error when the catalog rejects the combination
         return self
 
     @property
-    def shape(self) -> SliceShape:
+    def shape(self) -> Optional[SliceShape]:
+        if self.tpu_type is None:
+            return None
         try:
             generation, implied = parse_shorthand(self.tpu_type)
             topology = self.tpu_topology or implied
@@ -53,21 +87,62 @@ class PathwaysPlacement(BaseModel):
             raise fail("catalog", str(exc), field=field) from None
 
 
-def placement_problems(values: Mapping[str, Any]) -> tuple[Optional[PathwaysPlacement], list[Problem]]:
+def plain(value: Any) -> Any:
+    """Cross-language inputs as the models read them: Enum members (what the provider maps schema enums to) become
+    their values, tuples lists (ints arriving as floats, 3.0, are taken by pydantic's lax int)."""
+    if isinstance(value, Enum):
+        return value.value
+    if isinstance(value, Mapping):
+        return {k: plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [plain(v) for v in value]
+    return value
+
+
+def placement_problems(args: Mapping[str, Any], own: tuple[str, ...], *,
+                       tpu_required: bool) -> tuple[Optional[Placement], list[Problem]]:
+    """A component's `args` but its `own` keys through the one model (so an unknown arg is reported too).
+
+    `tpu_required`: the workload runs on TPU slices only (Pathways), so a missing tpu_type is reported there.
+    """
+    values = {key: plain(value) for key, value in args.items() if key not in own}
+    problems: list[Problem] = []
+    if tpu_required and values.get("tpu_type") is None:
+        problems.append(Problem("tpu_type", "is required: a Pathways workload runs on TPU slices; give tpu_type (v4, "
+                                "v5e, v5p, v6e, tpu7x or a shorthand such as v6e-16) and slices"))
+        values = {key: value for key, value in values.items() if key not in TPU_ONLY}  # the rest is still checked
     try:
-        return PathwaysPlacement.model_validate(dict(values)), []
+        placement = Placement.model_validate(values)
     except ValidationError as exc:
-        return None, problems_from(exc, PathwaysPlacement, [])
+        return None, problems + problems_from(exc, Placement, [])
+    return (None, problems) if problems else (placement, [])
 
 
-def target_from_placement(placement: PathwaysPlacement) -> WorkloadTarget:
+def target_from_placement(placement: Placement) -> WorkloadTarget:
+    shape = placement.shape
     return WorkloadTarget(
         namespace=placement.namespace,
         cpu_pool=placement.cpu_pool,
         tpu_group=placement.tpu_group,
-        shape=placement.shape,
-        slices=placement.slices,
+        shape=shape,
+        slices=placement.slices or 0,
         capacity=placement.capacity,
         placement_policy=placement.placement_policy,
         queue_name=placement.queue_name,
     )
+
+
+def placement_args(stack: StackConfig, target: WorkloadTarget) -> dict[str, Any]:
+    """A stack workload's WorkloadTarget as the placement args of its component (the values PathwaysCluster knows,
+    unset ones left out)."""
+    args: dict[str, Any] = {"namespace": target.namespace, "cpu_pool": target.cpu_pool,
+                            "cpu_machine_type": stack.cpu_pool.machine_type, "capacity": target.capacity}
+    if target.shape is not None:
+        args.update(tpu_type=target.shape.generation, tpu_topology=target.shape.topology,
+                    tpu_machine_type=target.shape.machine_type, slices=target.slices)
+        for key, value in (("tpu_group", target.tpu_group), ("placement_policy", target.placement_policy)):
+            if value is not None:
+                args[key] = value
+    if target.queue_name is not None:
+        args["queue_name"] = target.queue_name
+    return args

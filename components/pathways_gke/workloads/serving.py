@@ -6,16 +6,18 @@ Usable inside `PathwaysCluster` and on its own against a cluster that runs the L
 this module validates the args and registers one resource per object, so adding or removing a service
 client touches only that client's Deployment and Service.
 
-Cross-language clean (see workloads/pathways.py): TypedDict args, no `from __future__ import annotations`.
+Cross-language clean (see workloads/pathways.py): generated TypedDict args (`PathwaysServingArgs`, args_types.py),
+no `from __future__ import annotations`.
 """
 
-from typing import Any, Mapping, NotRequired, Optional, TypedDict
+from typing import Any, Mapping, Optional
 
 import pulumi
 import pulumi_kubernetes as k8s
 from pydantic import ValidationError
 
 from .. import naming
+from ..args_types import PathwaysServingArgs
 from ..component import checking_args, rehydrated, split_options
 from ..config.addons import LwsConfig
 from ..config.base import problems_from
@@ -29,40 +31,6 @@ from .placement import placement_problems, target_from_placement
 from .serving_lws import ServingObjects, access_facts, serving_objects
 from ..config.target import WorkloadTarget
 from ..tokens import PATHWAYS_SERVING
-
-
-class PathwaysServingArgs(TypedDict):
-    """Inputs of a PathwaysServing. Values that shape the LeaderWorkerSet are plain (validated before registering)."""
-
-    workload: dict[str, Any]
-    """The workload, exactly as one `pathways-gke:workloads` entry (camelCase keys) with mode serving (and a
-    serving: block) or service (and a service: block); see docs/serving.md."""
-    tpu_type: str
-    """TPU generation of the worker slices: v4, v5e, v5p, v6e, tpu7x (or a shorthand such as v6e-16)."""
-    tpu_topology: NotRequired[str]
-    """Slice topology, e.g. 4x4 (implied by a shorthand tpu_type)."""
-    slices: int
-    """Slices of the TPU pool group the workload may use (serving: replicas x slicesPerReplica must fit)."""
-    tpu_machine_type: NotRequired[str]
-    """Host machine type when several fit the topology."""
-    namespace: NotRequired[str]
-    """Kubernetes namespace of the objects (default: default)."""
-    cpu_pool: NotRequired[str]
-    """GKE node pool of a CPU leader and of the client proxies (default: cpu-np)."""
-    cpu_machine_type: NotRequired[str]
-    """Machine type of the CPU pool, to check the head pod fits a node (optional)."""
-    tpu_group: NotRequired[str]
-    """Value of the node label pathways-gke/tpu-group on the slices' nodes (omit for pools not made by pathways-gke)."""
-    capacity: NotRequired[str]
-    """on-demand | spot | reservation | flex-start | queued: adds the matching worker tolerations/selectors."""
-    placement_policy: NotRequired[str]
-    """tpu7x multi-host workload-policy name (node label cloud.google.com/placement-policy-name)."""
-    queue_name: NotRequired[str]
-    """Kueue LocalQueue; sets kueue.x-k8s.io/queue-name on the LeaderWorkerSet."""
-    lws_version: NotRequired[str]
-    """Release of the LWS controller in the cluster (vMAJOR.MINOR.PATCH, >= v0.5.0; default v0.10.0)."""
-    secrets: NotRequired[dict[str, pulumi.Input[str]]]
-    """Secret values by name, for the workload's secretEnv (ENV_VAR: secret name), stored in a Kubernetes Secret."""
 
 
 class PathwaysServing(pulumi.ComponentResource):
@@ -181,8 +149,7 @@ def validate_args(args: Mapping[str, Any]) -> tuple[PathwaysWorkloadConfig, Serv
     except ValidationError as exc:
         problems.extend(Problem("lws_version", p.message, args.get("lws_version"))
                         for p in problems_from(exc, LwsConfig, []))
-    placement_fields = {k: v for k, v in args.items() if k not in ("workload", "secrets", "lws_version")}
-    placement, placement_errors = placement_problems(placement_fields)
+    placement, placement_errors = placement_problems(args, ("workload", "secrets", "lws_version"), tpu_required=True)
     problems.extend(placement_errors)
     secret_values: dict[str, Any] = {}
     target: Optional[WorkloadTarget] = None
