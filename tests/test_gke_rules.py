@@ -45,13 +45,14 @@ def test_the_rules_table_in_the_docs_is_generated_from_the_rulebook():
         assert f"`{rule.id}`" in document and rule.source
 
 
-def test_docgen_check_fails_on_a_stale_rules_table(tmp_path, capsys):
+def test_docgen_check_fails_on_a_stale_rules_table(tmp_path, capsys, monkeypatch):
     from pathways_gke import docgen
 
     rules = tmp_path / "rules.md"
     rules.write_text((ROOT / docgen.RULES_DOC).read_text().replace("409 already exists", "conflict"))
-    components = ROOT / docgen.DOC
-    assert docgen.main(["--check", "--path", str(components), "--rules-path", str(rules)]) == 1
+    monkeypatch.setattr(docgen, "DOC", ROOT / docgen.DOC)
+    monkeypatch.setattr(docgen, "RULES_DOC", rules)
+    assert docgen.main(["--check"]) == 1
     assert "rules.md is out of date" in capsys.readouterr().err
 
 

@@ -16,8 +16,6 @@ fields: it parses only the subclass's own source.)
 
 from __future__ import annotations
 
-import argparse
-import difflib
 import inspect
 import re
 import sys
@@ -33,6 +31,7 @@ from .config.deferrable import deferrable_kind
 from .config.stack import _ROOT_MODELS, _SECTIONS
 from .config.workloads import (CLUSTER_WIRED, WORKLOAD_DESCRIPTION, WORKLOAD_MODELS, JaxWorkloadConfig,
                                WorkloadConfig)
+from .generated import command
 from .workloads.placement import Placement
 
 TARGET = Path(__file__).with_name("args_types.py")
@@ -273,26 +272,7 @@ def generate() -> str:
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m pathways_gke.argsgen", description=__doc__.split("\n")[0])
-    mode = parser.add_mutually_exclusive_group()
-    mode.add_argument("--write", action="store_true", help=f"write {TARGET.name}")
-    mode.add_argument("--check", action="store_true", help="fail (exit 1) when the committed module differs")
-    args = parser.parse_args(argv)
-    text = generate()
-    if args.write:
-        TARGET.write_text(text)
-        print(f"wrote {TARGET}", file=sys.stderr)
-        return 0
-    if args.check:
-        committed = TARGET.read_text() if TARGET.exists() else ""
-        if committed != text:
-            print("".join(difflib.unified_diff(committed.splitlines(True), text.splitlines(True),
-                                               f"{TARGET.name} (committed)", f"{TARGET.name} (generated)")), end="")
-            print(f"{TARGET.name} is out of date: run python -m pathways_gke.argsgen --write", file=sys.stderr)
-            return 1
-        return 0
-    print(text, end="")
-    return 0
+    return command("pathways_gke.argsgen", __doc__.split("\n")[0], lambda: {TARGET: (generate(),) * 2}, argv)
 
 
 if __name__ == "__main__":

@@ -9,11 +9,12 @@ Types and descriptions come from the inferred component schema (what other langu
 numeric bounds from the pydantic models (what validation enforces). Nothing is typed in twice.
 """
 
-import argparse
 import json
 import sys
 from pathlib import Path
 from typing import Any, Optional, Sequence
+
+from .generated import command
 
 DOC = Path("docs") / "components.md"
 BEGIN = "<!-- BEGIN GENERATED REFERENCE (python -m pathways_gke.docgen --write) -->"
@@ -152,28 +153,11 @@ def splice(document: str, generated: str) -> str:
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m pathways_gke.docgen", description=__doc__.split("\n")[0])
-    mode = parser.add_mutually_exclusive_group()
-    mode.add_argument("--write", action="store_true")
-    mode.add_argument("--check", action="store_true")
-    parser.add_argument("--path", type=Path, default=DOC)
-    parser.add_argument("--rules-path", type=Path, default=RULES_DOC)
-    args = parser.parse_args(argv)
-    if not (args.write or args.check):
-        print(render(), end="")
-        print(render_rules(), end="")
-        return 0
-    stale = 0
-    for path, generated in ((args.path, render()), (args.rules_path, render_rules())):
-        document = path.read_text()
-        updated = splice(document, generated)
-        if args.check:
-            if updated != document:
-                print(f"{path} is out of date: run python -m pathways_gke.docgen --write", file=sys.stderr)
-                stale = 1
-        else:
-            path.write_text(updated)
-    return stale
+    def outputs() -> dict[Path, tuple[str, str]]:
+        return {path: (splice(path.read_text(), text), text) for path, text in ((DOC, render()),
+                                                                                (RULES_DOC, render_rules()))}
+
+    return command("pathways_gke.docgen", __doc__.split("\n")[0], outputs, argv)
 
 
 if __name__ == "__main__":

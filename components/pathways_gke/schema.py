@@ -8,12 +8,12 @@ The schema is what `pulumi package get-schema ./provider` would print; it is inf
 SDK's analyzer (the code path the plugin host uses), so no Pulumi CLI is needed.
 """
 
-import argparse
-import difflib
 import json
 import sys
 from pathlib import Path
 from typing import Any, Optional, Sequence
+
+from .generated import command
 
 SNAPSHOT = Path("schema") / "pathways-gke.schema.json"
 
@@ -28,34 +28,8 @@ def current() -> str:
     return render(package_schema())
 
 
-def diff(old: str, new: str, path: str) -> str:
-    return "".join(difflib.unified_diff(old.splitlines(True), new.splitlines(True), f"{path} (committed)",
-                                        f"{path} (inferred)"))
-
-
 def main(argv: Optional[Sequence[str]] = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m pathways_gke.schema", description=__doc__.split("\n")[0])
-    mode = parser.add_mutually_exclusive_group()
-    mode.add_argument("--write", action="store_true", help="write the snapshot file")
-    mode.add_argument("--check", action="store_true", help="fail (exit 1) when the snapshot differs")
-    parser.add_argument("--path", type=Path, default=SNAPSHOT, help=f"snapshot file (default: {SNAPSHOT})")
-    args = parser.parse_args(argv)
-    text = current()
-    if args.write:
-        args.path.parent.mkdir(parents=True, exist_ok=True)
-        args.path.write_text(text)
-        print(f"wrote {args.path}", file=sys.stderr)
-        return 0
-    if args.check:
-        committed = args.path.read_text() if args.path.exists() else ""
-        if committed != text:
-            print(diff(committed, text, str(args.path)), end="")
-            print(f"{args.path} is out of date; if the change is intended run: python -m pathways_gke.schema --write",
-                  file=sys.stderr)
-            return 1
-        return 0
-    print(text, end="")
-    return 0
+    return command("pathways_gke.schema", __doc__.split("\n")[0], lambda: {SNAPSHOT: (current(),) * 2}, argv)
 
 
 if __name__ == "__main__":
