@@ -12,14 +12,17 @@ import copy
 import re
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Iterator, Optional, Sequence
+from typing import Any, Iterator, Mapping, Optional, Sequence
 
 import pulumi
+import pulumi_kubernetes as k8s
 from pulumi.errors import InputPropertyErrorDetails
 
 from .args import camel
 from .deferred import Deferred
 from .errors import ConfigError, Problem
+from .naming import WORKLOAD_LABEL, workload_secret_name
+from .protection import protect_child
 
 
 def rehydrated(component: pulumi.ComponentResource, token: str, name: str,
@@ -102,3 +105,17 @@ def _as_tuple(value: Any) -> tuple[Any, ...]:
 
 __all__ = ["Inherited", "InvalidArgsError", "checking_args", "input_properties_error", "property_path",
            "rehydrated", "split_options"]
+
+
+def env_secret(parent: pulumi.Resource, name: str, *, workload: str, namespace: str, values: Mapping[str, Any],
+               inherited: Inherited, labels: Optional[Mapping[str, str]] = None) -> k8s.core.v1.Secret:
+    """`<name>-env`: the Secret a workload component's pods read their secretEnv from, so the values travel as
+    Pulumi secrets and never appear in the pod spec (never protected: replaced with its workload)."""
+    return k8s.core.v1.Secret(
+        f"{name}-env",
+        metadata={"name": workload_secret_name(workload), "namespace": namespace,
+                  "labels": {WORKLOAD_LABEL: workload, **(labels or {})}},
+        type="Opaque",
+        string_data={env: pulumi.Output.secret(value) for env, value in sorted(values.items())},
+        opts=inherited.child(parent, protect=protect_child("workload-secret", False)),
+    )

@@ -20,10 +20,10 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 from ..args_types import JaxSettings, JaxWorkloadArgs, JaxWorkloadSpec
-from ..component import checking_args, rehydrated, split_options
+from ..component import checking_args, env_secret, rehydrated, split_options
 from ..config.stack import StackConfig
 from ..config.workloads import JaxWorkloadConfig
-from ..naming import RUNTIME_LABEL, WORKLOAD_LABEL, workload_secret_name
+from ..naming import RUNTIME_LABEL, workload_secret_name
 from ..config.deferrable import WORKLOAD_FIELDS
 from ..deferred import Deferred, defer_workload_outputs
 from ..protection import protect_child
@@ -66,15 +66,9 @@ class JaxWorkload(pulumi.ComponentResource):
 
         secret = None
         if manifest_secret is not None:
-            secret = k8s.core.v1.Secret(
-                f"{name}-env",
-                metadata={"name": manifest_secret, "namespace": target.namespace,
-                          "labels": {WORKLOAD_LABEL: workload.name, RUNTIME_LABEL: "jax"}},
-                type="Opaque",
-                string_data={env: pulumi.Output.secret(secrets[key])
-                             for env, key in sorted(workload.secret_env.items())},
-                opts=inherited.child(self, protect=protect_child("workload-secret", False)),
-            )
+            secret = env_secret(self, name, workload=workload.name, namespace=target.namespace,
+                                values={env: secrets[key] for env, key in workload.secret_env.items()},
+                                inherited=inherited, labels={RUNTIME_LABEL: "jax"})
 
         manifest = build_jax_jobset(workload, target, secret_name=manifest_secret)
         jobset = k8s.apiextensions.CustomResource(

@@ -17,8 +17,8 @@ from ..config.checks import jax_problems
 from ..config.stack import StackConfig
 from ..config.target import WorkloadTarget, target_for
 from ..config.workloads import JaxWorkloadConfig, cluster_wired_problems, without_cluster_wired
-from ..errors import ConfigError, Problem, allowed
-from .placement import placement_args, placement_problems, plain, target_from_placement
+from ..errors import ConfigError, Problem
+from .placement import placement_args, placement_problems, plain, secret_values_from_args, target_from_placement
 
 OWN_ARGS = ("workload", "secrets")
 """JaxWorkload's args besides the placement."""
@@ -43,7 +43,6 @@ def validate_jax_args(args: Mapping[str, Any]) -> tuple[JaxWorkloadConfig, Workl
     if target is not None and target.shape is not None and target.tpu_group is None:
         problems.append(Problem("tpu_group", "is required with tpu_type for a JaxWorkload (the node label "
                                 "pathways-gke/tpu-group of its node pools)"))
-    secret_names = tuple(sorted(args.get("secrets") or {}))
     if config is not None:
         problems.extend(cluster_wired_problems(config, "workload"))
         if target is not None and target.shape is not None and config.tpu_pool is None:
@@ -57,10 +56,7 @@ def validate_jax_args(args: Mapping[str, Any]) -> tuple[JaxWorkloadConfig, Workl
             problems.append(Problem("workload.command", "is required (the program every process runs)"))
         if config.image is None:
             problems.append(Problem("workload.image", "is required (the container image, pinned to a tag)"))
-        for env_name, key in config.secret_env.items():
-            if key not in secret_names:
-                problems.append(Problem(f"workload.secret_env.{env_name}", "names no key of the secrets input; "
-                                        + (allowed(secret_names) if secret_names else "no secrets were given"), key))
+        secret_values_from_args(config, args, problems)
     if problems:
         raise ConfigError(problems)
     assert config is not None and target is not None

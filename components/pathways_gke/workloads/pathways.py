@@ -19,18 +19,18 @@ from pydantic import ValidationError
 
 from .. import naming
 from ..args_types import PathwaysWorkloadArgs
-from ..component import checking_args, rehydrated, split_options
+from ..component import checking_args, env_secret, rehydrated, split_options
 from ..config.base import problems_from
 from ..config.deferrable import WORKLOAD_FIELDS
 from ..deferred import Deferred, defer_workload_outputs
 from ..config.pathways_checks import pathways_workload_problems
-from ..config.target import target_for
+from ..config.target import WorkloadTarget, target_for
 from ..config.workloads import PathwaysWorkloadConfig, cluster_wired_problems, without_cluster_wired
 from ..errors import ConfigError, Problem
 from ..protection import protect_child
 from ..tokens import PATHWAYS_WORKLOAD
 from .pathways_jobset import build_pathways_jobset
-from .placement import placement_args, placement_problems, plain, target_from_placement
+from .placement import placement_args, placement_problems, plain, secret_values_from_args, target_from_placement
 
 
 class PathwaysWorkload(pulumi.ComponentResource):
@@ -63,17 +63,8 @@ class PathwaysWorkload(pulumi.ComponentResource):
         super().__init__(PATHWAYS_WORKLOAD, name, None, own)
 
         ns = jobset["metadata"]["namespace"]
-        secret = None
-        if secret_values:
-            secret = k8s.core.v1.Secret(
-                f"{name}-env",
-                metadata=k8s.meta.v1.ObjectMetaArgs(
-                    name=naming.workload_secret_name(workload.name), namespace=ns,
-                    labels={naming.WORKLOAD_LABEL: workload.name}),
-                type="Opaque",
-                string_data={env: pulumi.Output.secret(value) for env, value in sorted(secret_values.items())},
-                opts=inherited.child(self, protect=protect_child("workload-secret", False)),
-            )
+        secret = env_secret(self, name, workload=workload.name, namespace=ns, values=secret_values,
+                            inherited=inherited) if secret_values else None
         self.jobset = k8s.apiextensions.CustomResource(
             f"{name}-jobset",
             api_version=jobset["apiVersion"],
@@ -132,21 +123,6 @@ def workload_from_args(args: Mapping[str, Any], problems: list[Problem]) -> Opti
     return workload
 
 
-def secret_values_from_args(workload: PathwaysWorkloadConfig, args: Mapping[str, Any],
-                            problems: list[Problem]) -> dict[str, Any]:
-    """The value of each `secretEnv` entry, by env name, from the `secrets` arg (a missing one is a problem)."""
-    secrets = args.get("secrets") or {}
-    values: dict[str, Any] = {}
-    for env, secret_name in sorted(workload.secret_env.items()):
-        if secret_name not in secrets:
-            problems.append(Problem(f"workload.secretEnv.{env}", "names no entry of secrets; "
-                                    + (f"allowed: {', '.join(sorted(secrets))}" if secrets else
-                                       "pass secrets={name: pulumi secret}"), secret_name))
-        else:
-            values[env] = secrets[secret_name]
-    return values
-
-
 def validate_args(args: Mapping[str, Any]) -> tuple[PathwaysWorkloadConfig, dict[str, Any], dict[str, Any]]:
     """Validate component args through the config models; return (workload, JobSet object, secret values by env).
 
@@ -157,6 +133,7 @@ def validate_args(args: Mapping[str, Any]) -> tuple[PathwaysWorkloadConfig, dict
     placement, placement_errors = placement_problems(args, ("workload", "secrets"), tpu_required=True)
     problems.extend(placement_errors)
     secret_values: dict[str, Any] = {}
+    target: Optional[WorkloadTarget] = None
     if workload is not None and placement is not None:
         if workload.image is None and workload.mode != "headless":
             problems.append(Problem("workload.image", "is required (the user container's image, pinned to a tag); "
@@ -165,9 +142,9 @@ def validate_args(args: Mapping[str, Any]) -> tuple[PathwaysWorkloadConfig, dict
         problems.extend(pathways_workload_problems(workload, target, "workload",
                                                    cpu_machine_type=placement.cpu_machine_type))
         secret_values = secret_values_from_args(workload, args, problems)
-    if problems or workload is None or placement is None:
+    if problems or workload is None or target is None:
         raise ConfigError(problems)
-    jobset = build_pathways_jobset(workload, target_from_placement(placement),
+    jobset = build_pathways_jobset(workload, target,
                                    secret_name=naming.workload_secret_name(workload.name) if secret_values else None)
     return workload, jobset, secret_values
 

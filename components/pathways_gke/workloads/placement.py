@@ -16,6 +16,7 @@ from ..config.base import fail, problems_from
 from ..config.model import StackConfig
 from ..config.target import WorkloadTarget
 from ..config.types import KubernetesName, LabelValue, Namespace, NodePoolName
+from ..config.workloads import WorkloadBase
 from ..errors import Problem
 
 TPU_ONLY = ("tpu_topology", "tpu_machine_type", "slices", "tpu_group", "placement_policy")
@@ -146,3 +147,19 @@ def placement_args(stack: StackConfig, target: WorkloadTarget) -> dict[str, Any]
     if target.queue_name is not None:
         args["queue_name"] = target.queue_name
     return args
+
+
+def secret_values_from_args(workload: WorkloadBase, args: Mapping[str, Any],
+                            problems: list[Problem]) -> dict[str, Any]:
+    """The value of each `secretEnv` entry, by env name, from the `secrets` arg (a missing one is a problem): the
+    same check for every workload component."""
+    secrets = args.get("secrets") or {}
+    values: dict[str, Any] = {}
+    for env, secret_name in sorted(workload.secret_env.items()):
+        if secret_name not in secrets:
+            problems.append(Problem(f"workload.secretEnv.{env}", "names no entry of secrets; "
+                                    + (f"allowed: {', '.join(sorted(secrets))}" if secrets else
+                                       "pass secrets={name: pulumi secret}"), secret_name))
+        else:
+            values[env] = secrets[secret_name]
+    return values

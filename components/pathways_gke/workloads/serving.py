@@ -18,7 +18,7 @@ from pydantic import ValidationError
 
 from .. import naming
 from ..args_types import PathwaysServingArgs
-from ..component import checking_args, rehydrated, split_options
+from ..component import checking_args, env_secret, rehydrated, split_options
 from ..config.addons import LwsConfig
 from ..config.base import problems_from
 from ..config.pathways_checks import pathways_workload_problems
@@ -26,8 +26,8 @@ from ..config.serving_checks import MUTABLE_SIZE_SINCE, serving_workload_problem
 from ..config.workloads import PathwaysWorkloadConfig
 from ..errors import ConfigError, Problem
 from ..protection import protect_child
-from .pathways import pathways_args_from_stack, secret_values_from_args, workload_from_args
-from .placement import placement_problems, target_from_placement
+from .pathways import pathways_args_from_stack, workload_from_args
+from .placement import placement_problems, secret_values_from_args, target_from_placement
 from .serving_lws import ServingObjects, access_facts, serving_objects
 from ..config.target import WorkloadTarget
 from ..tokens import PATHWAYS_SERVING
@@ -65,15 +65,8 @@ class PathwaysServing(pulumi.ComponentResource):
 
         secret = None
         if secret_values:
-            secret = k8s.core.v1.Secret(
-                f"{name}-env",
-                metadata=k8s.meta.v1.ObjectMetaArgs(
-                    name=naming.workload_secret_name(workload.name), namespace=ns,
-                    labels={naming.WORKLOAD_LABEL: workload.name}),
-                type="Opaque",
-                string_data={env: pulumi.Output.secret(value) for env, value in sorted(secret_values.items())},
-                opts=inherited.child(self, protect=protect_child("workload-secret", False)),
-            )
+            secret = env_secret(self, name, workload=workload.name, namespace=ns, values=secret_values,
+                                inherited=inherited)
         lws = objects.lws
         self.lws = k8s.apiextensions.CustomResource(
             f"{name}-lws",
