@@ -24,14 +24,22 @@ def add_source_arguments(parser: argparse.ArgumentParser) -> None:
     source.add_argument("--config", type=Path, help="a stack config file (Pulumi.<stack>.yaml format)")
     parser.add_argument("--project-dir", type=Path, default=Path("."),
                         help="Pulumi project directory (default: the current directory)")
+    add_esc_argument(parser)
+
+
+def add_esc_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--esc-env", type=Path, metavar="JSON",
+                        help="the stack's ESC environment exported with `esc env open ORG/PROJECT/ENV` (a stack file "
+                             "with `environment:` is refused without it); its pulumiConfig is merged as `pulumi up` "
+                             "merges it")
 
 
 def load_plan(args: argparse.Namespace):
     from .plan.engine import plan_file, plan_stack
 
     if args.stack:
-        return plan_stack(args.stack, args.project_dir)
-    return plan_file(args.config, args.project_dir)
+        return plan_stack(args.stack, args.project_dir, esc=args.esc_env)
+    return plan_file(args.config, args.project_dir, esc=args.esc_env)
 
 
 def cmd_plan(args: argparse.Namespace) -> int:

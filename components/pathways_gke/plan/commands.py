@@ -143,15 +143,20 @@ def policy_step(args: argparse.Namespace, plan: Any) -> int:
 
 def _privileged_workloads(args: argparse.Namespace) -> list[str]:
     """Workloads the stack marks `privileged: true`: the stack allows exactly those."""
-    from ..config.stack import load_stack_file
-    from .engine import stack_file
+    from ..config.stack import PROJECT, load_stack_file
+    from .engine import project_name, stack_file
 
+    project_dir = Path(getattr(args, "project_dir", None) or ".")
+    if project_name(project_dir) != PROJECT:
+        # a consumer project: its stack file is its program's config, not ours (its components checked their args)
+        return []
     path = getattr(args, "config", None)
     if path is None and getattr(args, "stack", None):
-        path = stack_file(Path(getattr(args, "project_dir", ".")), args.stack)
+        path = stack_file(project_dir, args.stack)
     if path is None:
         return []
-    return [w.name for w in load_stack_file(path).workloads if w.privileged]
+    return [w.name for w in load_stack_file(path, project_dir=project_dir, esc=getattr(args, "esc_env", None)).workloads
+            if w.privileged]
 
 
 # --- critical path of `plan` ------------------------------------------------------------------

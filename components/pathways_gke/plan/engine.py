@@ -380,13 +380,15 @@ def flatten_config(config: Mapping[str, Any], project: str = "pathways-gke") -> 
 
 
 def project_name(project_dir: Path) -> str:
-    data = yaml.safe_load((project_dir / "Pulumi.yaml").read_text()) if (project_dir / "Pulumi.yaml").exists() else {}
-    return (data or {}).get("name", "pathways-gke")
+    from ..config.stack_file import read_project
+
+    return str(read_project(project_dir).get("name") or "pathways-gke")
 
 
 def stack_file(project_dir: Path, stack: str) -> Path:
-    data = yaml.safe_load((project_dir / "Pulumi.yaml").read_text()) if (project_dir / "Pulumi.yaml").exists() else {}
-    config_dir = project_dir / ((data or {}).get("stackConfigDir") or ".")
+    from ..config.stack_file import read_project
+
+    config_dir = Path(project_dir) / str(read_project(project_dir).get("stackConfigDir") or ".")
     return config_dir / f"Pulumi.{stack}.yaml"
 
 
@@ -407,11 +409,23 @@ def plan_config(config: Mapping[str, Any], *, stack: str, project: str = "pathwa
     The program receives exactly the strings the CLI would pass; with `validate`, those same strings go
     through the program's own reader first (`stack_from_cli`), so an invalid config raises ConfigError
     before anything runs, with the messages `pulumi up` would print."""
+    from ..config.stack import assume_secret_names
+    from ..config.stack_file import namespaced_config, secure_paths
+
+    config = namespaced_config(config, project)
+    flat, secret_keys = flatten_config(config, project)
+    return plan_flat(assume_secret_names(flat, secret_keys), secret_keys, stack=stack, project=project,
+                     program=program, validate=validate, secure=secure_paths(config))
+
+
+def plan_flat(flat: Mapping[str, str], secret_keys: list[str], *, stack: str, project: str = "pathways-gke",
+              program: Optional[Callable[[], Any]] = None, validate: bool = True,
+              secure: Optional[Mapping[str, Any]] = None) -> Plan:
+    """Plan the key -> string map the CLI would hand the program (`config.stack.offline_cli_config`)."""
     from ..config.stack import PROJECT, stack_from_cli
 
-    flat, secret_keys = flatten_config(config, project)
     if validate and (project == PROJECT or program is None):
-        stack_from_cli(flat, secret_keys)
+        stack_from_cli(flat, secret_keys, secure)
     if program is None:
         from ..program import main as default_program
 
@@ -419,28 +433,29 @@ def plan_config(config: Mapping[str, Any], *, stack: str, project: str = "pathwa
     return run_program(program, stack=stack, project=project, config=flat, secret_keys=secret_keys)
 
 
-def plan_stack(stack: str, project_dir: Path | str = ".") -> Plan:
+def plan_stack(stack: str, project_dir: Path | str = ".", esc: Optional[Path | str] = None) -> Plan:
     project_dir = Path(project_dir).resolve()
     path = stack_file(project_dir, stack)
     if not path.exists():
         raise FileNotFoundError(f"no stack file {path} (stacks: "
                                 f"{', '.join(sorted(p.name for p in path.parent.glob('Pulumi.*.yaml'))) or 'none'})")
-    return plan_file(path, project_dir, stack=stack)
+    return plan_file(path, project_dir, stack=stack, esc=esc)
 
 
-def plan_file(path: Path | str, project_dir: Path | str = ".", *, stack: Optional[str] = None) -> Plan:
+def plan_file(path: Path | str, project_dir: Path | str = ".", *, stack: Optional[str] = None,
+              esc: Optional[Path | str] = None) -> Plan:
     """Plan a stack file with the project's program, run from the project directory as Pulumi does
     (so relative paths in the config, such as a local JobSet manifest, mean the same thing)."""
     import contextlib
 
-    from ..config.stack import read_stack_file
+    from ..config.stack import offline_cli_config
 
     path, project_dir = Path(path).resolve(), Path(project_dir).resolve()
     if stack is None:
         name = path.name
         stack = name[len("Pulumi."):-len(".yaml")] if name.startswith("Pulumi.") and name.endswith(".yaml") \
             else path.stem
-    config = read_stack_file(path)
+    flat, secret_keys, secure = offline_cli_config(path, project_dir, stack=stack, esc=esc)
     with contextlib.chdir(project_dir):
-        return plan_config(config, stack=stack, project=project_name(project_dir),
-                           program=program_for(project_dir))
+        return plan_flat(flat, secret_keys, stack=stack, project=project_name(project_dir),
+                         program=program_for(project_dir), secure=secure)
