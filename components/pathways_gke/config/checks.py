@@ -239,10 +239,12 @@ def workload_problems(stack: StackConfig) -> list[Problem]:
             out.append(Problem(f"{path}.command", "is required for runtime 'jax' (the program every process runs)"))
         for env_name, secret in workload.secret_env.items():
             if secret not in stack.secret_names:
-                out.append(Problem(f"{path}.secretEnv.{env_name}", "names no key of pathways-gke:secrets; "
+                # never echoed: a value that names no secret may be the secret itself, pasted in
+                out.append(Problem(f"{path}.secretEnv.{env_name}", "names no key of pathways-gke:secrets (value not "
+                                   "shown: a secretEnv value is the NAME of a secret, never the secret itself); "
                                    + (allowed(stack.secret_names) if stack.secret_names else
-                                      "set it with `pulumi config set --secret --path 'secrets.NAME' VALUE`"),
-                                   secret))
+                                      "set the secret with `pulumi config set --secret --path "
+                                      "'pathways-gke:secrets.NAME' VALUE` and write secretEnv: {VAR: NAME}")))
     out.extend(pathways_problems(stack))
     return out
 

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from typing import Annotated, Any, Optional, TypeVar
 
-from pydantic import AfterValidator, BeforeValidator
+from pydantic import AfterValidator, BeforeValidator, StringConstraints
 
 from ..catalog import is_tpu_machine_type
 from ..gke_rules import GKE_VERSION, gce_label_problems, node_label_problem
@@ -365,7 +365,8 @@ def check_env(env: dict[str, str]) -> dict[str, str]:
     return ENV_NAME.keys(env)
 
 
-EnvVars = Annotated[dict[str, str], AfterValidator(check_env)]
+# values verbatim: the models strip whitespace from strings, but " " is a value a program may read
+EnvVars = Annotated[dict[str, Annotated[str, StringConstraints(strip_whitespace=False)]], AfterValidator(check_env)]
 
 # Kubernetes resource.Quantity, the subset a container uses
 QUANTITY = _pattern(r"(?P<num>[0-9]+(\.[0-9]+)?)(?P<suffix>m|k|M|G|T|P|E|Ki|Mi|Gi|Ti|Pi|Ei)?")

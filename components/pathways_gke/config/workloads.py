@@ -141,7 +141,7 @@ class WorkloadBase(Model):
         except ValidationError as exc:
             if error is None:
                 raise
-            details: list[InitErrorDetails] = [{"type": PydanticCustomError(e["type"], e["msg"].replace("{", "{{").replace("}", "}}"),
+            details: list[InitErrorDetails] = [{"type": PydanticCustomError(e["type"], e["msg"],
                                                     e.get("ctx")),
                         "loc": e["loc"], "input": e.get("input")} for e in exc.errors(include_url=False)]
             details.append({"type": error, "loc": ("name",), "input": name})
