@@ -252,6 +252,8 @@ def stack_from_cli(values: Mapping[str, str], secret_keys: Any = (),
     hidden = {key.partition(":")[2]: ours.get(key.partition(":")[2]) for key in secret_keys
               if key.partition(":")[0] == PROJECT and key.partition(":")[2] in ours
               and key.partition(":")[2] != "secrets"}
+    if "gcp:project" in secret_keys:
+        hidden["gcp:project"] = ours.get("gcp:project")
     problems.extend(secret_outside_secrets_problems(secret_keys, secure_paths or {}))
     try:
         stack = parse_stack(ours)
