@@ -201,3 +201,26 @@ def test_an_escaped_control_code_is_never_echoed_raw(tmp_path, capsys):
     code, _, err = plan(tmp_path, STACK + '  "pathways-gke:\\e[31mred": 1\n  pathways-gke:namespace: "a\\e[0mb"\n',
                         capsys)
     assert code == 2 and "\x1b" not in err and "\\x1b" in err
+
+
+def test_plan_stack_in_a_consumer_project(tmp_path, capsys):
+    """docs/consuming.md: `pathways-gke plan --stack <s>` in a project of the consumer's own (its name, its
+    program, its config keys): the policy step must not read the consumer's stack file as this project's config."""
+    import shutil
+
+    example = Path(__file__).resolve().parents[1] / "examples" / "platform-python"
+    project = tmp_path / "consumer"
+    shutil.copytree(example, project)
+    (project / "Pulumi.yaml").write_text((project / "Pulumi.yaml").read_text().replace("ml-platform", "acme-infra"))
+    stack = (project / "Pulumi.shared.yaml").read_text().replace("ml-platform:", "acme-infra:")
+    (project / "Pulumi.shared.yaml").write_text(stack)
+    (project / "__main__.py").write_text((project / "__main__.py").read_text().replace("ml-platform", "acme-infra"))
+    code = cli.main(["plan", "--stack", "shared", "--project-dir", str(project)])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    assert "urn:pulumi:shared::acme-infra::" in cli_plan_json(project, capsys)
+
+
+def cli_plan_json(project: Path, capsys) -> str:
+    assert cli.main(["plan", "--stack", "shared", "--project-dir", str(project), "--json"]) == 0
+    return capsys.readouterr().out
