@@ -579,10 +579,11 @@ def test_any_accepted_serving_layout_renders_a_valid_leaderworkerset(shape, slic
         stack = parse_stack(config)
     except ConfigError as exc:
         assert exc.paths and all(p.startswith(SERVING_PATHS) for p in exc.paths), str(exc)
-        assert (replicas + surge) * per_replica > slices or port in (29000, 8080) or \
+        assert (replicas + surge) * per_replica > slices or port == 29000 or \
             (leader == "cpu" and lws_version == "v0.5.0"), str(exc)
         return
-    assert (replicas + surge) * per_replica <= slices and port not in (29000, 8080)
+    # 8080 is a worker port, in the worker pods: the server shares its pod with the proxy and RM only
+    assert (replicas + surge) * per_replica <= slices and port != 29000
     [wl] = stack.workloads
     target = target_for(stack, wl)
     lws = serving_objects(wl, target).lws
@@ -616,7 +617,12 @@ def test_console_links_and_alerts_know_a_leaderworkerset_is_not_a_jobset(stack_p
         assert "leaderworkerset_sigs_k8s_io%2Fname" in links[name]["logs"] and f"%22{name}%22" in links[name]["logs"]
     from pathways_gke.gke.observability import alert_policy_specs
 
-    assert alert_policy_specs(parsed("serve", observability={"alerts": True})) == []  # JobSet metrics say nothing about a LeaderWorkerSet
+    # JobSet metrics say nothing about a LeaderWorkerSet: alerts on a stack whose every workload serves are refused
+    with pytest.raises(ConfigError, match="observability.alerts: true watches the JobSets") as caught:
+        parsed("serve", observability={"alerts": True})
+    assert "every workload serves on a LeaderWorkerSet" in str(caught.value)
+    mixed = parsed("dev", observability={"alerts": True})
+    assert alert_policy_specs(mixed) and all("llama" not in suffix for suffix, _ in alert_policy_specs(mixed))
 
 
 def test_a_standalone_pathways_serving_refuses_keys_its_runtime_does_not_read():

@@ -26,7 +26,44 @@ RESERVED_NAMESPACES = ("kube-system", "kube-public", "kube-node-lease", "jobset-
 
 def cross_section_problems(stack: StackConfig) -> list[Problem]:
     return [*cluster_and_pool_problems(stack), *addon_problems(stack), *workload_problems(stack),
-            *jax_workload_problems(stack), *access_problems(stack), *at_scale_problems(stack)]
+            *jax_workload_problems(stack), *access_problems(stack), *at_scale_problems(stack),
+            *ignored_key_problems(stack)]
+
+
+def ignored_key_problems(stack: StackConfig) -> list[Problem]:
+    """Keys no builder would read in this combination: refused with the path, the value and what to do."""
+    out: list[Problem] = []
+    cluster, cpu, obs = stack.cluster, stack.cpu_pool, stack.observability
+    if cluster.nat.router and not cluster.private_nodes:
+        out.append(Problem("cluster.nat.router", "puts a Cloud NAT on that router, but a NAT is made only for private "
+                           "nodes (cluster.privateNodes is false: the nodes have public addresses); set "
+                           "cluster.privateNodes: true or drop nat.router", cluster.nat.router))
+    if not cpu.create:
+        for name in ("image_streaming", "image_cache_disk"):
+            if name in cpu.model_fields_set:
+                key = type(cpu).model_fields[name].alias or name
+                out.append(Problem(f"cpuPool.{key}", "only shapes a head pool pathways-gke creates; with "
+                                   "cpuPool.create: false the existing pool is used as it is: remove it (or change "
+                                   "the pool with gcloud container node-pools update)", getattr(cpu, name)))
+    if not cluster.create and cluster.master_authorized_networks:
+        out.append(Problem("cluster.masterAuthorizedNetworks", "only shapes a cluster pathways-gke creates; with "
+                           "cluster.create: false the existing cluster keeps its own networks: remove it (or change "
+                           "them with gcloud container clusters update --master-authorized-networks)"))
+    for i, bucket in enumerate(stack.buckets):
+        if bucket.create:
+            continue
+        for name in ("temporary_object_days", "location"):
+            if name in bucket.model_fields_set:
+                key = type(bucket).model_fields[name].alias or name
+                out.append(Problem(f"buckets[{i}].{key}", f"applies only to a bucket this stack creates; bucket "
+                                   f"'{bucket.name}' is not created here (buckets[{i}].create is false), so its own "
+                                   "settings stand: set create: true or remove it", getattr(bucket, name)))
+    if obs.alerts and not any(not w.on_lws for w in stack.workloads):
+        out.append(Problem("observability.alerts", "watches the JobSets of this stack's workloads (kube_jobset_* "
+                           "metrics), and this stack has none: " + ("every workload serves on a LeaderWorkerSet"
+                                                                    if stack.workloads else "it has no workloads")
+                           + "; set observability.alerts: false", True))
+    return out
 
 
 def access_problems(stack: StackConfig) -> list[Problem]:
@@ -35,6 +72,10 @@ def access_problems(stack: StackConfig) -> list[Problem]:
     bindings: dict[str, tuple[int, Optional[str], bool]] = {}
     for i, w in enumerate(stack.workloads):
         at = f"workloads[{i}]"
+        for name, count in Counter(b.bucket for b in w.buckets).items():
+            if count > 1:  # every workload, with or without its own service account
+                out.append(Problem(f"{at}.buckets", "names a bucket more than once; give each bucket one entry "
+                                   "with the access it needs (read or readWrite)", name))
         if w.service_account is None:
             for field, given in (("gcpServiceAccount", w.gcp_service_account), ("serviceAccountExists",
                                                                                  w.service_account_exists)):
@@ -47,9 +88,6 @@ def access_problems(stack: StackConfig) -> list[Problem]:
             out.append(Problem(f"{at}.serviceAccount", f"is also used by workloads[{seen[0]}] with a different "
                                "gcpServiceAccount/serviceAccountExists; one Kubernetes service account has one "
                                "binding", w.service_account))
-        for name, count in Counter(b.bucket for b in w.buckets).items():
-            if count > 1:
-                out.append(Problem(f"{at}.buckets", "names a bucket more than once", name))
     names = [b.name for b in stack.buckets]
     for i, bucket in enumerate(stack.buckets):
         if names.index(bucket.name) != i:

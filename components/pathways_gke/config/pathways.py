@@ -11,9 +11,10 @@ from __future__ import annotations
 import re
 from typing import Annotated, Literal, Optional
 
-from pydantic import AfterValidator, Field, model_validator
+from pydantic import AfterValidator, BeforeValidator, Field, model_validator
 
 from .base import Model, fail
+from .types import _number_as_text
 from .types import (IMAGE_TAG, BucketName, EnvVars, GcsFuseMountOptions, GcsPath, ImageRef, dns_1123_label,
                     parse_quantity)
 
@@ -42,6 +43,9 @@ def _resource_list(what: str) -> AfterValidator:
     return AfterValidator(check)
 
 
+# `cpu: 4` unquoted arrives as a number; a quantity is its text
+_Quantity = Annotated[str, BeforeValidator(_number_as_text)]
+
 # The user container's defaults: requests so the head pod schedules next to the two Pathways servers on a
 # 64-vCPU / 256 GB CPU node (CTK's requests); limits as XPK writes them.
 DEFAULT_USER_REQUESTS = {"cpu": "2", "memory": "8Gi"}
@@ -54,10 +58,10 @@ class ContainerResources(Model):
     Giving `requests` or `limits` replaces that half of the default as a whole.
     """
 
-    requests: Annotated[dict[str, str], _resource_list("requests")] = Field(
+    requests: Annotated[dict[str, _Quantity], _resource_list("requests")] = Field(
         default_factory=lambda: dict(DEFAULT_USER_REQUESTS))
     """Resource requests (quantities). Default: cpu 2, memory 8Gi."""
-    limits: Annotated[dict[str, str], _resource_list("limits")] = Field(
+    limits: Annotated[dict[str, _Quantity], _resource_list("limits")] = Field(
         default_factory=lambda: dict(DEFAULT_USER_LIMITS))
     """Resource limits (quantities). Default: cpu 24, memory 100G."""
 

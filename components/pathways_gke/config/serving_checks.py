@@ -147,7 +147,9 @@ def _serving_problems(workload: PathwaysWorkloadConfig, target: WorkloadTarget, 
         out.append(Problem(at("maxSurge"), f"needs {layout.surge} spare group(s) of {layout.slices} slice(s) during a "
                            f"rolling update: {needed} slices, but TPU pool '{target.tpu_group}' has {target.slices}",
                            layout.surge))
-    reserved = set(naming.PATHWAYS_PORTS)
+    # the server container shares the leader pod with the proxy and the resource manager only (no hostNetwork:
+    # the workers' ports are in their own pods), so only those ports clash
+    reserved = set(_LEADER_POD_PORTS)
     if serving.port is not None and serving.port in reserved:
         out.append(Problem(at("port"), _port_clash(), serving.port))
     for i, port in enumerate(serving.ports):
@@ -158,9 +160,12 @@ def _serving_problems(workload: PathwaysWorkloadConfig, target: WorkloadTarget, 
     return out  # env names pathways-gke sets in the server container: pathways_checks (MANAGED_ENV["user"])
 
 
+_LEADER_POD_PORTS = (naming.PROXY_PORT, *naming.RM_PORTS)
+
+
 def _port_clash() -> str:
-    return (f"is a port of the Pathways servers in the same group; not allowed: "
-            f"{', '.join(str(p) for p in naming.PATHWAYS_PORTS)}")
+    return (f"is a port of the Pathways servers in the same pod (proxy, resource manager); not allowed: "
+            f"{', '.join(str(p) for p in _LEADER_POD_PORTS)}")
 
 
 def _service_problems(workload: PathwaysWorkloadConfig, target: WorkloadTarget, path: str) -> list[Problem]:

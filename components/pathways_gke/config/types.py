@@ -186,7 +186,8 @@ PROJECT_ID = Syntax("project", _pattern(_PROJECT_ID),
 # a user-managed service account; group 1 is its project
 SERVICE_ACCOUNT_EMAIL = Syntax(
     "service_account_email", _pattern(rf"{_SERVICE_ACCOUNT_ID}@({_PROJECT_ID})\.iam\.gserviceaccount\.com"),
-    "is not a user-managed GCP service-account email (name@project.iam.gserviceaccount.com)")
+    "is not a user-managed GCP service-account email (ID@PROJECT.iam.gserviceaccount.com; the ID is 6-30 "
+    "characters: lower-case letters, digits and '-', starting with a letter, not ending with '-')")
 BUCKET_NAME = Syntax("bucket", _pattern(_BUCKET),
                      "is not a Cloud Storage bucket name (3-222 lower-case letters, digits, '-', '_', '.')")
 REGION = _pattern(r"[a-z]+-[a-z]+[0-9]+")
