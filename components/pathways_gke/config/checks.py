@@ -45,6 +45,30 @@ def ignored_key_problems(stack: StackConfig) -> list[Problem]:
                 out.append(Problem(f"cpuPool.{key}", "only shapes a head pool pathways-gke creates; with "
                                    "cpuPool.create: false the existing pool is used as it is: remove it (or change "
                                    "the pool with gcloud container node-pools update)", getattr(cpu, name)))
+    nat_fields = cluster.nat.model_fields_set
+    if "enabled" in nat_fields and not cluster.private_nodes:
+        out.append(Problem("cluster.nat.enabled", "decides the Cloud NAT of private nodes, and cluster.privateNodes is "
+                           "false (the nodes have public addresses, no NAT is made): drop cluster.nat, or set "
+                           "cluster.privateNodes: true", cluster.nat.enabled))
+    # the network's own objects: the webhook firewall (a private control plane) and the Router + NAT
+    network_objects = cluster.private_nodes and bool(cluster.master_ipv4_cidr_block or
+                                                     (cluster.nat.enabled and not cluster.nat.router))
+    if cluster.network_project and not network_objects:
+        out.append(Problem("cluster.networkProject", "is where the webhook firewall and the Cloud Router + NAT of "
+                           "private nodes are created, and this stack makes none (cluster.privateNodes false, or no "
+                           "masterIpv4CidrBlock and no NAT of its own): remove it", cluster.network_project))
+    if cluster.network and not cluster.create and not network_objects:
+        out.append(Problem("cluster.network", "with cluster.create: false is read only for the webhook firewall and "
+                           "the NAT of private nodes, and this stack makes neither (the adopted cluster keeps its "
+                           "network): remove it", cluster.network))
+    if not cluster.create and "managed_prometheus" in obs.model_fields_set:
+        out.append(Problem("observability.managedPrometheus", "is a setting of a cluster pathways-gke creates (its "
+                           "monitoring config); with cluster.create: false the existing cluster keeps its own: "
+                           "remove it (or change it with gcloud container clusters update --enable-managed-"
+                           "prometheus)", obs.managed_prometheus))
+    if "stuck_minutes" in obs.model_fields_set and not obs.alerts:
+        out.append(Problem("observability.stuckMinutes", "sets when an alert fires, and observability.alerts is "
+                           "false: set observability.alerts: true or drop it", obs.stuck_minutes))
     if not cluster.create and cluster.master_authorized_networks:
         out.append(Problem("cluster.masterAuthorizedNetworks", "only shapes a cluster pathways-gke creates; with "
                            "cluster.create: false the existing cluster keeps its own networks: remove it (or change "
