@@ -23,8 +23,8 @@ from .addons import JobSetConfig, KueueConfig, LwsConfig
 from .base import problems_from
 from .cluster import ClusterConfig, CpuPoolConfig
 from .observability import ObservabilityConfig
-from .stack_file import (SECRET_PLACEHOLDER, cli_config, go_json, is_secure, read_stack_config, read_stack_file,
-                         secure_paths)
+from .stack_file import (SECRET_PLACEHOLDER, cli_config, go_json, is_secure, read_stack_config, secure_paths)
+from .stack_file import read_stack_file  # noqa: F401  (re-exported: config.read_stack_file)
 from .tpu import TpuPoolConfig
 from .types import NAMESPACE, PROJECT_ID
 from .workloads import WorkloadConfig

@@ -135,7 +135,8 @@ class _GoYamlLoader(yaml.SafeLoader):
 for _kind in ("bool", "int", "float", "null"):
     _GoYamlLoader.add_constructor(_TAG + _kind, _GoYamlLoader.construct_go_scalar)
 for _kind in ("set", "omap", "pairs"):  # PyYAML-only types: plain collections to yaml.v3
-    _GoYamlLoader.add_constructor(_TAG + _kind, lambda loader, node: loader.construct_other_tag("", node))
+    _GoYamlLoader.add_constructor(_TAG + _kind, lambda loader, node: _GoYamlLoader.construct_other_tag(
+        loader, "", node))  # type: ignore[arg-type]
 _GoYamlLoader.add_constructor(_TAG + "binary", _GoYamlLoader.construct_binary_text)
 _GoYamlLoader.add_multi_constructor("", _GoYamlLoader.construct_other_tag)
 # an explicit !!timestamp, like an implicit one, stays the text as written

@@ -14,7 +14,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping, Optional
 
-import yaml
 
 from .. import tokens
 from ..config.stack_file import SECRET_PLACEHOLDER, cli_config
