@@ -134,11 +134,31 @@ class _GoYamlLoader(yaml.SafeLoader):
 
 for _kind in ("bool", "int", "float", "null"):
     _GoYamlLoader.add_constructor(_TAG + _kind, _GoYamlLoader.construct_go_scalar)
-for _kind in ("set", "omap", "pairs"):  # PyYAML-only types: plain collections to yaml.v3
-    _GoYamlLoader.add_constructor(_TAG + _kind, lambda loader, node: _GoYamlLoader.construct_other_tag(
-        loader, "", node))  # type: ignore[arg-type]
 _GoYamlLoader.add_constructor(_TAG + "binary", _GoYamlLoader.construct_binary_text)
 _GoYamlLoader.add_multi_constructor("", _GoYamlLoader.construct_other_tag)
+_SCALAR_TAGS = {_TAG + kind for kind in ("str", "bool", "int", "float", "null", "timestamp", "binary", "merge")}
+
+
+def _go_tags(node: yaml.Node) -> None:
+    """Tags as yaml.v3 decodes them into interface{} (decode.go `unmarshal`: a mapping or sequence is decoded by its
+    kind whatever its tag, `!!str {a: 1}` and `!!set` included; resolve.go: a scalar under a tag it cannot resolve,
+    `!foo x` or `!!map x`, is its text)."""
+    seen: set[int] = set()
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        if isinstance(current, yaml.MappingNode):
+            current.tag = _TAG + "map"
+            for key_node, value_node in current.value:
+                stack.extend((key_node, value_node))
+        elif isinstance(current, yaml.SequenceNode):
+            current.tag = _TAG + "seq"
+            stack.extend(current.value)
+        elif current.tag not in _SCALAR_TAGS:
+            current.tag = _TAG + "str"
 # an explicit !!timestamp, like an implicit one, stays the text as written
 _GoYamlLoader.add_constructor(_TAG + "timestamp", lambda loader, node: str(node.value))
 
@@ -215,6 +235,7 @@ def parse_stack_yaml(text: str, source: str = "stack file") -> Any:
         if node is None:
             return None
         _duplicate_keys(node, source)
+        _go_tags(node)
         try:
             size = _expanded_size(node, MAX_EXPANDED_VALUES)
         except ValueError as exc:
