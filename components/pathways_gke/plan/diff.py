@@ -405,16 +405,11 @@ def load_source_plan(source: str, project_dir: Path = Path(".")) -> dict[str, An
     path = Path(source)
     if path.suffix == ".json" and path.exists():
         return plan_dict(path)
-    from .engine import plan_config, plan_stack, program_for, project_name  # noqa: PLC0415 (runs the program)
+    from .engine import plan_file, plan_stack  # noqa: PLC0415 (runs the program)
 
     if path.suffix in (".yaml", ".yml") and path.exists():
-        from ..config.stack import read_stack_file  # noqa: PLC0415
-
-        name = path.name
-        stack = name[len("Pulumi."):-len(".yaml")] if name.startswith("Pulumi.") and name.endswith(".yaml") \
-            else path.stem
-        return plan_config(read_stack_file(path), stack=stack, project=project_name(project_dir),
-                           program=program_for(project_dir)).to_json()
+        # the one reader of `plan --config` (stack file, Pulumi.yaml config, the project's program)
+        return plan_file(path, project_dir).to_json()
     if path.suffix in (".json", ".yaml", ".yml"):
         raise FileNotFoundError(f"no such file: {source}")
     if path.is_dir() or "/" in source:
