@@ -704,14 +704,11 @@ def _decrypt_offline(value: Any) -> tuple[bool, Any]:
 def cli_config(config: Mapping[str, Any], project: str) -> tuple[dict[str, str], list[str]]:
     """A stack file's decoded `config:` -> (the key -> string map the CLI passes the program, secret keys).
 
-    Keys without a namespace get the project's; `secure:` values become SECRET_PLACEHOLDER (offline)."""
+    Keys as the CLI keys them (`namespaced_config`); `secure:` values become SECRET_PLACEHOLDER (offline)."""
     flat: dict[str, str] = {}
     secret_keys: list[str] = []
     problems: list[Problem] = []
-    for raw_key, raw_value in config.items():
-        key = _go_key(raw_key)
-        if ":" not in key:
-            key = f"{project}:{key}"
+    for key, raw_value in namespaced_config(config, project).items():
         secret, value = _decrypt_offline(raw_value)
         if secret:
             secret_keys.append(key)
