@@ -339,8 +339,8 @@ def _service_client_slices(config):
 @pytest.mark.parametrize("mutate, path, fragments", [
     (_lws_04, "lws.version", ("v0.4.0", "older than v0.5.0", "kube-rbac-proxy")),
     (_long_name, "workloads[3].name", ("51 characters", "50 in modes serving/service")),
-    (_too_many_replicas, "workloads[3].serving.replicas", ("3 x 1 = 3 slices", "has (2)")),
-    (_two_slices_each, "workloads[3].serving.replicas", ("2 x 2 = 4 slices", "'serve'")),
+    (_too_many_replicas, "workloads[3].serving.replicas", ("3 x serving.slicesPerReplica 1 = 3 slices", "has (2)")),
+    (_two_slices_each, "workloads[3].serving.replicas", ("2 x serving.slicesPerReplica 2 = 4 slices", "'serve'")),
     (_proxy_port, "workloads[3].serving.port", ("29000", "Pathways servers")),
     (_rm_port_in_list, "workloads[3].serving.ports[1].port", ("29001",)),
     (_cpu_leader_old_lws, "workloads[3].serving.leader", ("v0.6.0", "v0.5.0")),

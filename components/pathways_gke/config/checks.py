@@ -354,7 +354,7 @@ def lws_name_problems(stack: StackConfig) -> list[Problem]:
             suffix = other[len(workload.name) + 1:] if other.startswith(workload.name + "-") else ""
             if suffix.isdigit() and stack.workloads[j].on_lws:
                 out.append(Problem(f"workloads[{j}].name", f"collides with the LeaderWorkerSet '{workload.name}' "
-                                   f"(its worker StatefulSet '{other}'); rename one of them", other))
+                                   "(the name of one of its worker StatefulSets); rename one of them", other))
             elif other in derived:
                 out.append(Problem(f"workloads[{j}].name", f"is the name of {derived[other]} of workload "
                                    f"'{workload.name}'; rename one of them", other))

@@ -140,12 +140,12 @@ def _serving_problems(workload: PathwaysWorkloadConfig, target: WorkloadTarget, 
     at = lambda field: f"{path}.serving.{field}"  # noqa: E731
     needed = (layout.replicas + layout.surge) * layout.slices
     if layout.replicas * layout.slices > target.slices:
-        out.append(Problem(at("replicas"), f"x serving.slicesPerReplica ({layout.replicas} x {layout.slices} = "
-                           f"{layout.replicas * layout.slices} slices) is more than TPU pool '{target.tpu_group}' has "
+        out.append(Problem(at("replicas"), f"x serving.slicesPerReplica {layout.slices} = "
+                           f"{layout.replicas * layout.slices} slices, more than TPU pool '{target.tpu_group}' has "
                            f"({target.slices}); every group holds whole slices", layout.replicas))
     elif needed > target.slices:
-        out.append(Problem(at("maxSurge"), f"needs {layout.surge} spare group(s) of {layout.slices} slice(s) during a "
-                           f"rolling update: {needed} slices, but TPU pool '{target.tpu_group}' has {target.slices}",
+        out.append(Problem(at("maxSurge"), f"spare group(s) of {layout.slices} slice(s) during a rolling update need "
+                           f"{needed} slices with the replicas, but TPU pool '{target.tpu_group}' has {target.slices}",
                            layout.surge))
     # the server container shares the leader pod with the proxy and the resource manager only (no hostNetwork:
     # the workers' ports are in their own pods), so only those ports clash
