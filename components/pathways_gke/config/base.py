@@ -142,9 +142,14 @@ def problems_from(error: ValidationError, root: type[BaseModel], prefix: Iterabl
             problems.append(Problem(path, str(item["ctx"]["error"]), item.get("input")))
         else:
             message = item["msg"]
+            given = item.get("input")
             if message.startswith("Input should be "):
                 message = "is invalid: should be " + message[len("Input should be "):]
-            problems.append(Problem(path, message, item.get("input")))
+            elif isinstance(given, (dict, list)) and not kind.endswith(("_type", "_parsing")):
+                # our check of a whole mapping or list quotes the bad entry itself: the block is not repeated
+                problems.append(Problem(path, message))
+                continue
+            problems.append(Problem(path, message, given))
     return problems
 
 
