@@ -213,6 +213,13 @@ STACK_SAMPLES: dict[str, Any] = {
     "observability.consoleLinks": False,
     "observability.alerts": True,
     "observability.stuckMinutes": 30,
+    "jobset.version": "v0.9.0",
+    "jobset.sizeForCluster": False,
+    "kueue.enabled": True,
+    "kueue.version": "v0.18.0",
+    "kueue.sizeForCluster": False,
+    "lws.version": "v0.6.1",
+    "lws.gateImage": "registry.k8s.io/kubectl:v1.33.0",
 }
 
 TRAIN_WORKLOAD = {"name": "train", "runtime": "pathways", "tpuPool": "main", "image": IMAGE, "command": "python3 t.py",

@@ -514,7 +514,8 @@ def valid_configs(draw) -> ValidDraw:
     if not config[P + "cpuPool"] and draw(st.booleans()):
         del config[P + "cpuPool"]
     if kueue or draw(st.booleans()):
-        config[P + "kueue"] = {"enabled": kueue, **draw(addon_version("kueue"))}
+        # Kueue settings with kueue.enabled false are refused (nothing is installed)
+        config[P + "kueue"] = {"enabled": kueue, **(draw(addon_version("kueue")) if kueue else {})}
     jobset = draw(addon_version("jobset"))
     if jobset or draw(st.booleans()):
         config[P + "jobset"] = jobset

@@ -69,6 +69,18 @@ def ignored_key_problems(stack: StackConfig) -> list[Problem]:
     if "stuck_minutes" in obs.model_fields_set and not obs.alerts:
         out.append(Problem("observability.stuckMinutes", "sets when an alert fires, and observability.alerts is "
                            "false: set observability.alerts: true or drop it", obs.stuck_minutes))
+    kueue = stack.kueue
+    if not kueue.enabled:
+        for name in sorted(kueue.model_fields_set - {"enabled"}):
+            key = type(kueue).model_fields[name].alias or name
+            out.append(Problem(f"kueue.{key}", "configures the Kueue install, and kueue.enabled is false (nothing is "
+                               "installed): set kueue.enabled: true or remove it", getattr(kueue, name)))
+    if not stack.needs_lws:
+        for name in sorted(stack.lws.model_fields_set):
+            key = type(stack.lws).model_fields[name].alias or name
+            out.append(Problem(f"lws.{key}", "configures the LeaderWorkerSet install, which is made only for "
+                               "workloads in modes serving and service, and this stack has none: remove it",
+                               getattr(stack.lws, name)))
     if not cluster.create and cluster.master_authorized_networks:
         out.append(Problem("cluster.masterAuthorizedNetworks", "only shapes a cluster pathways-gke creates; with "
                            "cluster.create: false the existing cluster keeps its own networks: remove it (or change "
