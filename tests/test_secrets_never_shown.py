@@ -196,3 +196,22 @@ def test_whole_map_secure_secrets_are_accepted(tmp_path, capsys):
     with pytest.raises(Exception, match="secrets: must be a mapping") as raised:
         run_program(program_main, stack="whole", project="pathways-gke", config=flat, secret_keys=secret_keys)
     assert "PLAIN-not-an-object-xyz" not in str(raised.value)
+
+
+def test_under_pulumi_up_in_its_project_the_refusal_names_the_secure_value_like_the_offline_plan(tmp_path, capsys,
+                                                                                               monkeypatch):
+    """`pulumi up` runs the program in the project directory: the program finds the stack file there (only to
+    locate the `secure:` values, never to decrypt them) and names the same path as the offline plan."""
+    (tmp_path / "Pulumi.yaml").write_text("name: pathways-gke\nruntime: python\nstackConfigDir: stacks\n")
+    (tmp_path / "stacks").mkdir()
+    path = tmp_path / "stacks" / "Pulumi.env.yaml"
+    path.write_text(BAD["secure-env-value"])
+    code, offline = run_cli(["plan", "--stack", "env", "--project-dir", str(tmp_path)], capsys)
+    assert code == 2
+    flat, secret_keys = as_pulumi_up(path)
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(Exception) as raised:
+        run_program(program_main, stack="env", project="pathways-gke", config=flat, secret_keys=secret_keys)
+    line = "workloads[0].env.TOKEN: is a secret"
+    assert line in offline and line in str(raised.value)
+    assert_no_secret(str(raised.value), secrets_in(BAD["secure-env-value"]), "pulumi up")
