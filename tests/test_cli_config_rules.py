@@ -118,6 +118,9 @@ def test_keys_the_cli_refuses_or_picks_at_random(extra, fragment, tmp_path, caps
 def test_a_file_without_config_has_no_config(tmp_path, capsys):
     body = "\n".join(line[2:] for line in STACK.splitlines()[1:]) + "\n"
     code, _, err = plan(tmp_path, body, capsys)
+    assert code == 2 and "outside `config:`" in err and "gcp:project" in err
+    # a file with only CLI keys and no config block has no config
+    code, _, err = plan(tmp_path, "secretsprovider: passphrase\n", capsys)
     assert code == 2 and "cluster: is required but missing" in err and "gcp:project" in err
 
 

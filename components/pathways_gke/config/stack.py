@@ -164,7 +164,7 @@ def offline_cli_config(path: str | Path, project_dir: str | Path | None = None, 
 
     A `secrets` set as one encrypted value (`pulumi config set --secret pathways-gke:secrets '{...}'`) cannot be
     opened offline: the plan assumes it holds every name a workload's secretEnv refers to."""
-    config, name = read_stack_config(path, project_dir, stack=stack, esc=esc)
+    config, name = read_stack_config(path, project_dir, stack=stack, esc=esc, known_keys=KNOWN_KEYS)
     if esc is not None and f"{name}:secrets" in config:  # `esc env open` prints secrets in the clear
         config[f"{name}:secrets"] = _as_secure(config[f"{name}:secrets"])
     flat, secret_keys = cli_config(config, project or name)

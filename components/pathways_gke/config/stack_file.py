@@ -23,7 +23,7 @@ import math
 import re
 from decimal import Decimal
 from pathlib import Path
-from typing import Any, Mapping, Optional
+from typing import Any, Mapping, Optional, Sequence
 
 import yaml
 
@@ -539,8 +539,21 @@ def read_esc_export(path: str | Path) -> dict[str, Any]:
     return config
 
 
+# the top-level keys of a stack file the CLI reads (workspace.ProjectStack)
+_STACK_FILE_KEYS = ("config", "environment", "secretsprovider", "encryptedkey", "encryptionsalt")
+
+
+def _refuse_stray_config(document: Mapping[str, Any], source: str, known_keys: Sequence[str]) -> None:
+    """Config keys written at the top level, outside `config:`: the CLI reads only `config:` and drops them."""
+    stray = [str(k) for k in document if k not in _STACK_FILE_KEYS and (":" in str(k) or str(k) in known_keys)]
+    if stray:
+        raise ConfigError([Problem(f"{source}: {_printable(key)}", "is at the top level of the stack file, outside "
+                                   "`config:`; the Pulumi CLI reads only the keys under `config:` and ignores it: "
+                                   "indent it under a `config:` line") for key in stray])
+
+
 def read_stack_config(path: str | Path, project_dir: str | Path | None = None, *, stack: Optional[str] = None,
-                      esc: str | Path | None = None) -> tuple[dict[str, Any], str]:
+                      esc: str | Path | None = None, known_keys: Sequence[str] = ()) -> tuple[dict[str, Any], str]:
     """The config `pulumi up` gives the program for this stack file (decoded values, keys namespaced), and the
     project name: the stack file's `config:`, then an ESC environment's `pulumiConfig` under it (stack values win,
     merged as JSON merge patch), then the project's values and defaults from Pulumi.yaml for keys the stack does
@@ -550,6 +563,7 @@ def read_stack_config(path: str | Path, project_dir: str | Path | None = None, *
     project = str(project_doc.get("name") or "pathways-gke")
     document = read_stack_document(path)
     _refuse_environment(document, source, Path(esc) if esc is not None else None)
+    _refuse_stray_config(document, source, known_keys)
     config = namespaced_config(_config_block(document, source), project, source)
     if esc is not None:
         for key, value in namespaced_config(read_esc_export(esc), project, str(esc)).items():
