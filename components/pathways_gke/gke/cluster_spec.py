@@ -6,7 +6,7 @@ from typing import Any, Optional
 
 from ..config.stack import StackConfig
 from ..gke_rules import PROVIDER_DEFAULT_TIMEOUT_MINUTES
-from ..naming import MANAGED_BY_GCE_LABEL, node_service_account_id
+from ..naming import MANAGED_BY_GCE_LABELS, node_service_account_id
 from ..tokens import GKE_CLUSTER
 from .nodepools import CLOUD_PLATFORM_SCOPE
 
@@ -126,7 +126,7 @@ def cluster_args(stack: StackConfig, service_account: Any = None) -> dict[str, A
         "networking_mode": "VPC_NATIVE",
         "ip_allocation_policy": {"stack_type": "IPV4"},
         "deletion_protection": cluster.deletion_protection,
-        "resource_labels": dict(sorted({**cluster.labels, MANAGED_BY_GCE_LABEL: "pathways-gke"}.items())),
+        "resource_labels": dict(sorted({**cluster.labels, **MANAGED_BY_GCE_LABELS}.items())),
     }
     if service_account is not None:
         args["node_config"] = {"service_account": service_account, "oauth_scopes": [CLOUD_PLATFORM_SCOPE]}
