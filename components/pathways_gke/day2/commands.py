@@ -14,7 +14,7 @@ import re
 import sys
 import time
 from pathlib import Path
-from typing import Any, Callable, Optional
+from typing import Any, Callable
 
 from .state import (NOT_YET, REACHED, WAIT_TARGETS, WorkloadStatus, progress_line, verdict,
                     wait_problem)
@@ -231,3 +231,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     logs.add_argument("--tail", type=int, help="only the last N lines")
     add_cluster_arguments(logs)
     logs.set_defaults(handler=cmd_logs)
+
+    from .preflight import register as register_preflight
+
+    register_preflight(commands)
