@@ -4,8 +4,9 @@ error text; checks.py judges. REST methods: serviceusage v1 services.batchGet, c
 reservations.get / machineTypes.get, container v1 projects.locations.getServerConfig, storage v1 buckets.get,
 cloudresourcemanager v1 projects.testIamPermissions.
 
-`PATHWAYS_GKE_GOOGLE_API_ENDPOINT` sends every call to one base URL with anonymous credentials (an emulator or a
-recorded-response server, as the tests do); otherwise Application Default Credentials are used.
+`PATHWAYS_GKE_GOOGLE_API_ENDPOINT=URL` sends each API's calls to `URL/<api>/` (e.g. `URL/compute/projects/P/
+regions/R`) with anonymous credentials: an emulator or a recorded-response server, as the tests use. Otherwise
+each API's own endpoint and Application Default Credentials.
 """
 
 from __future__ import annotations
@@ -23,9 +24,13 @@ Result = tuple[Optional[Any], str]  # (JSON answer, "") or (None, "<status> <rea
 class Google:
     def __init__(self) -> None:
         try:
-            import google.auth
-            from google.auth.credentials import AnonymousCredentials
-            from googleapiclient.discovery import build
+            import warnings
+
+            with warnings.catch_warnings():  # google.api_core warns about Python versions it will drop, on import
+                warnings.simplefilter("ignore", FutureWarning)
+                import google.auth
+                from google.auth.credentials import AnonymousCredentials
+                from googleapiclient.discovery import build
         except ImportError:  # pragma: no cover - the dev extra installs them
             raise Day2Error("preflight needs Google's API client: pip install 'pathways-gke[day2]'") from None
         self._build = build
@@ -42,7 +47,7 @@ class Google:
 
     def service(self, name: str, version: str) -> Any:
         if (name, version) not in self._services:
-            options = {"api_endpoint": self.endpoint} if self.endpoint else None
+            options = {"api_endpoint": f"{self.endpoint.rstrip('/')}/{name}/"} if self.endpoint else None
             self._services[(name, version)] = self._build(name, version, credentials=self.credentials,
                                                           static_discovery=True, cache_discovery=False,
                                                           client_options=options)
