@@ -480,3 +480,65 @@ def test_every_day2_command_has_help(command, capsys):
         cli.main([command, "--help"])
     assert exc.value.code == 0
     assert "usage: pathways-gke " + command in capsys.readouterr().out
+
+
+# --- the optional extra ---------------------------------------------------------------------------------------
+
+
+def test_the_day2_clients_are_an_optional_extra_the_library_never_imports():
+    import ast
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    extras = project["optional-dependencies"]
+    assert set(extras["day2"]) <= set(extras["dev"])  # the tests run them
+    names = {d.split(">")[0].split("<")[0].split("[")[0] for d in extras["day2"]}
+    assert names == {"kubernetes", "google-api-python-client", "google-auth"}
+    assert not names & {d.split(">")[0].split("<")[0].split("[")[0] for d in project["dependencies"]}
+    clients = ("kubernetes", "googleapiclient", "google.auth", "urllib3")
+    importers = set()
+    for path in (ROOT / "components" / "pathways_gke").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            modules = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+                [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else []
+            if any(m == c or m.startswith(c + ".") for m in modules for c in clients):
+                importers.add(path.relative_to(ROOT / "components").as_posix())
+    assert importers == {"pathways_gke/day2/kube.py", "pathways_gke/day2/google.py"}
+    # and without them the CLI still starts and plans (the day-2 commands say what to install)
+    code = ("import sys; sys.modules.update(kubernetes=None, googleapiclient=None); "
+            "from pathways_gke import cli; sys.exit(cli.main(['status', '--help']))")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                            env={**os.environ, "PYTHONPATH": str(ROOT / "components")}, check=False)
+    assert result.returncode == 0 and "usage: pathways-gke status" in result.stdout, result.stderr
+
+
+@pytest.mark.parametrize("ci", [False, True])
+def test_wait_shows_progress_on_a_terminal_and_not_in_ci(api, kubeconfig, ci):
+    import pty
+
+    api.add(with_status(pathways_jobset("train-tty"), replicatedJobsStatus=[]),
+            with_status(pathways_jobset("train-tty"), replicatedJobsStatus=[]), running("train-tty"))
+    env = {k: v for k, v in os.environ.items() if k != "CI"}
+    env["PYTHONPATH"] = str(ROOT / "components")
+    if ci:
+        env["CI"] = "true"
+    master, slave = pty.openpty()  # stderr is a real terminal
+    try:
+        result = subprocess.run([sys.executable, "-m", "pathways_gke", "wait", "train-tty", "--for", "ready",
+                                 "--interval", "0.01", "--kubeconfig", kubeconfig], stdout=subprocess.PIPE,
+                                stderr=slave, env=env, timeout=120, check=False)
+        os.close(slave)
+        shown = b""
+        while True:
+            try:
+                chunk = os.read(master, 4096)
+            except OSError:  # the terminal closed
+                break
+            if not chunk:
+                break
+            shown += chunk
+    finally:
+        os.close(master)
+    assert result.returncode == 0 and result.stdout == b"train-tty: Running (3/3 jobs ready)\n"
+    expected = [] if ci else ["train-tty: Pending (0/3 jobs ready)", "train-tty: Running (3/3 jobs ready)"]
+    assert shown.decode().replace("\r", "").splitlines() == expected  # each change once, not every poll
