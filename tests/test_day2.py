@@ -192,7 +192,7 @@ def test_a_completed_jobset_with_two_restarts_shows_completed_and_two(api, kubec
     assert row.split()[:5] == ["train-done", "JobSet", "Completed", "2", "3/3"]
     assert "jobset completed successfully" in out
     w = status_json(capsys, kubeconfig)["train-done"]
-    assert (w["kind"], w["state"], w["restarts"]) == ("JobSet", "Completed", 2)
+    assert (w["kind"], w["runtime"], w["state"], w["restarts"]) == ("JobSet", "pathways", "Completed", 2)
     assert [(g["name"], g["replicas"], g["succeeded"]) for g in w["groups"]] == [("pathways-head", 1, 1),
                                                                                   ("worker", 2, 2)]
     assert w["condition"]["reason"] == "AllJobsCompleted"  # the latest one, not the first
