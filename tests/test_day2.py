@@ -16,6 +16,7 @@ import sys
 from urllib.parse import unquote
 
 import pytest
+import yaml
 
 pytest.importorskip("kubernetes", reason="the day2 extra (pip install 'pathways-gke[day2]') is not installed")
 
@@ -542,3 +543,92 @@ def test_wait_shows_progress_on_a_terminal_and_not_in_ci(api, kubeconfig, ci):
     assert result.returncode == 0 and result.stdout == b"train-tty: Running (3/3 jobs ready)\n"
     expected = [] if ci else ["train-tty: Pending (0/3 jobs ready)", "train-tty: Running (3/3 jobs ready)"]
     assert shown.decode().replace("\r", "").splitlines() == expected  # each change once, not every poll
+
+
+# --- more cases -----------------------------------------------------------------------------------------------
+
+
+def test_a_global_restart_under_way_is_restarting_and_once_back_a_lost_job_is_degraded(api, kubeconfig, capsys):
+    # InOrder startup runs again after a restart: StartupPolicyCompleted goes False until every Job is back
+    # (kubernetes-sigs/jobset pkg/controllers/startup_policy.go)
+    api.add(with_status(pathways_jobset("train-again"), restarts=2,
+                        conditions=[cond("StartupPolicyCompleted", "False", "InOrderStartupPolicy",
+                                         "in order startup policy is executing")],
+                        replicatedJobsStatus=[rjob_status("pathways-head", ready=1, active=1),
+                                              rjob_status("worker", active=2)]))
+    api.add(with_status(pathways_jobset("train-back"), restarts=2,
+                        conditions=[cond("StartupPolicyCompleted", "True", "InOrderStartupPolicy",
+                                         "in order startup policy has completed")],
+                        replicatedJobsStatus=[rjob_status("pathways-head", ready=1, active=1),
+                                              rjob_status("worker", ready=1, active=2)]))
+    ws = status_json(capsys, kubeconfig)
+    assert (ws["train-again"]["state"], ws["train-again"]["restarts"]) == ("Restarting", 2)
+    assert (ws["train-back"]["state"], ws["train-back"]["ready"]["ready"]) == ("Degraded", 2)
+    assert run(capsys, "wait", "train-back", "--for", "running", "--kubeconfig", kubeconfig)[0] == 0
+
+
+def test_an_lws_under_kueue_has_one_workload_per_group(api, kubeconfig, capsys):
+    # Kueue's LWS integration admits each group as its own Workload owned by the LeaderWorkerSet
+    # (kubernetes-sigs/kueue pkg/controller/jobs/leaderworkerset)
+    lws = lws_object("llama-q", ready=1, replicas=2)
+    api.add(lws)
+    first = kueue_workload(lws, cond("QuotaReserved"), cond("Admitted", reason="Admitted"),
+                           admission={"clusterQueue": naming.KUEUE_CLUSTER_QUEUE, "podSetAssignments": []})
+    second = kueue_workload(lws, cond("QuotaReserved", "False", "Pending", "insufficient quota"))
+    second["metadata"]["name"] = "leaderworkerset-llama-q-1-9f8e7"
+    api.add(first)
+    api.add(second)
+    w = status_json(capsys, kubeconfig)["llama-q"]
+    assert w["state"] == "Degraded" and [k["state"] for k in w["kueue"]] == ["Admitted", "Pending"]
+
+
+def test_logs_of_a_service_clients_proxy(api, kubeconfig, capsys):
+    stack = _stack("serve")
+    w = next(w for w in stack.workloads if w.name == "shared-pw")
+    objects = serving_objects(w, target_for(stack, w))
+    api.add(with_status(objects.lws, replicas=1, readyReplicas=1, updatedReplicas=1, conditions=[]))
+    deployment = objects.clients["alice"][0]
+    template = deployment["spec"]["template"]
+    api.add({"apiVersion": "v1", "kind": "Pod",
+             "metadata": {"name": "shared-pw-proxy-alice-7d9c5-abcde", "namespace": NS,
+                          "labels": template["metadata"]["labels"]},
+             "spec": template["spec"], "status": {"phase": "Running"}})
+    api.logs[("shared-pw-proxy-alice-7d9c5-abcde", "pathways-proxy")] = "proxy listening on 29000\n"
+    code, out, err = run(capsys, "logs", "shared-pw", "--role", "proxy-alice", "--kubeconfig", kubeconfig)
+    assert code == 0 and out == "proxy listening on 29000\n", err
+    code, _, err = run(capsys, "logs", "shared-pw", "--role", "proxy-carol", "--kubeconfig", kubeconfig)
+    assert code == 1 and "no pod yet for client carol's proxy of shared-pw" in err
+
+
+def test_the_stack_kubeconfig_comes_from_the_pulumi_cli(api, tmp_path, monkeypatch, capsys):
+    """`--stack` runs `pulumi stack output kubeconfig --show-secrets -s S` (a stand-in CLI on PATH here) and
+    takes the namespace from the stack's config."""
+    config = shipped("dev")
+    config["pathways-gke:namespace"] = NS
+    (tmp_path / "stacks").mkdir()
+    (tmp_path / "Pulumi.yaml").write_text((ROOT / "Pulumi.yaml").read_text())
+    (tmp_path / "stacks" / "Pulumi.day2.yaml").write_text(yaml.safe_dump({"config": config}))
+    kubeconfig = api.kubeconfig(tmp_path / "kubeconfig")  # no namespace in the context
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    fake = bin_dir / "pulumi"
+    fake.write_text("#!/bin/sh\n"
+                    "[ \"$*\" = \"stack output kubeconfig --show-secrets -s day2\" ] || "
+                    "{ echo \"error: no stack named '$6'\" >&2; exit 255; }\n"
+                    f"cat '{kubeconfig}'\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    js = completed()
+    api.add(js)
+    code, out, err = run(capsys, "status", "--stack", "day2", "--project-dir", str(tmp_path))
+    assert code == 0 and "train-done" in out, err
+    head = next(p for p in pod_objects(js) if p["metadata"]["labels"][naming.JOB_INDEX_KEY] == "0"
+                and p["metadata"]["labels"][naming.REPLICATED_JOB_NAME_KEY] == "pathways-head")
+    api.add(head)
+    api.logs[(head["metadata"]["name"], "jax-tpu")] = "done\n"
+    code, out, err = run(capsys, "logs", "train-done", "--stack", "day2", "--project-dir", str(tmp_path))
+    assert code == 0 and out == "done\n"
+    assert 'resource.labels.project_id="acme-ml-dev"' in err and 'resource.labels.cluster_name="pw-dev"' in err
+    (tmp_path / "stacks" / "Pulumi.other.yaml").write_text(yaml.safe_dump({"config": config}))
+    code, _, err = run(capsys, "status", "--stack", "other", "--project-dir", str(tmp_path))
+    assert code == 2 and "`pulumi stack output kubeconfig` failed: error: no stack named 'other'" in err

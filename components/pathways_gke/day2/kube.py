@@ -9,6 +9,7 @@ REST paths: JobSet `/apis/jobset.x-k8s.io/v1alpha2`, LWS `/apis/leaderworkerset.
 from __future__ import annotations
 
 import json
+import logging
 import os
 import shutil
 import subprocess
@@ -189,9 +190,14 @@ def connect(kubeconfig: Optional[Path] = None, context: Optional[str] = None, na
     chosen = context or data.get("current-context")
     if chosen not in contexts:
         raise Day2Error(f"{where}: no context {chosen!r} (contexts: {', '.join(sorted(map(str, contexts))) or 'none'})")
+    configuration = k8s.client.Configuration()
     try:
-        api = k8s.config.new_client_from_config_dict(data, context=chosen)
+        k8s.config.load_kube_config_from_dict(data, context=chosen, client_configuration=configuration,
+                                              persist_config=False)
     except (k8s.config.ConfigException, ValueError, TypeError, KeyError) as exc:
         raise Day2Error(f"{where}: unusable context {chosen!r} ({type(exc).__name__}); contents not shown") from None
+    configuration.retries = 0  # an unreachable server is reported at once, not after urllib3's three retries
+    logging.getLogger("urllib3").setLevel(logging.ERROR)  # no retry warnings between our own messages
+    api = k8s.client.ApiClient(configuration)
     ns = namespace or contexts[chosen].get("namespace") or default_namespace
     return Cluster(api=api, namespace=ns, server=str(api.configuration.host))
