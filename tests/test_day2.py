@@ -632,3 +632,29 @@ def test_the_stack_kubeconfig_comes_from_the_pulumi_cli(api, tmp_path, monkeypat
     (tmp_path / "stacks" / "Pulumi.other.yaml").write_text(yaml.safe_dump({"config": config}))
     code, _, err = run(capsys, "status", "--stack", "other", "--project-dir", str(tmp_path))
     assert code == 2 and "`pulumi stack output kubeconfig` failed: error: no stack named 'other'" in err
+
+
+def test_a_container_that_has_not_started_is_not_yet_rather_than_bad_input(api, kubeconfig, capsys):
+    js = running("train-run")
+    api.add(js)
+    for p in pod_objects(js):
+        api.add(p)  # no log recorded: the API server answers 400, as for a container still waiting to start
+    code, _, err = run(capsys, "logs", "train-run", "--kubeconfig", kubeconfig)
+    assert code == 1 and "400 Bad Request" in err and "container jax-tpu is not valid" in err
+
+
+def test_ctrl_c_ends_wait_without_a_traceback(api, kubeconfig):
+    import signal
+    import time
+
+    api.add(with_status(pathways_jobset("train-slow"), replicatedJobsStatus=[]))
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "components")}
+    process = subprocess.Popen([sys.executable, "-m", "pathways_gke", "wait", "train-slow", "--for", "completed",
+                                "--interval", "0.05", "--kubeconfig", kubeconfig], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, env=env, text=True)
+    deadline = time.monotonic() + 60
+    while api.reads["jobsets/train-slow"] < 2 and time.monotonic() < deadline:  # it is polling
+        time.sleep(0.05)
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=60)
+    assert process.returncode == 130 and err == "interrupted\n", err

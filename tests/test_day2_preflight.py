@@ -68,6 +68,8 @@ def record(api: GoogleApi, *, tpu_lite_limit=32, reservation_in_use="2", ct6e_of
                                 "instanceProperties": {"machineType": "ct6e-standard-4t"}}})
     api.get(f"/compute/projects/{PROJECT}/zones/us-east5-b/machineTypes/ct5lp-hightpu-4t",
             {"kind": "compute#machineType", "name": "ct5lp-hightpu-4t", "zone": "us-east5-b", "guestCpus": 112})
+    api.get(f"/compute/projects/{PROJECT}/zones/us-east5-b/machineTypes/n2-standard-64",
+            {"kind": "compute#machineType", "name": "n2-standard-64", "zone": "us-east5-b", "guestCpus": 64})
     if ct6e_offered:
         api.get(f"/compute/projects/{PROJECT}/zones/us-east5-b/machineTypes/ct6e-standard-4t",
                 {"kind": "compute#machineType", "name": "ct6e-standard-4t", "zone": "us-east5-b", "guestCpus": 180})
@@ -122,6 +124,7 @@ def test_preflight_reports_each_problem_with_its_fix(google, tmp_path, capsys):
     assert res["status"] == "fail" and res["detail"] == "ct6e-standard-4t: 6 of 8 free, the pool needs 8"
     assert checks["machine type ct5lp-hightpu-4t in us-east5-b"]["status"] == "pass"
     assert checks["machine type ct6e-standard-4t in us-east5-b"]["status"] == "fail"
+    assert checks["machine type n2-standard-64 in us-east5-b"]["status"] == "pass"  # the CPU pool, beside the slices
     assert checks["GKE version in us-east5"]["detail"] == "REGULAR channel's default is 1.34.1-gke.1829001"
     assert checks["bucket acme-ml-dev-ckpt"]["status"] == "pass"  # free, and created by the stack
     assert checks["bucket acme-ml-dev-pathways"]["status"] == "pass"  # the workload's gcsScratch bucket exists

@@ -2,7 +2,7 @@
 
 Exit codes (docs/day2.md): 0 ok / reached; 1 `wait` saw another terminal state, or `logs` found no pod yet;
 2 bad input (unknown workload, role or slice, unusable kubeconfig, unreachable server, forbidden);
-4 `wait` timed out.
+4 `wait` timed out; 130 interrupted (Ctrl-C).
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from .state import (NOT_YET, REACHED, WAIT_TARGETS, WorkloadStatus, progress_lin
                     wait_problem)
 
 EXIT_OK, EXIT_OTHER, EXIT_INVALID, EXIT_TIMEOUT = 0, 1, 2, 4
+EXIT_INTERRUPTED = 130  # the shell's code for SIGINT
 DEFAULT_INTERVAL = 5.0
 
 
@@ -30,9 +31,15 @@ def _guarded(handler: Callable[[argparse.Namespace], int]) -> Callable[[argparse
 
         try:
             return handler(args)
-        except (Day2Error, RoleError) as exc:
+        except Day2Error as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return exc.code
+        except RoleError as exc:
             print(f"error: {exc}", file=sys.stderr)
             return EXIT_INVALID
+        except KeyboardInterrupt:  # Ctrl-C on `wait` or `logs -f`: no traceback
+            print("interrupted", file=sys.stderr)
+            return EXIT_INTERRUPTED
     return run
 
 

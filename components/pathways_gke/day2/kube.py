@@ -31,7 +31,11 @@ REQUEST_TIMEOUT = 30.0  # seconds per API call
 
 
 class Day2Error(Exception):
-    """Bad input or an unusable cluster: printed as `error: <message>`, exit 2."""
+    """Bad input or an unusable cluster: printed as `error: <message>`, exit `code` (2 unless said)."""
+
+    def __init__(self, message: str, code: int = 2) -> None:
+        super().__init__(message)
+        self.code = code
 
 
 def _client() -> Any:
@@ -124,7 +128,9 @@ class Cluster:
         try:
             response = core.read_namespaced_pod_log(pod, self.namespace, **kwargs)
         except k8s.client.ApiException as exc:
-            raise Day2Error(f"reading the log of {pod}/{container}: {_api_message(exc)}") from None
+            # 400: the container has not started yet (or was never created): not yet, rather than bad input
+            raise Day2Error(f"reading the log of {pod}/{container}: {_api_message(exc)}",
+                            code=1 if exc.status == 400 else 2) from None
         try:
             yield from response.stream(4096)
         finally:

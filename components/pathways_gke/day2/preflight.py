@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from ..gke.nodepools import head_pool_zone
 from .checks import (FAIL, Check, api_checks, bucket_check, machine_type_check, permission_check, quota_checks,
                      required_apis, required_permissions, reservation_check, version_check)
 
@@ -50,12 +51,16 @@ def run_checks(stack: Any, resource_types: set[str], google: Any) -> list[Check]
         if spec is not None:
             answer, error = google.reservation(spec.project or project, pool.zone, spec.name)
             out.append(reservation_check(pool, project, answer, error))
-    for machine, zone in sorted({(p.shape.machine_type, p.zone) for p in stack.tpu_pools}):
+    machines = {(p.shape.machine_type, p.zone) for p in stack.tpu_pools}
+    cpu_zone = head_pool_zone(stack)  # where the node-pool builder puts the CPU pool
+    if stack.cpu_pool.create and region_of(cpu_zone) != cpu_zone:
+        machines.add((stack.cpu_pool.machine_type, cpu_zone))
+    for machine, zone in sorted(machines):
         answer, error = google.machine_type(project, zone, machine)
         out.append(machine_type_check(machine, zone, True if answer is not None else
                                       (False if error.startswith("404") else None), error))
-    answer, error = google.server_config(project, stack.cluster.location)
-    if stack.cluster.create:
+    if stack.cluster.create:  # an adopted cluster keeps the version it runs
+        answer, error = google.server_config(project, stack.cluster.location)
         out += version_check(stack, answer, error)
     for bucket, create in sorted(stack_buckets(stack).items()):
         answer, error = google.bucket(bucket)
@@ -96,7 +101,10 @@ def cmd_preflight(args: argparse.Namespace) -> int:
         checks = run_checks(stack, types, Google())
     except Day2Error as exc:
         print(f"error: {exc}", file=sys.stderr)
-        return 2
+        return exc.code
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
     if args.json:
         print(json.dumps({"stack": args.stack, "project": stack.project,
                           "checks": [c.as_json() for c in checks]}, indent=2))
