@@ -60,7 +60,7 @@ def unknown(name: str, why: str, fix: str = "") -> Check:
 def required_apis(resource_types: Iterable[str]) -> list[str]:
     apis = {"container.googleapis.com", "compute.googleapis.com"}
     for t in resource_types:
-        module = t.split(":")[1].split("/")[0] if t.startswith("gcp:") else ""
+        module = tokens.gcp_module(t)
         if module in API_OF_MODULE:
             apis.add(API_OF_MODULE[module])
     return sorted(apis)
