@@ -192,3 +192,19 @@ def test_forbidden_and_missing_reservations(google, tmp_path, capsys):
 def test_preflight_needs_a_stack_that_exists(tmp_path, capsys):
     code = cli.main(["preflight", "--stack", "nope", "--project-dir", str(tmp_path)])
     assert code == 2 and "no stack file" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_the_channels_default_is_held_to_the_rulebooks_floors(google, tmp_path, capsys):
+    """Offline, an unpinned cluster is assumed to meet the floors (gke_rules.py); live, the channel's default is
+    known and checked: a v6e multi-host pool's accelerator network profile needs 1.34.1-gke.1829001."""
+    record(google, granted=ALL)
+    google.get(f"/container/v1/projects/{PROJECT}/locations/us-east5/serverConfig", {
+        "defaultClusterVersion": "1.33.5-gke.1080000", "validMasterVersions": ["1.33.5-gke.1080000"],
+        "channels": [{"channel": "REGULAR", "defaultVersion": "1.33.5-gke.1080000",
+                      "validVersions": ["1.33.5-gke.1080000"]}]})
+    code, out, _ = preflight(capsys, project_dir(tmp_path), "--json")
+    floor = by_name(out)["GKE floor for held"]
+    assert code == 1 and floor["status"] == "fail"
+    assert floor["detail"] == "1.33.5-gke.1080000 is below 1.34.1-gke.1829001, needed by the accelerator network profile"
+    assert "GKE floor for main" not in by_name(out)  # v5e pools here need no newer version
