@@ -461,6 +461,7 @@ def test_logs_of_a_serving_leader_reads_its_server_and_no_pod_yet_exits_1(api, k
     assert code == 1 and "no pod yet for group 1's leader of llama-serve" in err and "k8s_container" in err
 
 
+@pytest.mark.slow  # starts Python processes
 def test_the_cli_runs_as_a_process(api, kubeconfig):
     api.add(completed())
     env = {**os.environ, "PYTHONPATH": str(ROOT / "components")}
@@ -486,6 +487,7 @@ def test_every_day2_command_has_help(command, capsys):
 # --- the optional extra ---------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow  # starts Python processes
 def test_the_day2_clients_are_an_optional_extra_the_library_never_imports():
     import ast
     import tomllib
@@ -513,6 +515,7 @@ def test_the_day2_clients_are_an_optional_extra_the_library_never_imports():
     assert result.returncode == 0 and "usage: pathways-gke status" in result.stdout, result.stderr
 
 
+@pytest.mark.slow  # starts Python processes
 @pytest.mark.parametrize("ci", [False, True])
 def test_wait_shows_progress_on_a_terminal_and_not_in_ci(api, kubeconfig, ci):
     import pty
@@ -643,6 +646,7 @@ def test_a_container_that_has_not_started_is_not_yet_rather_than_bad_input(api, 
     assert code == 1 and "400 Bad Request" in err and "container jax-tpu is not valid" in err
 
 
+@pytest.mark.slow  # starts Python processes
 def test_ctrl_c_ends_wait_without_a_traceback(api, kubeconfig):
     import signal
     import time
