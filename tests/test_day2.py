@@ -264,8 +264,31 @@ def test_kueue_admission_is_shown_and_a_queued_jobset_is_pending_not_suspended(a
         "workload": "jobset-train-admitted-1a2b3", "state": "Admitted", "clusterQueue": naming.KUEUE_CLUSTER_QUEUE,
         "flavors": {"worker": {"google.com/tpu": "pathways-tpu-main"}}, "reason": "Admitted",
         "message": "The workload is admitted"}
+    assert ws["train-admitted"]["condition"]["type"] == "StartupPolicyCompleted"  # its own, not Kueue's
     assert ws["train-evicted"]["state"] == "Suspended" and ws["train-evicted"]["kueue"][0]["state"] == "Evicted"
     assert any(r.startswith(f"/apis/kueue.x-k8s.io/v1beta2/namespaces/{NS}/workloads") for r in api.requests)
+
+
+def test_an_admitted_jobset_still_starting_explains_itself_not_kueue(api, kubeconfig, capsys):
+    starting = with_status(pathways_jobset("train-starting"),
+                           conditions=[cond("StartupPolicyInProgress", reason="StartupPolicyInProgress",
+                                            message="in order startup policy is in progress")],
+                           replicatedJobsStatus=[rjob_status("pathways-head", active=1)])
+    api.add(starting)
+    api.add(kueue_workload(starting, cond("QuotaReserved"), cond("Admitted", reason="Admitted")))
+    provisioning = with_status({**pathways_jobset("train-provisioning"),
+                                "spec": {**pathways_jobset("x")["spec"], "suspend": True}},
+                               conditions=[cond("Suspended", reason="SuspendedJobs")])
+    api.add(provisioning)
+    api.add(kueue_workload(provisioning, cond("QuotaReserved", reason="QuotaReserved",
+                                              message="Quota reserved in ClusterQueue pathways-cluster-queue"),
+                           cond("Admitted", "False", "NoChecks", "The workload has not all checks ready")))
+    ws = status_json(capsys, kubeconfig)
+    assert ws["train-starting"]["state"] == "Pending"
+    assert ws["train-starting"]["condition"]["reason"] == "StartupPolicyInProgress"
+    assert ws["train-provisioning"]["state"] == "Pending"  # quota reserved, a provisioning request pending
+    assert ws["train-provisioning"]["kueue"][0]["state"] == "QuotaReserved"
+    assert ws["train-provisioning"]["condition"]["type"] == "Admitted"
 
 
 def test_older_kueue_is_read_at_v1beta1_and_no_kueue_means_no_admission(tmp_path, capsys):

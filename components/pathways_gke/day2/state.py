@@ -196,7 +196,7 @@ def jobset_status(jobset: Mapping[str, Any], kueue: Sequence[Mapping[str, Any]] 
     elif any(g.failed for g in groups) or (restarts and _true(conditions, "StartupPolicyCompleted") is None):
         # a child Job failed (the JobSet is about to restart or fail), or a global restart is recreating the Jobs
         state = RESTARTING
-    elif _true(conditions, "StartupPolicyCompleted") or restarts:
+    elif _true(conditions, "StartupPolicyCompleted") or restarts:  # (a restart under way was caught above)
         state = DEGRADED  # it had started every Job; some are no longer ready
     else:
         state = PENDING
@@ -210,10 +210,13 @@ def jobset_status(jobset: Mapping[str, Any], kueue: Sequence[Mapping[str, Any]] 
 
 
 def _explaining(conditions: Sequence[Condition], admissions: Sequence[Admission], state: str) -> Optional[Condition]:
-    """The latest condition; while Kueue holds a workload back, the Workload's own reason says why."""
-    if state == PENDING and admissions:
-        a = admissions[0]
-        return Condition("QuotaReserved", "False", a.reason, a.message)
+    """The latest condition; while Kueue holds a pending workload back, the Workload's own reason says why
+    (QuotaReserved False: no quota yet; Admitted False: quota reserved, admission checks such as a provisioning
+    request still pending)."""
+    held = next((a for a in admissions if a.state in ("Pending", "QuotaReserved")), None)
+    if state == PENDING and held is not None:
+        kind = "QuotaReserved" if held.state == "Pending" else "Admitted"
+        return Condition(kind, "False", held.reason, held.message)
     return latest(conditions)
 
 
