@@ -315,6 +315,22 @@ def test_a_jax_jobset_has_the_runtime_label_and_its_slices(api, kubeconfig, caps
     assert out["runtime"] == "jax" and out["state"] == "Running" and out["ready"]["total"] == jobs
 
 
+def test_logs_of_a_jax_jobset_read_process_zero_and_a_slices_first_process(api, kubeconfig, capsys):
+    stack = _stack("jax")
+    w = next(w for w in stack.workloads if w.tpu_pool)
+    js = build_jax_jobset(w, target_for(stack, w))
+    api.add(js)
+    pods = pod_objects(js)
+    for p in pods:
+        api.add(p)
+    name = w.name
+    api.logs[(f"{name}-workers-0-0-x7k2q", "jax")] = "process 0\n"
+    api.logs[(f"{name}-workers-1-0-x7k2q", "jax")] = "slice 1 process 0\n"
+    assert run(capsys, "logs", name, "--kubeconfig", kubeconfig)[1] == "process 0\n"  # the coordinator
+    assert run(capsys, "logs", name, "--role", "worker", "--slice", "1", "--kubeconfig", kubeconfig)[1] == \
+        "slice 1 process 0\n"
+
+
 def test_status_names_filter_and_an_unknown_workload_is_bad_input(api, kubeconfig, capsys):
     api.add(completed())
     api.add(running())
