@@ -185,8 +185,25 @@ def test_forbidden_and_missing_reservations(google, tmp_path, capsys):
     assert "no reservation res-v6e in zone us-east5-b" in checks["reservation res-v6e (held, us-east5-b)"]["detail"]
     assert checks["quota v5e TPU chips in us-east5"]["status"] == "unknown"
     assert "403" in checks["quota v5e TPU chips in us-east5"]["detail"]
+    assert not any(name.startswith("reservation block") for name in checks)  # no pool names a block
     bucket = checks["bucket acme-ml-dev-ckpt"]  # the name is someone else's: the stack cannot create it
     assert bucket["status"] == "fail" and bucket["fix"] == "choose another name"
+
+
+@pytest.mark.slow
+def test_a_reservation_block_is_checked_in_the_owners_project(google, tmp_path, capsys):
+    record(google, granted=ALL, reservation_in_use="0")
+    pools = [dict(p) for p in POOLS]
+    pools[2]["reservation"] = {"name": "res-v6e", "project": "acme-capacity", "block": "block-a"}
+    base = "/compute/projects/acme-capacity/zones/us-east5-b/reservations/res-v6e"
+    google.get(base, google.routes[("GET", f"/compute/projects/{PROJECT}/zones/us-east5-b/reservations/res-v6e")][1])
+    google.get(f"{base}/reservationBlocks/block-a", {"kind": "compute#reservationBlock", "name": "block-a",
+                                                     "count": 8, "inUseCount": 4, "status": "READY"})
+    code, out, _ = preflight(capsys, project_dir(tmp_path, tpuPools=pools), "--json")
+    checks = by_name(out)
+    assert checks["reservation res-v6e (held, us-east5-b)"]["status"] == "pass"  # read in acme-capacity
+    block = checks["reservation block res-v6e/block-a (held)"]
+    assert code == 1 and block["status"] == "fail" and block["detail"] == "4 of 8 free, the pool needs 8"
 
 
 def test_preflight_needs_a_stack_that_exists(tmp_path, capsys):

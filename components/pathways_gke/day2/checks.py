@@ -152,6 +152,23 @@ def reservation_check(pool: Any, project: str, reservation: Optional[Mapping[str
     return Check(name, PASS, detail)
 
 
+def reservation_block_check(pool: Any, project: str, block: Optional[Mapping[str, Any]], error: str = "") -> Check:
+    """reservationBlocks.get: `{count, inUseCount, status}` of the block the pool names."""
+    spec = pool.reservation_spec
+    owner = spec.project or project
+    name = f"reservation block {spec.name}/{spec.block} ({pool.name})"
+    needed = pool.slices * pool.shape.vms_per_slice
+    if block is None:
+        if error.startswith("404"):
+            return Check(name, FAIL, f"no block {spec.block} in reservation {spec.name} ({pool.zone}, {owner})",
+                         f"gcloud compute reservations blocks list {spec.name} --zone {pool.zone} --project {owner}")
+        return unknown(name, f"could not read it ({error})")
+    free = int(block.get("count", 0)) - int(block.get("inUseCount", 0))
+    detail = f"{free} of {block.get('count', 0)} free, the pool needs {needed}"
+    return Check(name, PASS, detail) if free >= needed else Check(
+        name, FAIL, detail, "free capacity in the block, name another block, or lower the pool's slices")
+
+
 def machine_type_check(machine_type: str, zone: str, found: Optional[bool], error: str = "") -> Check:
     name = f"machine type {machine_type} in {zone}"
     if found is None:

@@ -1,7 +1,7 @@
 """The thin shell over Google's API client (google-api-python-client, discovery documents bundled in the package,
 so building a service downloads nothing) for `pathways-gke preflight`. Each call returns the decoded JSON or an
 error text; checks.py judges. REST methods: serviceusage v1 services.batchGet, compute v1 regions.get /
-reservations.get / machineTypes.get, container v1 projects.locations.getServerConfig, storage v1 buckets.get,
+reservations.get / reservationBlocks.get / machineTypes.get, container v1 projects.locations.getServerConfig, storage v1 buckets.get,
 cloudresourcemanager v1 projects.testIamPermissions.
 
 `PATHWAYS_GKE_GOOGLE_API_ENDPOINT=URL` sends each API's calls to `URL/<api>/` (e.g. `URL/compute/projects/P/
@@ -76,6 +76,11 @@ class Google:
     def reservation(self, project: str, zone: str, name: str) -> Result:
         return self.call(lambda: self.service("compute", "v1").reservations().get(project=project, zone=zone,
                                                                                   reservation=name))
+
+    def reservation_block(self, project: str, zone: str, reservation: str, block: str) -> Result:
+        blocks = self.service("compute", "v1").reservationBlocks()
+        return self.call(lambda: blocks.get(project=project, zone=zone, reservation=reservation,
+                                            reservationBlock=block))
 
     def machine_type(self, project: str, zone: str, machine_type: str) -> Result:
         return self.call(lambda: self.service("compute", "v1").machineTypes().get(project=project, zone=zone,

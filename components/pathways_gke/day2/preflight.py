@@ -11,7 +11,8 @@ from typing import Any
 
 from ..gke.nodepools import head_pool_zone
 from .checks import (FAIL, Check, api_checks, bucket_check, machine_type_check, permission_check, quota_checks,
-                     required_apis, required_permissions, reservation_check, version_check)
+                     required_apis, required_permissions, reservation_block_check, reservation_check,
+                     version_check)
 
 
 def region_of(location: str) -> str:
@@ -51,6 +52,9 @@ def run_checks(stack: Any, resource_types: set[str], google: Any) -> list[Check]
         if spec is not None:
             answer, error = google.reservation(spec.project or project, pool.zone, spec.name)
             out.append(reservation_check(pool, project, answer, error))
+            if spec.block and answer is not None:
+                block, error = google.reservation_block(spec.project or project, pool.zone, spec.name, spec.block)
+                out.append(reservation_block_check(pool, project, block, error))
     machines = {(p.shape.machine_type, p.zone) for p in stack.tpu_pools}
     cpu_zone = head_pool_zone(stack)  # where the node-pool builder puts the CPU pool
     if stack.cpu_pool.create and region_of(cpu_zone) != cpu_zone:
