@@ -176,10 +176,26 @@ def run(capsys, *argv):
     return code, out, err
 
 
+STATUS_SCHEMA = json.loads((ROOT / "docs" / "day2-status.schema.json").read_text())
+
+
+def test_the_status_schema_is_a_valid_json_schema_that_constrains():
+    import jsonschema
+
+    jsonschema.Draft202012Validator.check_schema(STATUS_SCHEMA)
+    with pytest.raises(jsonschema.ValidationError):  # a state outside the vocabulary is refused
+        jsonschema.validate({"namespace": "ml", "workloads": [{"state": "Crashing"}]}, STATUS_SCHEMA)
+
+
 def status_json(capsys, kubeconfig, *names):
+    """`status --json`, checked against its documented schema (docs/day2-status.schema.json) every time."""
+    import jsonschema
+
     code, out, err = run(capsys, "status", *names, "--kubeconfig", kubeconfig, "--json")
     assert code == 0, err
-    return {w["name"]: w for w in json.loads(out)["workloads"]}
+    document = json.loads(out)
+    jsonschema.validate(document, STATUS_SCHEMA)
+    return {w["name"]: w for w in document["workloads"]}
 
 
 # --- status ---------------------------------------------------------------------------------------------------
