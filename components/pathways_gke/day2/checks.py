@@ -85,9 +85,15 @@ def api_checks(project: str, wanted: Sequence[str], services: Sequence[Mapping[s
 
 
 def tpu_chips_needed(pools: Iterable[Any]) -> dict[tuple[str, bool], int]:
-    """(generation, preemptible) -> chips with every pool at its maximum (each slice a full node pool)."""
+    """(generation, preemptible) -> chips with every pool at its maximum (each slice a full node pool).
+
+    Pools on a reservation are left out: a reservation's resources count against quota when it is created, and
+    VMs that consume it need none of their own
+    (https://cloud.google.com/compute/docs/instances/reservations-overview); the reservation check covers them."""
     need: dict[tuple[str, bool], int] = {}
     for pool in pools:
+        if pool.capacity == "reservation":
+            continue
         key = (pool.shape.generation, pool.capacity in PREEMPTIBLE_CAPACITIES)
         need[key] = need.get(key, 0) + pool.slices * pool.shape.chips
     return need
