@@ -208,6 +208,7 @@ def test_a_completed_jobset_with_two_restarts_shows_completed_and_two(api, kubec
     row = next(line for line in out.splitlines() if line.startswith("train-done"))
     assert row.split()[:5] == ["train-done", "JobSet", "Completed", "2", "3/3"]
     assert "jobset completed successfully" in out
+    assert "  worker: 0/2 jobs ready, 0 active, 2 succeeded, 0 failed" in out.splitlines()
     w = status_json(capsys, kubeconfig)["train-done"]
     assert (w["kind"], w["runtime"], w["state"], w["restarts"]) == ("JobSet", "pathways", "Completed", 2)
     assert [(g["name"], g["replicas"], g["succeeded"]) for g in w["groups"]] == [("pathways-head", 1, 1),
@@ -225,6 +226,7 @@ def test_an_lws_with_one_of_two_groups_ready_is_not_terminal_and_shows_one_of_tw
     assert w["ready"] == {"ready": 1, "total": 2, "unit": "groups"}
     code, out, _ = run(capsys, "status", "--kubeconfig", kubeconfig)
     assert "1/2 groups" in out and "Progressing GroupsProgressing" in out
+    assert "  groups: 1/2 ready, 2 created" in out.splitlines()
 
 
 @pytest.mark.parametrize("obj, state, ready", [

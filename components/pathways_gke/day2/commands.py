@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
-from .state import (NOT_YET, REACHED, WAIT_TARGETS, WorkloadStatus, progress_line, verdict,
+from .state import (LWS, NOT_YET, REACHED, WAIT_TARGETS, WorkloadStatus, progress_line, verdict,
                     wait_problem)
 
 EXIT_OK, EXIT_OTHER, EXIT_INVALID, EXIT_TIMEOUT = 0, 1, 2, 4
@@ -95,7 +95,10 @@ def render_status(statuses: list[WorkloadStatus]) -> str:
         out.append("")
         out.append(f"{s.name}:")
         for g in s.groups:
-            out.append(f"  {g.name}: {g.ready}/{g.replicas} ready, {g.active} active, {g.succeeded} succeeded, "
+            if s.kind == LWS:  # groups of replicas: no Job counts
+                out.append(f"  groups: {g.ready}/{g.replicas} ready, {g.active} created")
+                continue
+            out.append(f"  {g.name}: {g.ready}/{g.replicas} jobs ready, {g.active} active, {g.succeeded} succeeded, "
                        f"{g.failed} failed" + (f", {g.suspended} suspended" if g.suspended else ""))
         for a in s.admission:
             queue = f" on {a.cluster_queue}" if a.cluster_queue else ""
