@@ -514,6 +514,9 @@ def test_logs_of_a_serving_leader_reads_its_server_and_no_pod_yet_exits_1(api, k
         = "INFO: Uvicorn running\n"
     code, out, err = run(capsys, "logs", "llama-serve", "--kubeconfig", kubeconfig)
     assert code == 0 and out == "INFO: Uvicorn running\n" and "==> llama-serve-0 /" in err
+    api.logs[("llama-serve-0-1", "pathways-worker")] = "worker 1 of group 0\n"
+    code, out, err = run(capsys, "logs", "llama-serve", "--role", "worker", "--kubeconfig", kubeconfig)
+    assert code == 0 and out == "worker 1 of group 0\n" and "==> llama-serve-0-1 / pathways-worker" in err
     code, _, err = run(capsys, "logs", "llama-serve", "--slice", "1", "--kubeconfig", kubeconfig)
     assert code == 1 and "no pod yet for group 1's leader of llama-serve" in err and "k8s_container" in err
 
