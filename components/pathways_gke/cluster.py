@@ -20,7 +20,7 @@ from .config.tpu import TpuPoolConfig
 from .config.workloads import JaxWorkloadConfig, PathwaysWorkloadConfig
 from .deferred import Deferred
 from .gke.adopt import adopted_cluster_problems
-from .gke.cluster_spec import (CLUSTER_IGNORE_CHANGES, CLUSTER_TIMEOUTS, NODE_SERVICE_ACCOUNT_ROLES, cluster_args,
+from .gke.cluster_spec import (CLUSTER_TIMEOUTS, NODE_SERVICE_ACCOUNT_ROLES, cluster_args, cluster_ignore_changes,
                                cluster_identifier, webhook_firewall_args)
 from .gke.kubeconfig import kubeconfig
 from .gke.observability import alert_policy_specs, console_links
@@ -209,7 +209,7 @@ class PathwaysCluster(pulumi.ComponentResource):
                 # a fixed GKE name: a replacement must delete the old cluster first (else 409)
                 opts=pulumi.ResourceOptions(parent=self, protect=protect_child("cluster", protected),
                                             delete_before_replace=True,
-                                            ignore_changes=list(CLUSTER_IGNORE_CHANGES),
+                                            ignore_changes=list(cluster_ignore_changes(stack)),
                                             custom_timeouts=pulumi.CustomTimeouts(**CLUSTER_TIMEOUTS)),
                 **cluster_args(stack, service_account),
             )

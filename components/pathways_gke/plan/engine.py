@@ -36,6 +36,8 @@ class PlanResource:
     remote: bool = False
     read: bool = False
     outputs: dict[str, Any] = field(default_factory=dict)
+    # input key -> URNs its value came from (the engine's delete-before-replace cascade follows these)
+    property_dependencies: dict[str, list[str]] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         out = {
@@ -48,6 +50,8 @@ class PlanResource:
             out["read"] = True
         if self.outputs:
             out["outputs"] = self.outputs
+        if self.property_dependencies:
+            out["propertyDependencies"] = self.property_dependencies
         return out
 
 
@@ -194,6 +198,8 @@ def _make_monitor_class():
                 urn=urn, type=request.type, name=request.name, parent=self._parent(request.parent),
                 custom=bool(request.custom), remote=bool(request.remote),
                 depends_on=sorted(set(request.dependencies)), inputs=inputs, options=options,
+                property_dependencies={key: sorted(set(deps.urns)) for key, deps
+                                       in sorted(request.propertyDependencies.items()) if deps.urns},
             )
 
     return RecordingMonitor
