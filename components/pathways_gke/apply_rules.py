@@ -291,6 +291,17 @@ def kueue_lws_immutable_paths() -> tuple[str, ...]:
     return (QUEUE_NAME_PATH, *(f"{t}.spec.{p}" for t in LWS_TEMPLATES for p in _POD_SPEC_IMMUTABLE_UNDER_KUEUE))
 
 
+# A JobSet is replaced (delete-first: a fixed name) on any spec change (JobSet's webhook refuses spec updates) and
+# on a queue-name change (Kueue's webhook refuses it on a running JobSet): never updated where it would be refused.
+JOBSET_REPLACE_ON_CHANGES = ("spec", QUEUE_NAME_PATH)
+
+
+def lws_kueue_replace_on_changes(lws: Mapping[str, Any]) -> tuple[str, ...]:
+    """What a LeaderWorkerSet adds to its replaceOnChanges for Kueue: the queue-name label always (adding or
+    removing it is refused), and with the label the pod-template paths Kueue freezes."""
+    return kueue_lws_immutable_paths() if queue_name(lws) is not None else (QUEUE_NAME_PATH,)
+
+
 def queue_name(inputs: Mapping[str, Any]) -> Optional[str]:
     value = value_at(inputs, ("metadata", "labels", QUEUE_NAME_LABEL))
     return value if isinstance(value, str) and value else None
@@ -351,8 +362,8 @@ def create_refusals(resource_type: str, inputs: Mapping[str, Any]) -> list[Refus
 
 __all__ = [
     "ANY_INPUT", "CASCADE", "DELETE_FIRST", "ENGINE", "GKE", "INHERIT", "K8S_FORCE_NEW", "K8S_IDENTITY",
-    "K8S_PROVIDER_WITHOUT_IDENTIFIER", "KUBERNETES", "NODES_RECREATED", "PROVIDER", "QUEUE_NAME_PATH", "REFUSE",
+    "JOBSET_REPLACE_ON_CHANGES", "K8S_PROVIDER_WITHOUT_IDENTIFIER", "KUBERNETES", "NODES_RECREATED", "PROVIDER", "QUEUE_NAME_PATH", "REFUSE",
     "REPLACE", "REPLACE_PATHS", "RULES", "RULES_BY_ID", "Refusal", "WEBHOOK", "WorldRule", "create_refusals",
-    "forces_replace", "is_k8s_object", "kueue_lws_immutable_paths", "provider_deletes_first", "queue_name",
+    "forces_replace", "is_k8s_object", "kueue_lws_immutable_paths", "lws_kueue_replace_on_changes", "provider_deletes_first", "queue_name",
     "replace_patterns", "update_refusals",
 ]

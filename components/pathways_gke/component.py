@@ -22,7 +22,7 @@ from .args import camel
 from .deferred import Deferred
 from .errors import ConfigError, Problem
 from .naming import WORKLOAD_LABEL, workload_secret_name
-from .protection import protect_child
+from .protection import child_options
 
 
 def rehydrated(component: pulumi.ComponentResource, token: str, name: str,
@@ -117,5 +117,5 @@ def env_secret(parent: pulumi.Resource, name: str, *, workload: str, namespace: 
                   "labels": {WORKLOAD_LABEL: workload, **(labels or {})}},
         type="Opaque",
         string_data={env: pulumi.Output.secret(value) for env, value in sorted(values.items())},
-        opts=inherited.child(parent, protect=protect_child("workload-secret", False)),
+        opts=inherited.child(parent, **child_options("workload-secret", False)),
     )

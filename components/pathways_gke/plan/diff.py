@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Optional
 
-from ..apply_rules import (RULES_BY_ID, Refusal, create_refusals, forces_replace, provider_deletes_first,
+from ..apply_rules import (Refusal, create_refusals, forces_replace, provider_deletes_first,
                            update_refusals)
 from ..gke_rules import SERVER_FILLED_TPU_FIELDS, SERVER_FILLED_WORKLOAD_POLICY_FIELDS
 from ..property_paths import Part, changed_paths, covers, format_path, parse_path, value_at

@@ -169,6 +169,18 @@ def _make_monitor_class():
         def _parent(self, parent: str) -> Optional[str]:
             return None if not parent or parent == self.stack_urn else parent
 
+        def _retain_on_delete(self, request) -> bool:
+            """retainOnDelete as the engine applies it: a child that leaves it unset inherits its parent's
+            (pulumi/pulumi pkg/resource/deploy/source_eval.go, inheritFromParent; the SDK sends it unset)."""
+            try:
+                given = request.HasField("retainOnDelete")
+            except ValueError:  # an SDK whose field is not optional: what it sent is what counts
+                given = True
+            if given or not request.parent:
+                return bool(request.retainOnDelete)
+            parent = next((r for r in self.records if r.urn == request.parent), None)
+            return bool(parent.options.get("retainOnDelete")) if parent is not None else False
+
         def _record(self, request, urn: str) -> PlanResource:
             inputs = plain(rpc.deserialize_properties(request.object, keep_unknowns=True)) or {}
             options: dict[str, Any] = {
@@ -178,7 +190,7 @@ def _make_monitor_class():
                 "deleteBeforeReplace": bool(request.deleteBeforeReplace),
                 "aliases": sorted(_alias_text(a) for a in request.aliases),
                 "provider": _provider_urn(request.provider),
-                "retainOnDelete": bool(request.retainOnDelete),
+                "retainOnDelete": self._retain_on_delete(request),
             }
             replace_with = list(getattr(request, "replace_with", []) or [])
             if replace_with:

@@ -26,7 +26,8 @@ from ..config.workloads import JaxWorkloadConfig
 from ..naming import RUNTIME_LABEL, workload_secret_name
 from ..config.deferrable import WORKLOAD_FIELDS
 from ..deferred import Deferred, defer_workload_outputs
-from ..protection import protect_child
+from ..apply_rules import JOBSET_REPLACE_ON_CHANGES
+from ..protection import child_options
 from ..tokens import JAX_WORKLOAD
 from .jax_inputs import jax_inputs_from_stack, validate_jax_args
 from .jax_jobset import build_jax_jobset, coordinator_address, jax_layout
@@ -77,9 +78,9 @@ class JaxWorkload(pulumi.ComponentResource):
             kind=manifest["kind"],
             metadata=manifest["metadata"],
             spec=manifest["spec"],
-            # replaced on every spec change (never protected), and with the pools it runs on
+            # replaced on every spec or queue-name change (never protected), and with the pools it runs on
             opts=inherited.child(self, after=[secret] if secret else [], replaced=True,
-                                 protect=protect_child("jobset", False), replace_on_changes=["spec"],
+                                 **child_options("jobset", False), replace_on_changes=list(JOBSET_REPLACE_ON_CHANGES),
                                  delete_before_replace=True),
         )
 
