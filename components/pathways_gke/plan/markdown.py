@@ -50,8 +50,7 @@ def render_markdown(diff: PlanDiff, title: str | None = None, graph: bool = True
     for r in diff.added:
         lines.append(f"| **add** | {code(r['name'])} | {code(short_type(r['type']))} | |")
     for c in diff.changed:
-        action = ("**REFUSED**" if c.refusals else "**REPLACE**" if c.replace else "update") + \
-            f"<br><sub>{verdict_text(c)}</sub>"
+        action = "**REFUSED**" if c.refusals else "**REPLACE**" if c.replace else "update"
         what = []
         for path in c.properties[:MAX_PATHS_PER_RESOURCE]:
             if path in c.replace_reasons:
@@ -73,6 +72,8 @@ def render_markdown(diff: PlanDiff, title: str | None = None, graph: bool = True
         what += [f"replaced because {code(u.rpartition('::')[2])} is replaced delete-first" for u in c.replaced_by]
         if c.cascade:
             what.append("cascades to " + ", ".join(code(u.rpartition('::')[2]) for u in c.cascade))
+        if c.replace or c.refusals:
+            what.append(f"_{verdict_text(c)}_")
         lines.append(f"| {action} | {code(c.name)} | {code(short_type(c.type))} | {'<br>'.join(what)} |")
     for r in diff.removed:
         action = "**REFUSED** delete" if diff.delete_refusals.get(r["urn"]) else "**delete**"
