@@ -61,7 +61,7 @@ class JaxWorkload(pulumi.ComponentResource):
             workload, target = validate_jax_args(given)
         if deferred:  # image / env Outputs: validated when known, swapped into the children
             deferred.validate_with(given, validate_jax_args)
-        own, inherited = split_options(opts, deferred)
+        own, inherited = split_options(opts, deferred, protectable=False)
         super().__init__(JAX_WORKLOAD, name, {}, own)
         manifest_secret = workload_secret_name(workload.name) if workload.secret_env else None
 

@@ -60,7 +60,7 @@ class PathwaysWorkload(pulumi.ComponentResource):
             workload, jobset, secret_values = validate_args(given)
         if deferred:  # image / env / ... Outputs: validated when known, swapped into the children's inputs
             deferred.validate_with(given, validate_args)
-        own, inherited = split_options(opts, deferred)
+        own, inherited = split_options(opts, deferred, protectable=False)
         super().__init__(PATHWAYS_WORKLOAD, name, None, own)
 
         ns = jobset["metadata"]["namespace"]

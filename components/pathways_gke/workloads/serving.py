@@ -60,7 +60,7 @@ class PathwaysServing(pulumi.ComponentResource):
         with checking_args():  # validate before the first registration: bad args register nothing
             workload, objects, secret_values, lws_version = validate_args(dict(args or {}))
         # StatefulSets reschedule on a replaced pool: no child is replaced with it
-        own, inherited = split_options(opts)
+        own, inherited = split_options(opts, protectable=False)
         super().__init__(PATHWAYS_SERVING, name, None, own)
         ns = objects.lws["metadata"]["namespace"]
 
