@@ -13,7 +13,9 @@ placed is what would be applied:
   a node no other such pod is on: one head per node;
 - exclusive topology (`alpha.jobset.sigs.k8s.io/exclusive-topology`, LeaderWorkerSet `exclusive-topology` and
   `subgroup-exclusive-topology` on `cloud.google.com/gke-nodepool`): each Job / group / subgroup takes a node pool
-  of its own;
+  of its own. A workload whose groups find no pools even alone never schedules (refused); groups that fit alone
+  but not beside another workload's wait for its pools (a warning with the number waiting), as do Kueue-admitted
+  pods;
 - LeaderWorkerSet subgroups follow the version's formula (kubernetes-sigs/lws pkg/webhooks/pod_webhook.go
   getSubGroupIndex): from v0.10.0 (lws#918, commit 574b8a4) a group whose size divides evenly by subGroupSize is
   cut into equal subgroups, so with subGroupSize 1 the leader is alone in subgroup 0 (a TPU-placed leader then
@@ -90,7 +92,7 @@ class Pod:
     selector: tuple[tuple[str, str], ...]
     tolerations: tuple[tuple[str, Optional[str], str], ...]  # (key, value or None for Exists, effect)
     anti: Optional[str]  # a one-per-node key when the pod keeps apart from pods like it
-    queued: bool = False  # admitted by Kueue (queue-name label): waiting is legitimate
+    queued: bool = False  # admitted by Kueue (queue-name label), or waiting for another workload's pools
 
 
 @dataclass(frozen=True)
@@ -112,7 +114,7 @@ class Shortfall:
         else:
             fix = "raise the pool's maxNodes (cpuPool.maxNodes for the CPU pool), use a larger machine type, or " \
                   "lower the pods' requests / count"
-        wait = "; Kueue admits them as room frees" if self.queued else ""
+        wait = "; they wait their turn (Kueue, or the pools other workloads hold)" if self.queued else ""
         return (f"{self.owner}: {self.missing} of {self.total} {self.role} pod(s) cannot be scheduled at the pools' "
                 f"maximum size ({self.reason}); pools it may use: {where}; {fix}{wait}")
 
@@ -356,24 +358,41 @@ def place(resources: Sequence[Mapping[str, Any]], lws_version: str = "v0.10.0") 
         entry[1] += total
         considered.setdefault(key, set()).update(f"{p.name} ({p.max_nodes} x {p.machine_type})" for p in candidates)
 
-    # exclusive groups first (largest first): each takes a whole pool nobody else took
-    for pods, _ in sorted((g for g in groups if g[1]), key=lambda g: -len(g[0])):
-        candidates = [p for p in pools if all(_matches(pod, p) for pod in pods)]
-        if not any(_matches(pod, p) for pod in pods for p in pools):
-            continue  # pinned to pools this plan does not declare (an adopted cluster's): nothing to place on
-        placed = False
+    def claim(pods: list[Pod], candidates: list[Pool]) -> bool:
         for pool in candidates:
             if pool.exclusive_owner is not None:
                 continue
             trial = [Node(n.cpu_m, n.memory, n.tpu, set(n.heads)) for n in pool.nodes]
             if _pack(pods, trial) == 0:
-                pool.nodes, pool.exclusive_owner, placed = trial, pods[0].owner, True
-                break
-        if not placed:
-            reason = ("each group needs a node pool of its own (exclusive topology) and every matching pool is "
-                      "taken or too small")
-            for pod in pods:
-                count(pod, reason, 1, 1, candidates)
+                pool.nodes, pool.exclusive_owner = trial, pods[0].owner
+                return True
+        return False
+
+    exclusive = sorted((g[0] for g in groups if g[1]), key=lambda pods: -len(pods))
+    # a workload alone on the cluster: a group that finds no pool of its own never schedules
+    alone_fails: set[int] = set()
+    for owner in sorted({pods[0].owner for pods in exclusive}):
+        fresh = pools_of(resources)
+        for pods in exclusive:
+            if pods[0].owner == owner and not claim(pods, [p for p in fresh if all(_matches(q, p) for q in pods)]):
+                alone_fails.add(id(pods))
+    # all workloads together (largest groups first): each group takes a whole pool nobody else took; a group that
+    # fits alone but not beside the others waits for their pools (the scheduler runs them one after another)
+    for pods in exclusive:
+        candidates = [p for p in pools if all(_matches(pod, p) for pod in pods)]
+        if not any(_matches(pod, p) for pod in pods for p in pools):
+            continue  # pinned to pools this plan does not declare (an adopted cluster's): nothing to place on
+        if claim(pods, candidates):
+            continue
+        if id(pods) in alone_fails:
+            reason = ("each group needs a node pool of its own (exclusive topology) and the matching pools are too "
+                      "few or too small")
+            waits = False
+        else:
+            reason = "its groups wait for node pools other workloads hold (exclusive topology)"
+            waits = True
+        for pod in pods:
+            count(replace(pod, queued=pod.queued or waits), reason, 1, 1, candidates)
 
     # then everything else, on whatever room is left
     loose: dict[Pod, int] = {}
@@ -389,6 +408,11 @@ def place(resources: Sequence[Mapping[str, Any]], lws_version: str = "v0.10.0") 
         missing = _pack([pod] * total, nodes)
         if missing:
             reason = ("one per node (the head guard)" if pod.anti else "requests exceed what the nodes have left")
+            # TPU slices are shared by workloads that run in turn; what must run side by side on the CPU pool
+            # (heads, client proxies, leaders) never waits legitimately
+            fresh = [n for p in pools_of(resources) if _matches(pod, p) for n in p.nodes]
+            if pod.tpu and _pack([pod] * total, fresh) == 0:
+                reason, pod = "they wait for TPU hosts other workloads hold", replace(pod, queued=True)
             count(pod, reason, missing, total, candidates)
         elif total:
             count(pod, "", 0, total, candidates)

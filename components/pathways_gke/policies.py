@@ -271,7 +271,8 @@ def stack_pods_fit(resources: Sequence[Resource], settings: Mapping[str, Any],
 
 def stack_queued_pods_fit(resources: Sequence[Resource], settings: Mapping[str, Any]) \
         -> list[tuple[Optional[Resource], str]]:
-    """Pods Kueue admits that cannot all run at once: they wait (advisory, with the number missing)."""
+    """Pods that cannot all run at once but wait their turn (Kueue-admitted, or groups waiting for pools another
+    workload holds): advisory, with the number waiting."""
     return stack_pods_fit(resources, settings, queued=True)
 
 
@@ -302,7 +303,8 @@ RULES: tuple[Rule, ...] = (
     Rule("pathways-gke-pods-fit", "Every declared pod fits on the node pools it is pinned to at their maximum size "
          "(requests vs allocatable, one head per node, exclusive topology, LeaderWorkerSet subgroups)",
          MANDATORY, stack_pods_fit, stack=True),
-    Rule("pathways-gke-queued-pods-fit", "Pods Kueue admits that cannot all run at once (they wait their turn)",
+    Rule("pathways-gke-queued-pods-fit", "Pods that cannot all run at once and wait their turn (Kueue, or node "
+         "pools another workload holds)",
          ADVISORY, stack_queued_pods_fit, stack=True),
 )
 RULES_BY_NAME = {r.name: r for r in RULES}
