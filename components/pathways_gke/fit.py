@@ -336,8 +336,13 @@ def _matches(pod: Pod, pool: Pool) -> bool:
 def _pack(pods: Sequence[Pod], nodes: list[Node]) -> int:
     """Place pods first-fit on nodes; the number that found no node."""
     missing = 0
+    start: dict[Pod, int] = {}  # nodes before this index had no room for this pod (room only shrinks)
     for pod in sorted(pods, key=lambda p: (p.tpu, p.cpu_m, p.memory), reverse=True):
-        if not any(node.take(pod) for node in nodes):
+        i = start.get(pod, 0)
+        while i < len(nodes) and not nodes[i].take(pod):
+            i += 1
+        start[pod] = i
+        if i == len(nodes):
             missing += 1
     return missing
 
