@@ -377,9 +377,9 @@ def place(resources: Sequence[Mapping[str, Any]], lws_version: str = "v0.10.0") 
     # a workload alone on the cluster: a group that finds no pool of its own never schedules
     alone_fails: set[int] = set()
     for owner in sorted({pods[0].owner for pods in exclusive}):
-        fresh = pools_of(resources)
+        alone = pools_of(resources)
         for pods in exclusive:
-            if pods[0].owner == owner and not claim(pods, [p for p in fresh if all(_matches(q, p) for q in pods)]):
+            if pods[0].owner == owner and not claim(pods, [p for p in alone if all(_matches(q, p) for q in pods)]):
                 alone_fails.add(id(pods))
     # all workloads together (largest groups first): each group takes a whole pool nobody else took; a group that
     # fits alone but not beside the others waits for their pools (the scheduler runs them one after another)
@@ -401,26 +401,26 @@ def place(resources: Sequence[Mapping[str, Any]], lws_version: str = "v0.10.0") 
 
     # then everything else, on whatever room is left
     loose: dict[Pod, int] = {}
-    for pods, exclusive in groups:
-        if not exclusive:
-            for pod in pods:
+    for group, is_exclusive in groups:
+        if not is_exclusive:
+            for pod in group:
                 loose[pod] = loose.get(pod, 0) + 1
     for pod, total in sorted(loose.items(), key=lambda kv: (kv[0].tpu, kv[0].cpu_m, kv[0].memory), reverse=True):
-        candidates = [p for p in pools if _matches(pod, p)]
-        if not candidates:
+        matching = [p for p in pools if _matches(pod, p)]
+        if not matching:
             continue  # pinned to pools this plan does not declare (an adopted cluster's): nothing to place on
-        nodes = [n for p in candidates for n in p.nodes]
+        nodes = [n for p in matching for n in p.nodes]
         missing = _pack([pod] * total, nodes)
         if missing:
             reason = ("one per node (the head guard)" if pod.anti else "requests exceed what the nodes have left")
             # TPU slices are shared by workloads that run in turn; what must run side by side on the CPU pool
             # (heads, client proxies, leaders) never waits legitimately
-            fresh = [n for p in pools_of(resources) if _matches(pod, p) for n in p.nodes]
+            fresh = [n for fresh_pool in pools_of(resources) if _matches(pod, fresh_pool) for n in fresh_pool.nodes]
             if pod.tpu and _pack([pod] * total, fresh) == 0:
                 reason, pod = "they wait for TPU hosts other workloads hold", replace(pod, queued=True)
-            count(pod, reason, missing, total, candidates)
+            count(pod, reason, missing, total, matching)
         elif total:
-            count(pod, "", 0, total, candidates)
+            count(pod, "", 0, total, matching)
     return [Shortfall(owner, role, m, t, tuple(sorted(considered[(owner, role, reason)])), reason,
                       queued[(owner, role, reason)])
             for (owner, role, reason), (m, t) in sorted(short.items()) if m]

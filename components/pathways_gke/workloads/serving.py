@@ -81,7 +81,8 @@ class PathwaysServing(pulumi.ComponentResource):
         self.service = None
         if objects.service is not None:
             svc = objects.service
-            # a new spec.type (ClusterIP <-> internal LoadBalancer) replaces the Service; its name is fixed
+            # a new spec.type (ClusterIP <-> internal LoadBalancer) updates it in place (pulumi-kubernetes replaces a
+            # Service only on spec.clusterIP); its name is fixed, so a replacement deletes first
             self.service = k8s.core.v1.Service(
                 f"{name}-svc", metadata=svc["metadata"], spec=svc["spec"],
                 opts=inherited.child(self, **child_options("serving", False), delete_before_replace=True))
