@@ -257,3 +257,29 @@ def test_a_cross_stack_diff_does_not_report_provider_references(dev):
     other = _plan(shipped("dev"), "dev2")
     diff = diff_plans(dev, other)
     assert not [c for c in diff.changed if "provider" in c.options or "replaceWith" in c.options]
+
+
+def test_a_serving_service_type_change_updates_in_place():
+    """pulumi-kubernetes replaces a Service only on spec.clusterIP (provider/pkg/provider/diff.go)."""
+    old = _plan(shipped("serve"), "serve")
+    cfg = shipped("serve")
+    del cfg[P + "workloads"][0]["serving"]["loadBalancer"]
+    diff = diff_plans(old, _plan(cfg, "serve"))
+    services = [c for c in diff.changed if c.type == tokens.SERVICE]
+    assert services and all(c.verdict == "update" for c in services)
+    assert any(p.startswith("spec.type") for c in services for p in c.properties)
+
+
+def test_under_kueue_a_serving_resource_change_replaces_the_leader_worker_set():
+    """Kueue freezes the pod templates' resources while the queue-name label is set: the LWS is replaced, not
+    updated (kueue leaderworkerset_webhook.go); an image change still rolls it in place."""
+    base = merged("serve", kueue={"enabled": True})
+    old = _plan(base, "serve")
+    cfg = copy.deepcopy(base)
+    cfg[P + "workloads"][0]["resources"] = {"requests": {"cpu": "4", "memory": "16Gi"}}
+    lws = [c for c in diff_plans(old, _plan(cfg, "serve")).changed if c.type == tokens.LEADER_WORKER_SET]
+    assert lws and all(c.verdict == "replace" and c.replace_mode == "delete-first" for c in lws)
+    image = copy.deepcopy(base)
+    image[P + "workloads"][0]["image"] = "us-docker.pkg.dev/acme-ml-prod/serve/vllm-tpu:2026-12-01"
+    rolled = [c for c in diff_plans(old, _plan(image, "serve")).changed if c.type == tokens.LEADER_WORKER_SET]
+    assert rolled and all(c.verdict == "update" for c in rolled)
