@@ -101,3 +101,11 @@ def test_a_tpu_leader_alone_in_subgroup_0_needs_one_more_pool_than_the_group_has
         "name": "cpu", "nodeCount": 1, "nodeConfig": {"machineType": "n2-standard-32"}}}
     excluded = [_lws(3, 1, "LeaderExcluded", leader_on_tpu=False), _tpu_pool("s0"), _tpu_pool("s1"), cpu]
     assert place(excluded, "v0.10.0") == []
+
+
+@pytest.mark.parametrize("example, stack", [("platform-python", "shared"), ("two-clusters", "shared")])
+def test_every_example_stack_fits(example, stack):
+    from tests.support.examples import plan_example
+
+    resources = plan_example(example, stack).to_json()["resources"]
+    assert [s.message() for s in place(resources, lws_version_of(resources)) if not s.queued] == []
