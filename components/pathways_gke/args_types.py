@@ -111,7 +111,7 @@ class ClusterDns(str, Enum):
     """Cluster DNS provider."""
 
     AUTO = "auto"
-    """Cloud DNS (cluster scope) when the stack has a multi-host TPU slice, else GKE's default."""
+    """Decided once, when the cluster is created: Cloud DNS (cluster scope) when the stack then has a multi-host TPU slice, else GKE's default; later pool edits never change it."""
     CLOUD_DNS = "cloud-dns"
     """Cloud DNS for GKE, cluster scope: DNS answered on every node, no in-cluster DNS server."""
     NODELOCAL_DNSCACHE = "nodelocal-dnscache"

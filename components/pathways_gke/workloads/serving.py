@@ -25,7 +25,8 @@ from ..config.pathways_checks import pathways_workload_problems
 from ..config.serving_checks import MUTABLE_SIZE_SINCE, serving_workload_problems, version_key
 from ..config.workloads import PathwaysWorkloadConfig
 from ..errors import ConfigError, Problem
-from ..protection import protect_child
+from ..apply_rules import lws_kueue_replace_on_changes
+from ..protection import child_options
 from .pathways import pathways_args_from_stack, workload_from_args
 from .placement import placement_problems, secret_values_from_args, target_from_placement
 from .serving_lws import ServingObjects, access_facts, serving_objects
@@ -59,7 +60,7 @@ class PathwaysServing(pulumi.ComponentResource):
         with checking_args():  # validate before the first registration: bad args register nothing
             workload, objects, secret_values, lws_version = validate_args(dict(args or {}))
         # StatefulSets reschedule on a replaced pool: no child is replaced with it
-        own, inherited = split_options(opts)
+        own, inherited = split_options(opts, protectable=False)
         super().__init__(PATHWAYS_SERVING, name, None, own)
         ns = objects.lws["metadata"]["namespace"]
 
@@ -72,7 +73,7 @@ class PathwaysServing(pulumi.ComponentResource):
             f"{name}-lws",
             api_version=lws["apiVersion"], kind=lws["kind"], metadata=lws["metadata"], spec=lws["spec"],
             # everything else rolls group by group; these the LWS webhook refuses to change in place
-            opts=inherited.child(self, after=[secret] if secret else [], protect=protect_child("serving", False),
+            opts=inherited.child(self, after=[secret] if secret else [], **child_options("serving", False),
                                  replace_on_changes=immutable_paths(lws, lws_version) or None,
                                  delete_before_replace=True),  # fixed name
         )
@@ -80,19 +81,20 @@ class PathwaysServing(pulumi.ComponentResource):
         self.service = None
         if objects.service is not None:
             svc = objects.service
-            # a new spec.type (ClusterIP <-> internal LoadBalancer) replaces the Service; its name is fixed
+            # a new spec.type (ClusterIP <-> internal LoadBalancer) updates it in place (pulumi-kubernetes replaces a
+            # Service only on spec.clusterIP); its name is fixed, so a replacement deletes first
             self.service = k8s.core.v1.Service(
                 f"{name}-svc", metadata=svc["metadata"], spec=svc["spec"],
-                opts=inherited.child(self, protect=protect_child("serving", False), delete_before_replace=True))
+                opts=inherited.child(self, **child_options("serving", False), delete_before_replace=True))
         self.clients = {}
         for client, (deployment, svc) in objects.clients.items():
             proxy = k8s.apps.v1.Deployment(
                 f"{name}-proxy-{client}", metadata=deployment["metadata"], spec=deployment["spec"],
-                opts=inherited.child(self, after=[self.lws], protect=protect_child("serving", False),
+                opts=inherited.child(self, after=[self.lws], **child_options("serving", False),
                                      delete_before_replace=True))
             service = k8s.core.v1.Service(
                 f"{name}-proxy-{client}-svc", metadata=svc["metadata"], spec=svc["spec"],
-                opts=inherited.child(self, protect=protect_child("serving", False), delete_before_replace=True))
+                opts=inherited.child(self, **child_options("serving", False), delete_before_replace=True))
             self.clients[client] = (proxy, service)
 
         facts = access_facts(workload, ns)
@@ -121,12 +123,14 @@ def immutable_paths(lws: Mapping[str, Any], lws_version: str) -> list[str]:
     """LWS spec paths the webhook refuses to update: a change there replaces the LWS (delete, then create).
 
     `subGroupPolicy` cannot be added, removed or resized; `size` is immutable before v0.7.0
-    (kubernetes-sigs/lws `pkg/webhooks/leaderworkerset_webhook.go` ValidateUpdate).
+    (kubernetes-sigs/lws `pkg/webhooks/leaderworkerset_webhook.go` ValidateUpdate). Kueue's webhook refuses adding
+    or removing the queue-name label and, while it is set, changes of the pod templates' ports, resources,
+    nodeSelector, affinity and tolerations (apply_rules `kueue-lws-*`): those replace it too.
     """
     paths = ["spec.leaderWorkerTemplate.subGroupPolicy"]
     if version_key(lws_version) < version_key(MUTABLE_SIZE_SINCE):
         paths.append("spec.leaderWorkerTemplate.size")
-    return paths
+    return paths + list(lws_kueue_replace_on_changes(lws))
 
 
 def validate_args(args: Mapping[str, Any]) -> tuple[PathwaysWorkloadConfig, ServingObjects, dict[str, Any], str]:
