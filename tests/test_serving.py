@@ -399,14 +399,17 @@ def test_plan_json_is_deterministic_for_the_serve_stack(stack_plans):
     assert json.loads(again.dumps()) == json.loads(stack_plans("serve").dumps())
 
 
-def test_switching_to_an_internal_load_balancer_replaces_only_the_service_deleting_it_first(stack_plans):
+def test_dropping_the_internal_load_balancer_updates_only_the_service_in_place(stack_plans):
+    # pulumi-kubernetes forces replacement of a Service only on spec.clusterIP (provider/pkg/provider/diff.go);
+    # spec.type and the load-balancer annotation are updated in place, and the API server drops the node ports
+    # a ClusterIP Service no longer has.
     config = shipped("serve")
     workload(config, "llama-serve")["serving"].pop("loadBalancer")
     diff = diff_plans(stack_plans("serve"), plan_config(config, stack="serve"))
     [change] = diff.changed
-    assert change.name == "pw-serve-llama-serve-svc" and change.replace  # pulumi-kubernetes: spec.type is forceNew
-    assert "spec.type" in change.replace_reasons
-    assert diff.new_resources[change.urn]["options"]["deleteBeforeReplace"] is True  # fixed name
+    assert change.name == "pw-serve-llama-serve-svc" and "spec.type" in change.properties
+    assert not change.replace and change.refusals == ()
+    assert diff.new_resources[change.urn]["options"]["deleteBeforeReplace"] is True  # if it is ever replaced
 
 
 # --- the LWS install: same machinery as JobSet/Kueue -----------------------------------------------------------
