@@ -14,7 +14,7 @@ from ..catalog import TPU_HOSTS, Allocatable, cpu_machine, gke_allocatable
 from ..errors import Problem
 from .pathways import parse_quantity
 from .target import WorkloadTarget
-from .workloads import PathwaysWorkloadConfig, is_given
+from .workloads import RESERVED_CONTAINER_NAMES, PathwaysWorkloadConfig, is_given
 
 
 GB = Decimal(10**9)
@@ -35,16 +35,53 @@ MANAGED_ENV = {
 MAX_DNS_LABEL = 63
 
 
-def head_requests(workload: PathwaysWorkloadConfig) -> dict[str, Decimal]:
-    """CPU (cores) and memory (bytes) the head pod requests: sidecars + the user container."""
-    total = dict(SERVER_REQUESTS)
-    if workload.mode != "headless":
-        res = workload.resources
+def head_requests(workload: PathwaysWorkloadConfig, servers: Optional[dict[str, Decimal]] = None) -> dict[str, Decimal]:
+    """CPU (cores) and memory (bytes) the head pod requests: the Pathways servers (`servers`, default
+    SERVER_REQUESTS), the user container and the workload's sidecars."""
+    total = dict(SERVER_REQUESTS if servers is None else servers)
+    containers = [c.resources for c in workload.sidecars]
+    if has_user_container(workload):
+        containers.insert(0, workload.resources)
+    for res in containers:
         for key in ("cpu", "memory"):
             value = res.requests.get(key, res.limits.get(key))  # limits-only: requests = limits
             if value is not None:
                 total[key] += parse_quantity(value)
     return total
+
+
+def has_user_container(workload: PathwaysWorkloadConfig) -> bool:
+    """The head pod runs the user's program (every mode but headless and service)."""
+    return workload.mode not in ("headless", "service")
+
+
+def sidecar_problems(workload: PathwaysWorkloadConfig, path: str) -> list[Problem]:
+    """Names and ports of the head pod's extra containers: unique in the pod, none a Pathways server's."""
+    out: list[Problem] = []
+    names = {workload.container_name} if has_user_container(workload) else set()
+    ports: dict[int, str] = {}
+    reserved_ports = set(naming.PATHWAYS_PORTS)
+    for i, sidecar in enumerate(workload.sidecars):
+        at = f"{path}.sidecars[{i}]"
+        if sidecar.name in RESERVED_CONTAINER_NAMES:
+            out.append(Problem(f"{at}.name", "is the name of a Pathways container; not allowed: "
+                               f"{', '.join(RESERVED_CONTAINER_NAMES)}", sidecar.name))
+        elif sidecar.name in names:
+            other = ("containerName (the user container)" if sidecar.name == workload.container_name
+                     and has_user_container(workload) else "another sidecar")
+            out.append(Problem(f"{at}.name", f"is also the name of {other}; container names are unique in a pod",
+                               sidecar.name))
+        names.add(sidecar.name)
+        for j, port in enumerate(sidecar.ports):
+            if port in reserved_ports:
+                out.append(Problem(f"{at}.ports[{j}]", "is a port of the Pathways servers (the head's own, or a "
+                                   "worker's on the same TPU VM); not allowed: "
+                                   f"{', '.join(str(p) for p in naming.PATHWAYS_PORTS)}", port))
+            elif port in ports:
+                out.append(Problem(f"{at}.ports[{j}]", f"is also a port of sidecar '{ports[port]}'; a port is "
+                                   "unique in a pod", port))
+            ports.setdefault(port, sidecar.name)
+    return out
 
 
 def _fits(need: dict[str, Decimal], alloc: Allocatable) -> Optional[str]:
@@ -80,9 +117,12 @@ def pathways_workload_problems(workload: PathwaysWorkloadConfig, target: Workloa
                            "one slice may restart before the JobSet fails); without elastic slices any worker "
                            "failure restarts the whole JobSet", pw.max_slice_restarts))
 
+    out.extend(sidecar_problems(workload, path))
+
     # headless: no user container, so its options would be silently ignored
     if workload.mode == "headless":
         for field, given in (("image", workload.image is not None), ("command", workload.command is not None),
+                             ("args", bool(workload.args)),
                              ("env", bool(workload.env)), ("secretEnv", bool(workload.secret_env)),
                              ("privileged", workload.privileged),
                              ("containerName", is_given(workload, "container_name")),

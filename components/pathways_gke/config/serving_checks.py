@@ -14,7 +14,8 @@ from typing import Optional
 from .. import naming
 from ..catalog import TPU_HOSTS, cpu_machine, gke_allocatable
 from ..errors import Problem
-from .pathways_checks import GB, MAX_DNS_LABEL, _fits, head_requests
+from ..releases import kueue_lws_name_problem
+from .pathways_checks import GB, MAX_DNS_LABEL, SERVER_REQUESTS, _fits, head_requests
 from .target import WorkloadTarget
 from .workloads import PathwaysWorkloadConfig, is_given
 
@@ -26,6 +27,15 @@ MUTABLE_SIZE_SINCE = "v0.7.0"  # leaderWorkerTemplate.size may change (earlier: 
 LWS_ENV = ("LWS_LEADER_ADDRESS", "LWS_GROUP_SIZE", "LWS_WORKER_INDEX")
 # Resource-manager-only head (mode service): limits of the pathways-rm container (workloads/pathways_jobset.py).
 RM_ONLY_REQUESTS = {"cpu": Decimal(8), "memory": Decimal(32) * GB}
+# The Pathways servers' default sizes (XPK's limits; workloads/pathways_jobset.py writes them on CPU-pool heads).
+SERVER_SIZES = {"pathways-proxy": {"cpu": Decimal(16), "memory": Decimal(100) * GB},
+                "pathways-rm": {"cpu": Decimal(8), "memory": Decimal(32) * GB}}
+# A leader on a TPU VM shares it with that VM's pathways-worker, which requests only the chips but needs the host's
+# CPUs and most of its memory (the TPU runtime's pinned host buffers). Google's JetStream layouts set no resources on
+# the leader at all; XPK's limits would reserve 24 CPU / 132 GB there (141 GB with the user container) — most of a
+# v5e host. On a TPU VM the Pathways servers get at most this share of the host's allocatable, as requests = limits,
+# so they can neither crowd the worker out of memory nor be the first evicted.
+TPU_LEADER_SHARE = Decimal("0.25")
 
 
 def version_key(version: str) -> tuple[int, ...]:
@@ -65,9 +75,50 @@ def max_lws_name(groups: int) -> int:
     return 52 - 1 - len(str(max(groups - 1, 0)))
 
 
+def tpu_leader_server_sizes(machine_type: str, *, proxy: bool = True) -> dict[str, dict[str, Decimal]]:
+    """CPU (cores) and memory (bytes) of each Pathways server in a leader on a `machine_type` TPU VM: the default
+    sizes, scaled down (CPU and memory each, keeping their ratio) to fit TPU_LEADER_SHARE of the host's GKE
+    allocatable (catalog.gke_allocatable). `proxy=False`: a resource-manager-only leader (mode service)."""
+    host = TPU_HOSTS.get(machine_type)
+    if host is None:
+        raise ValueError(f"{machine_type!r} is not a TPU VM machine type in the catalog")
+    alloc = gke_allocatable(host)
+    servers = {k: v for k, v in SERVER_SIZES.items() if proxy or k != "pathways-proxy"}
+    budget = {"cpu": Decimal(alloc.millicores) / 1000 * TPU_LEADER_SHARE,
+              "memory": Decimal(alloc.memory_bytes) * TPU_LEADER_SHARE}
+    out: dict[str, dict[str, Decimal]] = {name: {} for name in servers}
+    for key in ("cpu", "memory"):
+        total = sum(size[key] for size in servers.values())
+        scale = min(Decimal(1), budget[key] / total)
+        for name, size in servers.items():
+            value = size[key] * scale
+            # whole millicores / MiB, rounded down (the sum stays within the budget)
+            out[name][key] = (Decimal(int(value * 1000)) / 1000 if key == "cpu"
+                              else Decimal(int(value / 2**20)) * 2**20)
+    return out
+
+
+def quantity(key: str, value: Decimal) -> str:
+    """A Kubernetes quantity for a size from tpu_leader_server_sizes (cpu in m, memory in Mi)."""
+    return f"{int(value * 1000)}m" if key == "cpu" else f"{int(value / 2**20)}Mi"
+
+
+def leader_server_requests(workload: PathwaysWorkloadConfig, target: WorkloadTarget) -> dict[str, Decimal]:
+    """What the Pathways servers of an LWS leader request, summed: sized for a TPU VM with leader tpu."""
+    assert target.shape is not None
+    serving = workload.mode == "serving"
+    if layout_of(workload, target).leader == "tpu":
+        sizes = tpu_leader_server_sizes(target.shape.machine_type, proxy=serving)
+        return {key: sum((s[key] for s in sizes.values()), Decimal(0)) for key in ("cpu", "memory")}
+    return dict(SERVER_REQUESTS) if serving else dict(RM_ONLY_REQUESTS)
+
+
 def serving_workload_problems(workload: PathwaysWorkloadConfig, target: WorkloadTarget, path: str, *, lws_version: str,
-                              cpu_machine_type: Optional[str] = None) -> list[Problem]:
-    """Every problem of a serving/service workload that the LWS builder relies on being absent."""
+                              cpu_machine_type: Optional[str] = None,
+                              kueue_version: Optional[str] = None) -> list[Problem]:
+    """Every problem of a serving/service workload that the LWS builder relies on being absent.
+
+    `kueue_version`: the Kueue release that admits the workload (None: not queued)."""
     if not workload.on_lws or target.shape is None:
         return []
     out: list[Problem] = []
@@ -102,6 +153,10 @@ def serving_workload_problems(workload: PathwaysWorkloadConfig, target: Workload
         if len(longest) > MAX_DNS_LABEL:
             out.append(Problem(at("name"), f"makes worker pod name '{longest}' longer than {MAX_DNS_LABEL} "
                                "characters", workload.name))
+        elif kueue_version is not None and target.queue_name:
+            why = kueue_lws_name_problem(kueue_version, workload.name)
+            if why:
+                out.append(Problem(at("name"), why, workload.name))
 
     if workload.serving is not None:
         out.extend(_serving_problems(workload, target, layout, path))
@@ -110,13 +165,22 @@ def serving_workload_problems(workload: PathwaysWorkloadConfig, target: Workload
 
     for source, names in (("env", workload.env), ("secretEnv", workload.secret_env),
                           ("pathways.env.server", pw.env.server), ("pathways.env.proxy", pw.env.proxy),
-                          ("pathways.env.worker", pw.env.worker)):
+                          ("pathways.env.worker", pw.env.worker),
+                          *((f"sidecars[{i}].env", s.env) for i, s in enumerate(workload.sidecars))):
         for name in sorted(set(names) & set(LWS_ENV)):
             out.append(Problem(at(f"{source}.{name}"), "is set by the LeaderWorkerSet controller in every container "
                                f"of the group; not allowed: {', '.join(LWS_ENV)}"))
 
+    # the pod-network proxy's credentials are ours (workloads/serving_lws.py INSECURE_CREDENTIALS_ENV)
+    for source, names in (("env", workload.env), ("secretEnv", workload.secret_env),
+                          ("pathways.env.proxy", pw.env.proxy)):
+        if naming.IFRT_PROXY_INSECURE_ENV in names and (source.startswith("pathways") or workload.mode == "serving"):
+            out.append(Problem(at(f"{source}.{naming.IFRT_PROXY_INSECURE_ENV}"), "is set to \"true\" by "
+                               f"pathways-gke in mode '{workload.mode}' (the proxy listens on the pod network, "
+                               "where ALTS credentials cannot be used); remove it"))
+
     # the head pod must fit where it runs
-    need = head_requests(workload) if workload.mode == "serving" else dict(RM_ONLY_REQUESTS)
+    need = head_requests(workload, leader_server_requests(workload, target))
     if layout.leader == "tpu":
         host = TPU_HOSTS.get(target.shape.machine_type)
         short = _fits(need, gke_allocatable(host)) if host else None
@@ -177,6 +241,7 @@ def _service_problems(workload: PathwaysWorkloadConfig, target: WorkloadTarget, 
             out.append(Problem(at(f"service.clients[{i}]"), f"makes the proxy Service name '{name}' longer than "
                                f"{MAX_DNS_LABEL} characters; shorten the client or workload name", client))
     for field, given in (("image", workload.image is not None), ("command", workload.command is not None),
+                         ("args", bool(workload.args)),
                          ("env", bool(workload.env)), ("secretEnv", bool(workload.secret_env)),
                          ("privileged", workload.privileged), ("gcsFuse", bool(workload.gcs_fuse)),
                          ("containerName", is_given(workload, "container_name")),

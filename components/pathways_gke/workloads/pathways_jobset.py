@@ -14,6 +14,7 @@ from typing import Any, Optional
 from .. import naming
 from ..capacity import capacity_node_selector, tpu_tolerations
 from ..catalog import SliceShape
+from ..config.pathways import Sidecar
 from ..config.workloads import PathwaysWorkloadConfig, WorkloadBase
 from .head import guard_head
 from ..config.target import WorkloadTarget
@@ -184,7 +185,9 @@ def client_container(workload: PathwaysWorkloadConfig, backend_env: list[dict[st
         "imagePullPolicy": image_pull_policy(workload),
     }
     if workload.command_text is not None:
-        container["command"] = wrap_command(workload.command_text)
+        container["command"] = wrap_command(workload.command_text)  # args are in the command text
+    elif workload.args:
+        container["args"] = list(workload.args)  # the image's entrypoint gets them
     container["env"] = env
     container.update(extra or {})
     resources = {k: dict(sorted(v.items())) for k, v in (("requests", workload.resources.requests),
@@ -195,6 +198,33 @@ def client_container(workload: PathwaysWorkloadConfig, backend_env: list[dict[st
         container["securityContext"] = {"privileged": True}
     if mounts:
         container["volumeMounts"] = mounts
+    return container
+
+
+def sidecar_container(workload: PathwaysWorkloadConfig, sidecar: Sidecar, *, native: bool,
+                      port_names: Optional[dict[int, str]] = None, extra: Optional[dict[str, Any]] = None) -> dict[str, Any]:
+    """One of the workload's extra head containers (config `sidecars`): a native sidecar (an init container with
+    restartPolicy Always) in a JobSet head, so the head Job completes with the user container; a regular container
+    in a LeaderWorkerSet leader. `port_names` names the ports that are serving ports; `extra` adds probes."""
+    container: dict[str, Any] = {"name": sidecar.name, "image": sidecar.image,
+                                 "imagePullPolicy": image_pull_policy(workload)}
+    if sidecar.command is not None:
+        container["command"] = list(sidecar.command)
+    if sidecar.args:
+        container["args"] = list(sidecar.args)
+    if sidecar.env:
+        container["env"] = custom_env(sidecar.env)
+    if sidecar.ports:
+        names = port_names or {}
+        container["ports"] = [{**({"name": names[p]} if p in names else {}), "containerPort": p, "protocol": "TCP"}
+                              for p in sidecar.ports]
+    container.update(extra or {})
+    resources = {k: dict(sorted(v.items())) for k, v in (("requests", sidecar.resources.requests),
+                                                         ("limits", sidecar.resources.limits)) if v}
+    if resources:
+        container["resources"] = resources
+    if native:
+        container["restartPolicy"] = "Always"
     return container
 
 
@@ -342,10 +372,12 @@ def head_pod_spec(workload: PathwaysWorkloadConfig, target: WorkloadTarget, *, s
         spec["nodeSelector"] = {naming.NODE_POOL_LABEL: target.cpu_pool}
     if headless(workload):
         spec["containers"] = [proxy_container(workload, sidecar=False),
-                              rm_container(workload, target, sidecar=False)]
+                              rm_container(workload, target, sidecar=False),
+                              *(sidecar_container(workload, s, native=False) for s in workload.sidecars)]
     else:
         spec["initContainers"] = [proxy_container(workload, sidecar=True),
-                                  rm_container(workload, target, sidecar=True)]
+                                  rm_container(workload, target, sidecar=True),
+                                  *(sidecar_container(workload, s, native=True) for s in workload.sidecars)]
         spec["containers"] = [user_container(workload, secret_name=secret_name)]
         volumes = fuse_volumes(workload, workers=False)
         if volumes:
