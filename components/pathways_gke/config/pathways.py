@@ -138,6 +138,17 @@ def _pathways_version(value: str) -> str:
 
 PathwaysVersion = Annotated[str, AfterValidator(_pathways_version)]
 
+# The JAX release a Pathways image tag is built for: `jax-0.9.2`, `20260128-jax_0.9.0` (Google's two tag styles).
+_JAX_IN_TAG = re.compile(r"(?:^|-)jax[-_](\d+)\.(\d+)(?:\.(\d+))?$")
+
+
+def jax_release_of(tag: str) -> Optional[tuple[int, int, int]]:
+    """(major, minor, patch) of the JAX release in a Pathways image tag; None when the tag does not name one."""
+    match = _JAX_IN_TAG.search(tag)
+    if match is None:
+        return None
+    return int(match.group(1)), int(match.group(2)), int(match.group(3) or 0)
+
 
 class PathwaysSettings(Model):
     """Pathways server options."""

@@ -15,6 +15,7 @@ from .. import naming
 from ..catalog import TPU_HOSTS, cpu_machine, gke_allocatable
 from ..errors import Problem
 from ..releases import kueue_lws_name_problem
+from .pathways import jax_release_of
 from .pathways_checks import GB, MAX_DNS_LABEL, SERVER_REQUESTS, _fits, head_requests
 from .target import WorkloadTarget
 from .workloads import PathwaysWorkloadConfig, is_given
@@ -23,6 +24,13 @@ from .workloads import PathwaysWorkloadConfig, is_given
 # LWS releases that bring a feature the rendered LeaderWorkerSet uses (LWS git tags, read from the code).
 LEADER_EXCLUDED_SINCE = "v0.6.0"  # subGroupPolicyType: LeaderExcluded (a head on the CPU pool)
 MUTABLE_SIZE_SINCE = "v0.7.0"  # leaderWorkerTemplate.size may change (earlier: immutable)
+# The oldest Pathways release whose IFRT proxy is documented accepting IFRT_PROXY_USE_INSECURE_GRPC_CREDENTIALS=true on
+# the pod network: AXLearn's LWS layout pins proxy_server:20260128-jax_0.9.0 (PATHWAYS_SERVING.md §2.9); Shared
+# Pathways Service renders it with jax-0.10.0. XLA reads "true" only since grpc_credentials_possibly_insecure_wrapper.cc
+# (2025), which lets Google's internal proxy build allow it; the older grpc_credentials.cc wanted "yes" and CHECK-failed
+# outside OSS builds. Older releases (GKE's JetStream tutorial pins jax-0.5.3) need ALTS, i.e. Workload Identity off
+# on the node pools, which this project does not do (it would hand every pod the node's service account).
+INSECURE_PROXY_SINCE = (0, 9, 0)
 # Env LWS injects into every container of a group (a user variable of the same name is replaced).
 LWS_ENV = ("LWS_LEADER_ADDRESS", "LWS_GROUP_SIZE", "LWS_WORKER_INDEX")
 # Resource-manager-only head (mode service): limits of the pathways-rm container (workloads/pathways_jobset.py).
@@ -91,16 +99,20 @@ def tpu_leader_server_sizes(machine_type: str, *, proxy: bool = True) -> dict[st
         total = sum(size[key] for size in servers.values())
         scale = min(Decimal(1), budget[key] / total)
         for name, size in servers.items():
-            value = size[key] * scale
-            # whole millicores / MiB, rounded down (the sum stays within the budget)
-            out[name][key] = (Decimal(int(value * 1000)) / 1000 if key == "cpu"
-                              else Decimal(int(value / 2**20)) * 2**20)
+            if scale == 1:
+                out[name][key] = size[key]
+            elif key == "cpu":  # whole millicores, rounded down (the sum stays within the budget)
+                out[name][key] = Decimal(int(size[key] * scale * 1000)) / 1000
+            else:  # whole MiB, rounded down
+                out[name][key] = Decimal(int(size[key] * scale / 2**20)) * 2**20
     return out
 
 
 def quantity(key: str, value: Decimal) -> str:
-    """A Kubernetes quantity for a size from tpu_leader_server_sizes (cpu in m, memory in Mi)."""
-    return f"{int(value * 1000)}m" if key == "cpu" else f"{int(value / 2**20)}Mi"
+    """A Kubernetes quantity for a size from tpu_leader_server_sizes: whole cores or m; whole G or Mi."""
+    if key == "cpu":
+        return str(int(value)) if value == int(value) else f"{int(value * 1000)}m"
+    return f"{int(value / GB)}G" if value % GB == 0 else f"{int(value / 2**20)}Mi"
 
 
 def leader_server_requests(workload: PathwaysWorkloadConfig, target: WorkloadTarget) -> dict[str, Decimal]:
@@ -170,6 +182,15 @@ def serving_workload_problems(workload: PathwaysWorkloadConfig, target: Workload
         for name in sorted(set(names) & set(LWS_ENV)):
             out.append(Problem(at(f"{source}.{name}"), "is set by the LeaderWorkerSet controller in every container "
                                f"of the group; not allowed: {', '.join(LWS_ENV)}"))
+
+    release = jax_release_of(pw.version) if pw.version and pw.images.proxy is None else None
+    if release is not None and release < INSECURE_PROXY_SINCE:
+        out.append(Problem(at("pathways.version"), f"is a Pathways release for JAX {'.'.join(map(str, release))}; in "
+                           f"mode '{workload.mode}' the IFRT proxy listens on the pod network and its clients connect "
+                           "with insecure gRPC credentials (IFRT_PROXY_USE_INSECURE_GRPC_CREDENTIALS=true), which "
+                           "Pathways proxies are known to accept from jax-"
+                           f"{'.'.join(map(str, INSECURE_PROXY_SINCE))} on (older ones speak only ALTS, unreachable "
+                           "from a Workload Identity pod); use jax-0.9.0 or newer", pw.version))
 
     # the pod-network proxy's credentials are ours (workloads/serving_lws.py INSECURE_CREDENTIALS_ENV)
     for source, names in (("env", workload.env), ("secretEnv", workload.secret_env),

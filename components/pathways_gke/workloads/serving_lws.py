@@ -68,11 +68,11 @@ def _pod_common(workload: PathwaysWorkloadConfig) -> dict[str, Any]:
 
 def server_resources(container: str, target: Optional[WorkloadTarget], leader: str, *, proxy: bool = True) -> dict[str, Any]:
     """A Pathways server's resources: on a TPU VM leader sized to leave the worker its host
-    (config/serving_checks.tpu_leader_server_sizes, requests = limits); elsewhere XPK's limits."""
+    (config/serving_checks.tpu_leader_server_sizes); elsewhere XPK's. Limits only: Kubernetes sets the requests
+    to them."""
     if leader == "tpu" and target is not None and target.shape is not None:
         size = tpu_leader_server_sizes(target.shape.machine_type, proxy=proxy)[container]
-        values = {k: quantity(k, v) for k, v in size.items()}
-        return {"limits": dict(values), "requests": dict(values)}
+        return {"limits": {k: quantity(k, v) for k, v in size.items()}}
     return {k: dict(v) for k, v in (RM_RESOURCES if container == RM_CONTAINER else PROXY_RESOURCES).items()}
 
 
