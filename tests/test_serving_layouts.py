@@ -15,7 +15,6 @@ from pathways_gke.config.serving_checks import SERVER_SIZES, TPU_LEADER_SHARE, t
 from pathways_gke.config.stack import parse_stack
 from pathways_gke.config.target import target_for
 from pathways_gke.config.types import parse_quantity
-from pathways_gke.config.workloads import PathwaysWorkloadConfig
 from pathways_gke.errors import ConfigError
 from pathways_gke.naming import IFRT_PROXY_INSECURE_ENV
 from pathways_gke.releases import KUEUE_LWS_NAME_LIMIT, RELEASES, kueue_lws_name_problem, release_change
