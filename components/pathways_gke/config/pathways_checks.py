@@ -12,7 +12,7 @@ from typing import Optional
 from .. import naming
 from ..catalog import TPU_HOSTS, Allocatable, cpu_machine, gke_allocatable
 from ..errors import Problem
-from .pathways import parse_quantity
+from .pathways import ContainerResources, SidecarResources, parse_quantity
 from .target import WorkloadTarget
 from .workloads import RESERVED_CONTAINER_NAMES, PathwaysWorkloadConfig, is_given
 
@@ -39,7 +39,7 @@ def head_requests(workload: PathwaysWorkloadConfig, servers: Optional[dict[str, 
     """CPU (cores) and memory (bytes) the head pod requests: the Pathways servers (`servers`, default
     SERVER_REQUESTS), the user container and the workload's sidecars."""
     total = dict(SERVER_REQUESTS if servers is None else servers)
-    containers = [c.resources for c in workload.sidecars]
+    containers: list[ContainerResources | SidecarResources] = [c.resources for c in workload.sidecars]
     if has_user_container(workload):
         containers.insert(0, workload.resources)
     for res in containers:
