@@ -20,7 +20,9 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping, Optional
 
 from ..property_paths import Part, changed_paths, covers, format_path, parse_path, value_at
-from ..tokens import NODE_POOL
+from ..naming import SERVICES_CONFIGMAP
+from ..releases import RELEASES, release_change
+from ..tokens import CONFIG_MAP, NODE_POOL
 from .replacements import NODES_RECREATED, SERVER_FILLED_NODE_POOL_FIELDS, fixed_name, replace_patterns
 
 # Options whose change is itself an update step (`pulumi preview` shows them); dependsOn,
@@ -339,7 +341,7 @@ def render_text(diff: PlanDiff) -> str:
             lines.append(f"        replaced with {urn.rpartition('::')[2]} (options.replaceWith)")
         if c.provider_replaced:
             lines.append(f"        its provider {c.provider_replaced.rpartition('::')[2]} is replaced")
-    loud = node_pool_warnings(diff) + trap_warnings(diff) + rename_warnings(diff)
+    loud = node_pool_warnings(diff) + trap_warnings(diff) + rename_warnings(diff) + release_warnings(diff)
     if loud:
         lines.append("")
         lines += [f"!! {w}" for w in loud]
@@ -420,3 +422,24 @@ def load_source_plan(source: str, project_dir: Path = Path(".")) -> dict[str, An
     if path.is_dir() or "/" in source:
         raise FileNotFoundError(f"{source}: not a plan.json, a stack config file (.yaml) or a stack name")
     return plan_stack(source, project_dir).to_json()
+
+
+def release_warnings(diff: PlanDiff) -> list[str]:
+    """A controller pin moved backwards past a minor release (releases.release_change refuses it): read from the
+    readiness ConfigMap (`pathways-gke-services`), which records each installed `<addon>.version`."""
+    out = []
+    for c in diff.changed:
+        old, new = diff.old_resources.get(c.urn), diff.new_resources.get(c.urn)
+        if c.type != CONFIG_MAP or old is None or new is None:
+            continue
+        if value_at(new.get("inputs") or {}, "metadata.name") != SERVICES_CONFIGMAP:
+            continue
+        before = value_at(old.get("inputs") or {}, "data") or {}
+        after = value_at(new.get("inputs") or {}, "data") or {}
+        for addon in RELEASES:
+            key = f"{addon}.version"
+            if before.get(key) and after.get(key) and before[key] != after[key]:
+                refused = release_change(addon, before[key], after[key]).refused
+                if refused:
+                    out.append(f"{c.name}: {addon}.version {before[key]} -> {after[key]} {refused}")
+    return out
