@@ -11,7 +11,7 @@ import pytest
 from pathways_gke import PathwaysServing
 from pathways_gke.catalog import TPU_HOSTS, gke_allocatable
 from pathways_gke.config.addons import JobSetConfig, KueueConfig, LwsConfig
-from pathways_gke.config.serving_checks import SERVER_SIZES, TPU_LEADER_SHARE, tpu_leader_server_sizes
+from pathways_gke.config.pathways_checks import SERVER_SIZES, TPU_HEAD_SHARE, tpu_head_server_sizes
 from pathways_gke.config.stack import parse_stack
 from pathways_gke.config.target import target_for
 from pathways_gke.config.types import parse_quantity
@@ -217,11 +217,11 @@ def test_clients_get_their_own_proxy_never_the_model_servers():
 def test_pathways_servers_on_a_tpu_vm_leave_the_worker_its_host(machine):
     alloc = gke_allocatable(TPU_HOSTS[machine])
     for proxy in (True, False):
-        sizes = tpu_leader_server_sizes(machine, proxy=proxy)
+        sizes = tpu_head_server_sizes(machine, proxy=proxy)
         cpu = sum(s["cpu"] for s in sizes.values())
         memory = sum(s["memory"] for s in sizes.values())
-        assert cpu * 1000 <= alloc.millicores * TPU_LEADER_SHARE
-        assert memory <= alloc.memory_bytes * TPU_LEADER_SHARE
+        assert cpu * 1000 <= alloc.millicores * TPU_HEAD_SHARE
+        assert memory <= alloc.memory_bytes * TPU_HEAD_SHARE
         for name, size in sizes.items():  # never more than XPK's size
             assert all(size[k] <= SERVER_SIZES[name][k] for k in ("cpu", "memory"))
 
@@ -231,7 +231,7 @@ def test_a_v5e_leader_no_longer_reserves_141_gb_and_a_cpu_leader_keeps_xpks_size
     containers = by_name(leader(objects.lws)["spec"]["containers"])
     memory = sum(parse_quantity(containers[c]["resources"]["limits"]["memory"]) for c in ("pathways-proxy",
                                                                                           "pathways-rm"))
-    assert memory <= gke_allocatable(TPU_HOSTS["ct5lp-hightpu-4t"]).memory_bytes * TPU_LEADER_SHARE
+    assert memory <= gke_allocatable(TPU_HOSTS["ct5lp-hightpu-4t"]).memory_bytes * TPU_HEAD_SHARE
     _, objects, _, _ = validate_args(serving_args(serving={"port": 8000, "leader": "cpu"}))
     containers = by_name(leader(objects.lws)["spec"]["containers"])
     assert containers["pathways-proxy"]["resources"] == {"limits": {"cpu": "16", "memory": "100G"}}
@@ -358,3 +358,16 @@ def test_the_plan_diff_flags_a_controller_downgrade_past_a_minor_and_nothing_els
     assert "jobset.version v0.12.0 -> v0.10.1 would downgrade jobset" in warning
     assert f"!! {warning}" in render_text(down)
     assert release_warnings(diff_plans(older, current)) == []  # the upgrade back is a planned update
+
+
+def test_a_colocated_jobset_head_on_a_v5e_host_is_sized_by_the_same_rule():
+    v5e = {"name": "main", "type": "v5e", "topology": "4x4", "slices": 1, "zone": "us-east5-a"}
+    st = parsed("dev", tpuPools=[v5e], workloads=[{**shipped("dev")[f"{P}workloads"][0], "mode": "colocated"}])
+    w = st.workloads[0]
+    head = build_pathways_jobset(w, target_for(st, w))["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]
+    servers = by_name(head["spec"]["initContainers"])
+    sizes = tpu_head_server_sizes("ct5lp-hightpu-4t")
+    for name in ("pathways-proxy", "pathways-rm"):
+        limits = servers[name]["resources"]["limits"]
+        assert {k: parse_quantity(v) for k, v in limits.items()} == sizes[name]
+    assert sum(sizes[n]["memory"] for n in sizes) < 132 * 10**9  # XPK's 100 G + 32 G would not be left alone

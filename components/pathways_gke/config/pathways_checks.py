@@ -34,6 +34,49 @@ MANAGED_ENV = {
 
 MAX_DNS_LABEL = 63
 
+# The Pathways servers' default sizes (XPK's limits; workloads/pathways_jobset.py writes them on CPU-pool heads).
+SERVER_SIZES = {"pathways-proxy": {"cpu": Decimal(16), "memory": Decimal(100) * GB},
+                "pathways-rm": {"cpu": Decimal(8), "memory": Decimal(32) * GB}}
+# A head on a TPU VM (a serving leader with leader: tpu, a colocated JobSet head) shares it with that VM's
+# pathways-worker, which requests only the chips but needs the host's
+# CPUs and most of its memory (the TPU runtime's pinned host buffers). Google's JetStream layouts set no resources on
+# the leader at all; XPK's limits would reserve 24 CPU / 132 GB there (141 GB with the user container) — most of a
+# v5e host. On a TPU VM the Pathways servers get at most this share of the host's allocatable, as requests = limits,
+# so they can neither crowd the worker out of memory nor be the first evicted.
+TPU_HEAD_SHARE = Decimal("0.25")
+
+
+def tpu_head_server_sizes(machine_type: str, *, proxy: bool = True) -> dict[str, dict[str, Decimal]]:
+    """CPU (cores) and memory (bytes) of each Pathways server in a head on a `machine_type` TPU VM: the default
+    sizes, scaled down (CPU and memory each, keeping their ratio) to fit TPU_HEAD_SHARE of the host's GKE
+    allocatable (catalog.gke_allocatable). `proxy=False`: a resource-manager-only head (mode service)."""
+    host = TPU_HOSTS.get(machine_type)
+    if host is None:
+        raise ValueError(f"{machine_type!r} is not a TPU VM machine type in the catalog")
+    alloc = gke_allocatable(host)
+    servers = {k: v for k, v in SERVER_SIZES.items() if proxy or k != "pathways-proxy"}
+    budget = {"cpu": Decimal(alloc.millicores) / 1000 * TPU_HEAD_SHARE,
+              "memory": Decimal(alloc.memory_bytes) * TPU_HEAD_SHARE}
+    out: dict[str, dict[str, Decimal]] = {name: {} for name in servers}
+    for key in ("cpu", "memory"):
+        total = sum(size[key] for size in servers.values())
+        scale = min(Decimal(1), budget[key] / total)
+        for name, size in servers.items():
+            if scale == 1:
+                out[name][key] = size[key]
+            elif key == "cpu":  # whole millicores, rounded down (the sum stays within the budget)
+                out[name][key] = Decimal(int(size[key] * scale * 1000)) / 1000
+            else:  # whole MiB, rounded down
+                out[name][key] = Decimal(int(size[key] * scale / 2**20)) * 2**20
+    return out
+
+
+def quantity(key: str, value: Decimal) -> str:
+    """A Kubernetes quantity for a size from tpu_head_server_sizes: whole cores or m; whole G or Mi."""
+    if key == "cpu":
+        return str(int(value)) if value == int(value) else f"{int(value * 1000)}m"
+    return f"{int(value / GB)}G" if value % GB == 0 else f"{int(value / 2**20)}Mi"
+
 
 def head_requests(workload: PathwaysWorkloadConfig, servers: Optional[dict[str, Decimal]] = None) -> dict[str, Decimal]:
     """CPU (cores) and memory (bytes) the head pod requests: the Pathways servers (`servers`, default
@@ -173,7 +216,9 @@ def pathways_workload_problems(workload: PathwaysWorkloadConfig, target: Workloa
                                workload.mode))
         host = TPU_HOSTS.get(shape.machine_type)
         if host is not None:
-            short = _fits(head_requests(workload), gke_allocatable(host))
+            sizes = tpu_head_server_sizes(shape.machine_type)
+            servers = {key: sum((s[key] for s in sizes.values()), Decimal(0)) for key in ("cpu", "memory")}
+            short = _fits(head_requests(workload, servers), gke_allocatable(host))
             if short:
                 out.append(Problem(at("mode"), f"'colocated' puts the head on a {shape.machine_type} TPU host, which "
                                    f"cannot hold it ({short}); use mode 'default' (head on the CPU pool) or lower "

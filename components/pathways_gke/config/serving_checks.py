@@ -16,7 +16,7 @@ from ..catalog import TPU_HOSTS, cpu_machine, gke_allocatable
 from ..errors import Problem
 from ..releases import kueue_lws_name_problem
 from .pathways import jax_release_of
-from .pathways_checks import GB, MAX_DNS_LABEL, SERVER_REQUESTS, _fits, head_requests
+from .pathways_checks import GB, MAX_DNS_LABEL, SERVER_REQUESTS, _fits, head_requests, tpu_head_server_sizes
 from .target import WorkloadTarget
 from .workloads import PathwaysWorkloadConfig, is_given
 
@@ -35,16 +35,6 @@ INSECURE_PROXY_SINCE = (0, 9, 0)
 LWS_ENV = ("LWS_LEADER_ADDRESS", "LWS_GROUP_SIZE", "LWS_WORKER_INDEX")
 # Resource-manager-only head (mode service): limits of the pathways-rm container (workloads/pathways_jobset.py).
 RM_ONLY_REQUESTS = {"cpu": Decimal(8), "memory": Decimal(32) * GB}
-# The Pathways servers' default sizes (XPK's limits; workloads/pathways_jobset.py writes them on CPU-pool heads).
-SERVER_SIZES = {"pathways-proxy": {"cpu": Decimal(16), "memory": Decimal(100) * GB},
-                "pathways-rm": {"cpu": Decimal(8), "memory": Decimal(32) * GB}}
-# A leader on a TPU VM shares it with that VM's pathways-worker, which requests only the chips but needs the host's
-# CPUs and most of its memory (the TPU runtime's pinned host buffers). Google's JetStream layouts set no resources on
-# the leader at all; XPK's limits would reserve 24 CPU / 132 GB there (141 GB with the user container) — most of a
-# v5e host. On a TPU VM the Pathways servers get at most this share of the host's allocatable, as requests = limits,
-# so they can neither crowd the worker out of memory nor be the first evicted.
-TPU_LEADER_SHARE = Decimal("0.25")
-
 
 def version_key(version: str) -> tuple[int, ...]:
     return tuple(int(p) for p in version.lstrip("v").split("."))
@@ -83,44 +73,12 @@ def max_lws_name(groups: int) -> int:
     return 52 - 1 - len(str(max(groups - 1, 0)))
 
 
-def tpu_leader_server_sizes(machine_type: str, *, proxy: bool = True) -> dict[str, dict[str, Decimal]]:
-    """CPU (cores) and memory (bytes) of each Pathways server in a leader on a `machine_type` TPU VM: the default
-    sizes, scaled down (CPU and memory each, keeping their ratio) to fit TPU_LEADER_SHARE of the host's GKE
-    allocatable (catalog.gke_allocatable). `proxy=False`: a resource-manager-only leader (mode service)."""
-    host = TPU_HOSTS.get(machine_type)
-    if host is None:
-        raise ValueError(f"{machine_type!r} is not a TPU VM machine type in the catalog")
-    alloc = gke_allocatable(host)
-    servers = {k: v for k, v in SERVER_SIZES.items() if proxy or k != "pathways-proxy"}
-    budget = {"cpu": Decimal(alloc.millicores) / 1000 * TPU_LEADER_SHARE,
-              "memory": Decimal(alloc.memory_bytes) * TPU_LEADER_SHARE}
-    out: dict[str, dict[str, Decimal]] = {name: {} for name in servers}
-    for key in ("cpu", "memory"):
-        total = sum(size[key] for size in servers.values())
-        scale = min(Decimal(1), budget[key] / total)
-        for name, size in servers.items():
-            if scale == 1:
-                out[name][key] = size[key]
-            elif key == "cpu":  # whole millicores, rounded down (the sum stays within the budget)
-                out[name][key] = Decimal(int(size[key] * scale * 1000)) / 1000
-            else:  # whole MiB, rounded down
-                out[name][key] = Decimal(int(size[key] * scale / 2**20)) * 2**20
-    return out
-
-
-def quantity(key: str, value: Decimal) -> str:
-    """A Kubernetes quantity for a size from tpu_leader_server_sizes: whole cores or m; whole G or Mi."""
-    if key == "cpu":
-        return str(int(value)) if value == int(value) else f"{int(value * 1000)}m"
-    return f"{int(value / GB)}G" if value % GB == 0 else f"{int(value / 2**20)}Mi"
-
-
 def leader_server_requests(workload: PathwaysWorkloadConfig, target: WorkloadTarget) -> dict[str, Decimal]:
     """What the Pathways servers of an LWS leader request, summed: sized for a TPU VM with leader tpu."""
     assert target.shape is not None
     serving = workload.mode == "serving"
     if layout_of(workload, target).leader == "tpu":
-        sizes = tpu_leader_server_sizes(target.shape.machine_type, proxy=serving)
+        sizes = tpu_head_server_sizes(target.shape.machine_type, proxy=serving)
         return {key: sum((s[key] for s in sizes.values()), Decimal(0)) for key in ("cpu", "memory")}
     return dict(SERVER_REQUESTS) if serving else dict(RM_ONLY_REQUESTS)
 

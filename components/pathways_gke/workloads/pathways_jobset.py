@@ -15,6 +15,7 @@ from .. import naming
 from ..capacity import capacity_node_selector, tpu_tolerations
 from ..catalog import SliceShape
 from ..config.pathways import Sidecar
+from ..config.pathways_checks import quantity, tpu_head_server_sizes
 from ..config.workloads import PathwaysWorkloadConfig, WorkloadBase
 from .head import guard_head
 from ..config.target import WorkloadTarget
@@ -96,11 +97,27 @@ def image_pull_policy(workload: WorkloadBase) -> str:
     return workload.image_pull_policy or "IfNotPresent"
 
 
+def server_resources(container: str, tpu_machine_type: Optional[str] = None, *, proxy: bool = True) -> dict[str, Any]:
+    """A Pathways server's resources (limits only; Kubernetes sets the requests to them): XPK's, or on a TPU VM
+    (`tpu_machine_type`: a colocated head, a serving leader on its slice) sized by
+    config/pathways_checks.tpu_head_server_sizes so the VM's worker keeps its host. `proxy=False`: the head has no
+    proxy (a service backend's leader)."""
+    if tpu_machine_type is not None:
+        size = tpu_head_server_sizes(tpu_machine_type, proxy=proxy)[container]
+        return {"limits": {k: quantity(k, v) for k, v in size.items()}}
+    return _copy(RM_RESOURCES if container == RM_CONTAINER else PROXY_RESOURCES)
+
+
 def worker_backoff_limit(workload: PathwaysWorkloadConfig, shape: SliceShape) -> int:
     pw = workload.pathways
     if pw.elastic_slices > 0:
         return pw.max_slice_restarts * shape.vms_per_slice
     return WORKER_BACKOFF_PER_VM * shape.vms_per_slice
+
+
+def _head_machine(workload: PathwaysWorkloadConfig, target: WorkloadTarget) -> Optional[str]:
+    """The TPU VM machine type the head shares with a worker (mode colocated), else None (a CPU-pool head)."""
+    return target.shape.machine_type if workload.mode == "colocated" and target.shape is not None else None
 
 
 def headless(workload: PathwaysWorkloadConfig) -> bool:
@@ -136,14 +153,15 @@ def rm_container(workload: PathwaysWorkloadConfig, target: WorkloadTarget, *, si
         "args": args,
         "env": env,
         "ports": container_ports(*RM_PORTS),
-        "resources": _copy(RM_RESOURCES),
+        "resources": server_resources(RM_CONTAINER, _head_machine(workload, target)),
     }
     if sidecar:
         container["restartPolicy"] = "Always"
     return container
 
 
-def proxy_container(workload: PathwaysWorkloadConfig, *, sidecar: bool) -> dict[str, Any]:
+def proxy_container(workload: PathwaysWorkloadConfig, *, sidecar: bool,
+                    target: Optional[WorkloadTarget] = None) -> dict[str, Any]:
     pw = workload.pathways
     args = [
         f"--server_port={PROXY_PORT}",
@@ -160,7 +178,7 @@ def proxy_container(workload: PathwaysWorkloadConfig, *, sidecar: bool) -> dict[
         "args": args,
         "env": [_field_env("PATHWAYS_HEAD", COORDINATOR_LABEL_PATH), *custom_env(pw.env.proxy)],
         "ports": container_ports(PROXY_PORT),
-        "resources": _copy(PROXY_RESOURCES),
+        "resources": server_resources(PROXY_CONTAINER, _head_machine(workload, target) if target else None),
     }
     if sidecar:
         container["restartPolicy"] = "Always"
@@ -371,11 +389,11 @@ def head_pod_spec(workload: PathwaysWorkloadConfig, target: WorkloadTarget, *, s
     else:
         spec["nodeSelector"] = {naming.NODE_POOL_LABEL: target.cpu_pool}
     if headless(workload):
-        spec["containers"] = [proxy_container(workload, sidecar=False),
+        spec["containers"] = [proxy_container(workload, sidecar=False, target=target),
                               rm_container(workload, target, sidecar=False),
                               *(sidecar_container(workload, s, native=False) for s in workload.sidecars)]
     else:
-        spec["initContainers"] = [proxy_container(workload, sidecar=True),
+        spec["initContainers"] = [proxy_container(workload, sidecar=True, target=target),
                                   rm_container(workload, target, sidecar=True),
                                   *(sidecar_container(workload, s, native=True) for s in workload.sidecars)]
         spec["containers"] = [user_container(workload, secret_name=secret_name)]

@@ -23,13 +23,13 @@ from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from .. import naming
-from ..config.serving_checks import Layout, layout_of, quantity, tpu_leader_server_sizes
+from ..config.serving_checks import Layout, layout_of
 from ..config.workloads import PathwaysWorkloadConfig
-from .pathways_jobset import (PROXY_CONTAINER, PROXY_PORT, PROXY_RESOURCES, RM_CONTAINER,
-                              RM_PORT, RM_PORTS, RM_RESOURCES, WORKER_CONTAINER, WORKER_PORT, WORKER_PORTS,
+from .pathways_jobset import (PROXY_CONTAINER, PROXY_PORT, RM_CONTAINER,
+                              RM_PORT, RM_PORTS, WORKER_CONTAINER, WORKER_PORT, WORKER_PORTS,
                               _tpu_node_selector, _tpu_tolerations, client_container, component_images,
                               container_ports, custom_env, fuse_mounts, fuse_volumes, image_pull_policy,
-                              pod_options, sidecar_container, value_env)
+                              pod_options, server_resources, sidecar_container, value_env)
 from .head import guard_head
 from ..config.target import WorkloadTarget
 
@@ -66,14 +66,10 @@ def _pod_common(workload: PathwaysWorkloadConfig) -> dict[str, Any]:
 # --- containers ----------------------------------------------------------------------------------------------
 
 
-def server_resources(container: str, target: Optional[WorkloadTarget], leader: str, *, proxy: bool = True) -> dict[str, Any]:
-    """A Pathways server's resources: on a TPU VM leader sized to leave the worker its host
-    (config/serving_checks.tpu_leader_server_sizes); elsewhere XPK's. Limits only: Kubernetes sets the requests
-    to them."""
-    if leader == "tpu" and target is not None and target.shape is not None:
-        size = tpu_leader_server_sizes(target.shape.machine_type, proxy=proxy)[container]
-        return {"limits": {k: quantity(k, v) for k, v in size.items()}}
-    return {k: dict(v) for k, v in (RM_RESOURCES if container == RM_CONTAINER else PROXY_RESOURCES).items()}
+def _server_resources(container: str, target: Optional[WorkloadTarget], leader: str, *, proxy: bool = True) -> dict[str, Any]:
+    """A Pathways server's resources in an LWS pod: sized for the TPU VM of a `leader: tpu` leader."""
+    tpu = target.shape.machine_type if leader == "tpu" and target is not None and target.shape is not None else None
+    return server_resources(container, tpu, proxy=proxy)
 
 
 def rm_container(workload: PathwaysWorkloadConfig, target: WorkloadTarget, slices: int, leader: str = "cpu") -> dict[str, Any]:
@@ -95,7 +91,7 @@ def rm_container(workload: PathwaysWorkloadConfig, target: WorkloadTarget, slice
         "env": [value_env("HOST_ADDRESS", LEADER_ADDRESS), value_env("TPU_SKIP_MDS_QUERY", "true"),
                 *custom_env(pw.env.server)],
         "ports": container_ports(*RM_PORTS),
-        "resources": server_resources(RM_CONTAINER, target, leader, proxy=workload.mode == "serving"),
+        "resources": _server_resources(RM_CONTAINER, target, leader, proxy=workload.mode == "serving"),
     }
 
 
@@ -116,7 +112,7 @@ def proxy_container(workload: PathwaysWorkloadConfig, rm_address: str, virtual_s
         ],
         "env": [value_env(INSECURE_CREDENTIALS_ENV, "true"), *custom_env(pw.env.proxy)],
         "ports": container_ports(PROXY_PORT),
-        "resources": server_resources(PROXY_CONTAINER, target, leader),
+        "resources": _server_resources(PROXY_CONTAINER, target, leader),
     }
 
 
