@@ -371,3 +371,18 @@ def test_a_colocated_jobset_head_on_a_v5e_host_is_sized_by_the_same_rule():
         limits = servers[name]["resources"]["limits"]
         assert {k: parse_quantity(v) for k, v in limits.items()} == sizes[name]
     assert sum(sizes[n]["memory"] for n in sizes) < 132 * 10**9  # XPK's 100 G + 32 G would not be left alone
+
+
+def test_in_a_cluster_a_sidecar_image_and_env_may_be_outputs():
+    from tests.test_outputs import containers, no_stand_in_anywhere, plan_with
+
+    def edit(args):
+        args["workloads"][0]["sidecars"] = [{"name": "tb", "image": pulumi.Output.from_input(HTTP_IMAGE),
+                                             "env": {"RUN": pulumi.Output.from_input("r7")}, "ports": [6006]}]
+
+    plan = plan_with(edit)
+    head = plan.of_type("kubernetes:jobset.x-k8s.io/v1alpha2:JobSet")[0].inputs["spec"]["replicatedJobs"][0]
+    [tb] = [c for c in head["template"]["spec"]["template"]["spec"]["initContainers"] if c["name"] == "tb"]
+    assert tb["image"] == HTTP_IMAGE and tb["env"] == [{"name": "RUN", "value": "r7"}]
+    assert containers(plan)  # the user container is still there
+    no_stand_in_anywhere(plan)
