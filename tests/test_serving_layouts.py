@@ -386,3 +386,13 @@ def test_in_a_cluster_a_sidecar_image_and_env_may_be_outputs():
     assert tb["image"] == HTTP_IMAGE and tb["env"] == [{"name": "RUN", "value": "r7"}]
     assert containers(plan)  # the user container is still there
     no_stand_in_anywhere(plan)
+
+
+def test_a_standalone_pathways_serving_applies_the_kueue_name_rule_when_queued():
+    name = "llama-" + "x" * 40  # 46 characters
+    args = {**serving_args(name=name), "queue_name": "pathways-queue", "kueue_version": "v0.17.5"}
+    assert "kueue#10032" in problems_of(args)["workload.name"]
+    validate_args({**args, "kueue_version": "v0.19.5"})
+    validate_args({k: v for k, v in args.items() if k != "queue_name"})  # not queued: no Kueue labels
+    assert "workload.name" not in problems_of({**args, "kueue_version": "v0.9.0"})
+    assert "older than v0.17.0" in problems_of({**args, "kueue_version": "v0.9.0"})["kueue_version"]
