@@ -49,12 +49,13 @@ TPU_HEAD_SHARE = Decimal("0.25")
 def tpu_head_server_sizes(machine_type: str, *, proxy: bool = True) -> dict[str, dict[str, Decimal]]:
     """CPU (cores) and memory (bytes) of each Pathways server in a head on a `machine_type` TPU VM: the default
     sizes, scaled down (CPU and memory each, keeping their ratio) to fit TPU_HEAD_SHARE of the host's GKE
-    allocatable (catalog.gke_allocatable). `proxy=False`: a resource-manager-only head (mode service)."""
-    host = TPU_HOSTS.get(machine_type)
-    if host is None:
-        raise ValueError(f"{machine_type!r} is not a TPU VM machine type in the catalog")
-    alloc = gke_allocatable(host)
+    allocatable (catalog.gke_allocatable); a machine without host facts in the catalog keeps them. `proxy=False`: a
+    resource-manager-only head (mode service)."""
     servers = {k: v for k, v in SERVER_SIZES.items() if proxy or k != "pathways-proxy"}
+    host = TPU_HOSTS.get(machine_type)
+    if host is None:  # no host facts in the catalog (e.g. tpu7x): the default sizes, as before
+        return {name: dict(size) for name, size in servers.items()}
+    alloc = gke_allocatable(host)
     budget = {"cpu": Decimal(alloc.millicores) / 1000 * TPU_HEAD_SHARE,
               "memory": Decimal(alloc.memory_bytes) * TPU_HEAD_SHARE}
     out: dict[str, dict[str, Decimal]] = {name: {} for name in servers}
