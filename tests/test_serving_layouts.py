@@ -98,6 +98,15 @@ def test_the_jetstream_leaderworkerset_is_valid_for_the_crd_the_webhook_and_the_
     assert lws_schema_errors(jetstream.lws)["v0.10.0"] == []
     assert lws_rule_errors(jetstream.lws, "v0.10.0") == []
     assert pod_schema_errors(pod_from_template(leader(jetstream.lws))) == {"1.29": [], "1.34": []}
+    # a service backend's leader with a sidecar, on a v5e host (sized servers): valid too
+    args = {"workload": {"name": "shared", "mode": "service", "service": {"clients": ["alice"], "leader": "tpu"},
+                         "pathways": {"version": "jax-0.9.2", "gcsScratch": "gs://acme-pw/tmp"},
+                         "sidecars": [{"name": "exporter", "image": HTTP_IMAGE, "ports": [9100],
+                                       "command": ["/exporter"], "args": ["--port=9100"]}]},
+            "tpu_type": "v5litepod-16", "slices": 2}
+    lws = validate_args(args)[1].lws
+    assert lws_schema_errors(lws)["v0.10.0"] == [] and lws_rule_errors(lws, "v0.10.0") == []
+    assert pod_schema_errors(pod_from_template(leader(lws))) == {"1.29": [], "1.34": []}
 
 
 def test_args_without_a_command_go_to_the_image_entrypoint_and_with_one_after_it():
