@@ -405,3 +405,17 @@ def test_a_standalone_pathways_serving_applies_the_kueue_name_rule_when_queued()
     validate_args({k: v for k, v in args.items() if k != "queue_name"})  # not queued: no Kueue labels
     assert "workload.name" not in problems_of({**args, "kueue_version": "v0.9.0"})
     assert "older than v0.17.0" in problems_of({**args, "kueue_version": "v0.9.0"})["kueue_version"]
+
+
+def test_a_kueue_bump_across_minors_is_an_in_place_update_of_its_install_only(stack_plans):
+    from pathways_gke.plan.diff import diff_plans
+    from pathways_gke.plan.engine import plan_config
+
+    config = shipped("prod")
+    config[f"{P}kueue"] = {"enabled": True, "version": "v0.17.1"}
+    old = plan_config(config, stack="prod")
+    new = stack_plans("prod")  # the default, v0.19.5
+    diff = diff_plans(old, new)
+    assert not diff.added and not diff.removed and not diff.replaced
+    assert {c.name for c in diff.changed} == {"pw-prod-services-kueue", "pw-prod-services-ready"}
+    assert release_change("kueue", "v0.17.1", "v0.19.5").refused is None
