@@ -419,3 +419,18 @@ def test_a_kueue_bump_across_minors_is_an_in_place_update_of_its_install_only(st
     assert not diff.added and not diff.removed and not diff.replaced
     assert {c.name for c in diff.changed} == {"pw-prod-services-kueue", "pw-prod-services-ready"}
     assert release_change("kueue", "v0.17.1", "v0.19.5").refused is None
+
+
+@pytest.mark.parametrize("kind", ["ResourceFlavor", "ClusterQueue", "LocalQueue", "AdmissionCheck",
+                                  "ProvisioningRequestConfig"])
+def test_every_supported_kueue_stores_v1beta2_so_an_upgrade_migrates_nothing(kind):
+    """The upgrade notes' claim, read from the reference CRDs of the oldest-supported minor and the default's."""
+    import yaml
+
+    from tests.support.crd import kueue_crd
+
+    for version in ("v0.17.1", "v0.19.2"):
+        crd = yaml.safe_load(kueue_crd(version, kind).read_text())
+        stored = [v["name"] for v in crd["spec"]["versions"] if v["storage"]]
+        served = sorted(v["name"] for v in crd["spec"]["versions"] if v["served"])
+        assert stored == ["v1beta2"] and served == ["v1beta1", "v1beta2"], (version, kind)
