@@ -30,7 +30,9 @@ from ..apply_rules import (Refusal, create_refusals, forces_replace, provider_de
                            update_refusals)
 from ..gke_rules import SERVER_FILLED_TPU_FIELDS, SERVER_FILLED_WORKLOAD_POLICY_FIELDS
 from ..property_paths import Part, changed_paths, covers, format_path, parse_path, value_at
-from ..tokens import NODE_POOL
+from ..naming import SERVICES_CONFIGMAP
+from ..releases import RELEASES, release_change
+from ..tokens import CONFIG_MAP, NODE_POOL
 from .replacements import NODES_RECREATED, fixed_name, replace_patterns
 
 UPDATE = "update"
@@ -513,7 +515,8 @@ def render_text(diff: PlanDiff) -> str:
             lines.append(f"        replaced because {urn.rpartition('::')[2]} is replaced delete-first")
         if c.cascade:
             lines.append(f"        cascades to: {', '.join(u.rpartition('::')[2] for u in c.cascade)}")
-    loud = refusal_lines(diff) + node_pool_warnings(diff) + trap_warnings(diff) + rename_warnings(diff)
+    loud = (refusal_lines(diff) + node_pool_warnings(diff) + trap_warnings(diff) + rename_warnings(diff)
+            + release_warnings(diff))
     if loud:
         lines.append("")
         lines += [f"!! {w}" for w in loud]
@@ -618,3 +621,24 @@ def load_source_plan(source: str, project_dir: Path = Path(".")) -> dict[str, An
     if path.is_dir() or "/" in source:
         raise FileNotFoundError(f"{source}: not a plan.json, a stack config file (.yaml) or a stack name")
     return plan_stack(source, project_dir).to_json()
+
+
+def release_warnings(diff: PlanDiff) -> list[str]:
+    """A controller pin moved backwards past a minor release (releases.release_change refuses it): read from the
+    readiness ConfigMap (`pathways-gke-services`), which records each installed `<addon>.version`."""
+    out = []
+    for c in diff.changed:
+        old, new = diff.old_resources.get(c.urn), diff.new_resources.get(c.urn)
+        if c.type != CONFIG_MAP or old is None or new is None:
+            continue
+        if value_at(new.get("inputs") or {}, "metadata.name") != SERVICES_CONFIGMAP:
+            continue
+        before = value_at(old.get("inputs") or {}, "data") or {}
+        after = value_at(new.get("inputs") or {}, "data") or {}
+        for addon in RELEASES:
+            key = f"{addon}.version"
+            if before.get(key) and after.get(key) and before[key] != after[key]:
+                refused = release_change(addon, before[key], after[key]).refused
+                if refused:
+                    out.append(f"{c.name}: {addon}.version {before[key]} -> {after[key]} {refused}")
+    return out

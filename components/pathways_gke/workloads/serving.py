@@ -19,8 +19,10 @@ from pydantic import ValidationError
 from .. import naming
 from ..args_types import PathwaysServingArgs
 from ..component import checking_args, env_secret, rehydrated, split_options
-from ..config.addons import LwsConfig
+from ..config.addons import KueueConfig, LwsConfig
 from ..config.base import problems_from
+from ..config.deferrable import WORKLOAD_FIELDS
+from ..deferred import Deferred, defer_workload_outputs
 from ..config.pathways_checks import pathways_workload_problems
 from ..config.serving_checks import MUTABLE_SIZE_SINCE, serving_workload_problems, version_key
 from ..config.workloads import PathwaysWorkloadConfig
@@ -47,8 +49,6 @@ class PathwaysServing(pulumi.ComponentResource):
     """mode serving: in-cluster URL of the server's first port through the Service."""
     port_forward_command: Optional[pulumi.Output[str]]
     """mode serving: kubectl port-forward to the Service (for a quick test from a laptop)."""
-    jax_backend_target: Optional[pulumi.Output[str]]
-    """mode serving: in-cluster JAX_BACKEND_TARGET of group 0's IFRT proxy (grpc://<name>-0.<name>.<ns>:29000)."""
     client_targets: Optional[pulumi.Output[dict[str, str]]]
     """mode service: each client's in-cluster JAX_BACKEND_TARGET (its own proxy's Service)."""
     client_port_forward_commands: Optional[pulumi.Output[dict[str, str]]]
@@ -57,10 +57,15 @@ class PathwaysServing(pulumi.ComponentResource):
     def __init__(self, name: str, args: PathwaysServingArgs, opts: Optional[pulumi.ResourceOptions] = None):
         if rehydrated(self, PATHWAYS_SERVING, name, opts):
             return
+        given: dict[str, Any] = dict(args or {})
+        deferred = Deferred(WORKLOAD_FIELDS)
         with checking_args():  # validate before the first registration: bad args register nothing
-            workload, objects, secret_values, lws_version = validate_args(dict(args or {}))
+            given["workload"] = defer_workload_outputs(given.get("workload"), deferred)
+            workload, objects, secret_values, lws_version = validate_args(given)
+        if deferred:  # image / env Outputs: validated when known, swapped into the children's inputs
+            deferred.validate_with(given, validate_args)
         # StatefulSets reschedule on a replaced pool: no child is replaced with it
-        own, inherited = split_options(opts, protectable=False)
+        own, inherited = split_options(opts, deferred, protectable=False)
         super().__init__(PATHWAYS_SERVING, name, None, own)
         ns = objects.lws["metadata"]["namespace"]
 
@@ -104,7 +109,6 @@ class PathwaysServing(pulumi.ComponentResource):
         self.service_name = known("service_name")
         self.endpoint = known("endpoint")
         self.port_forward_command = known("port_forward_command")
-        self.jax_backend_target = known("jax_backend_target")
         self.client_targets = known("client_targets")
         self.client_port_forward_commands = known("client_port_forward_commands")
         self.register_outputs({
@@ -113,7 +117,6 @@ class PathwaysServing(pulumi.ComponentResource):
             "serviceName": self.service_name,
             "endpoint": self.endpoint,
             "portForwardCommand": self.port_forward_command,
-            "jaxBackendTarget": self.jax_backend_target,
             "clientTargets": self.client_targets,
             "clientPortForwardCommands": self.client_port_forward_commands,
         })
@@ -146,7 +149,14 @@ def validate_args(args: Mapping[str, Any]) -> tuple[PathwaysWorkloadConfig, Serv
     except ValidationError as exc:
         problems.extend(Problem("lws_version", p.message, args.get("lws_version"))
                         for p in problems_from(exc, LwsConfig, []))
-    placement, placement_errors = placement_problems(args, ("workload", "secrets", "lws_version"), tpu_required=True)
+    kueue_version = KueueConfig().version
+    try:
+        kueue_version = KueueConfig.model_validate({"version": args.get("kueue_version", kueue_version)}).version
+    except ValidationError as exc:
+        problems.extend(Problem("kueue_version", p.message, args.get("kueue_version"))
+                        for p in problems_from(exc, KueueConfig, []))
+    placement, placement_errors = placement_problems(args, ("workload", "secrets", "lws_version", "kueue_version"),
+                                                     tpu_required=True)
     problems.extend(placement_errors)
     secret_values: dict[str, Any] = {}
     target: Optional[WorkloadTarget] = None
@@ -163,7 +173,8 @@ def validate_args(args: Mapping[str, Any]) -> tuple[PathwaysWorkloadConfig, Serv
             problems.extend(pathways_workload_problems(workload, target, "workload",
                                                        cpu_machine_type=placement.cpu_machine_type))
             problems.extend(serving_workload_problems(workload, target, "workload", lws_version=lws_version,
-                                                      cpu_machine_type=placement.cpu_machine_type))
+                                                      cpu_machine_type=placement.cpu_machine_type,
+                                                      kueue_version=kueue_version))
         secret_values = secret_values_from_args(workload, args, problems)
     if problems or workload is None or target is None:
         raise ConfigError(problems)
@@ -177,6 +188,8 @@ def serving_args_from_stack(stack: Any, workload: PathwaysWorkloadConfig,
     """Args for one serving/service workload of a validated StackConfig (used by PathwaysCluster)."""
     args: dict[str, Any] = dict(pathways_args_from_stack(stack, workload, secrets))
     args["lws_version"] = stack.lws.version
+    if stack.kueue.enabled:
+        args["kueue_version"] = stack.kueue.version
     return args  # type: ignore[return-value]
 
 
