@@ -29,7 +29,7 @@ P = "pathways-gke:"
 def test_every_rule_names_its_source_and_every_refusal_its_way_out():
     assert len(A.RULES_BY_ID) == len(A.RULES)
     for rule in A.RULES:
-        assert rule.source and rule.actor in (A.PROVIDER, A.GKE, A.KUBERNETES, A.WEBHOOK, A.ENGINE)
+        assert rule.source and rule.actor in (A.PROVIDER, A.GKE, A.KUBERNETES, A.WEBHOOK, A.CONTROLLER, A.ENGINE)
         if rule.effect == A.REFUSE:
             assert rule.way_out, rule.id
 

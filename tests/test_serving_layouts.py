@@ -353,8 +353,8 @@ def test_crossing_kueue_v0_18_says_what_happens_to_leaderworkerset_tracking():
     assert not any("WorkloadIdentifierAnnotations" in e for e in release_change("kueue", "v0.18.0", "v0.19.5").effects)
 
 
-def test_the_plan_diff_flags_a_controller_downgrade_past_a_minor_and_nothing_else(stack_plans):
-    from pathways_gke.plan.diff import diff_plans, release_warnings, render_text
+def test_the_plan_diff_refuses_a_controller_downgrade_past_a_minor_and_nothing_else(stack_plans):
+    from pathways_gke.plan.diff import diff_plans, render_text
     from pathways_gke.plan.engine import plan_config
 
     current = stack_plans("prod")  # JobSet v0.12.0, Kueue v0.19.5
@@ -363,10 +363,11 @@ def test_the_plan_diff_flags_a_controller_downgrade_past_a_minor_and_nothing_els
     config[f"{P}kueue"] = {"enabled": True, "version": "v0.19.2"}  # a patch back within v0.19: allowed
     older = plan_config(config, stack="prod")
     down = diff_plans(current, older)
-    [warning] = release_warnings(down)
-    assert "jobset.version v0.12.0 -> v0.10.1 would downgrade jobset" in warning
-    assert f"!! {warning}" in render_text(down)
-    assert release_warnings(diff_plans(older, current)) == []  # the upgrade back is a planned update
+    [(urn, action, refusal)] = down.refused  # pulumi-kubernetes replaces a ConfigMap on a data change
+    assert (action, refusal.rule, refusal.paths) == ("replace", "controller-downgrade", ('data["jobset.version"]',))
+    assert urn.endswith("::pw-prod-services-ready")
+    assert "REFUSED replace of pw-prod-services-ready" in render_text(down)
+    assert diff_plans(older, current).refused == []  # the upgrade back is a planned change
 
 
 def test_a_colocated_jobset_head_on_a_v5e_host_is_sized_by_the_same_rule():

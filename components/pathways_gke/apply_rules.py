@@ -23,7 +23,8 @@ from types import MappingProxyType
 from typing import Any, Iterable, Mapping, Optional, Sequence
 
 from . import tokens
-from .naming import QUEUE_NAME_LABEL
+from .naming import QUEUE_NAME_LABEL, SERVICES_CONFIGMAP
+from .releases import RELEASES, release_change
 from .property_paths import Part, covers, format_path, parse_path, value_at
 
 # --- who decides, and how -------------------------------------------------------------------------------------
@@ -31,6 +32,7 @@ from .property_paths import Part, covers, format_path, parse_path, value_at
 PROVIDER = "provider"
 GKE = "gke"
 KUBERNETES = "kubernetes"
+CONTROLLER = "controller"  # a controller release (its CRDs and reconciler), not a webhook
 WEBHOOK = "webhook"
 ENGINE = "engine"
 
@@ -121,6 +123,16 @@ RULES: tuple[WorldRule, ...] = (
               "kubernetes-sigs/kueue pkg/controller/jobs/jobset/jobset_webhook.go (validateUpdate -> "
               "jobframework.ValidateJobOnUpdate); pkg/controller/jobframework/validation.go",
               "delete the workload first; pathways-gke replaces the JobSet on a queue-name change"),
+    # the controllers' releases
+    WorldRule("controller-downgrade", CONTROLLER, REFUSE,
+              "moving a JobSet, Kueue or LeaderWorkerSet pin back to an older minor release: the older CRDs prune "
+              "the fields the newer release wrote into stored objects and the older controller cannot reconcile "
+              "them (Kueue supports upgrades only, one minor at a time); a patch move within one minor is allowed",
+              "releases.release_change; https://github.com/kubernetes-sigs/kueue/releases (\"Actions Required "
+              "Before Upgrading\"); https://kubernetes.io/docs/tasks/extend-kubernetes/custom-resources/"
+              "custom-resource-definition-versioning/ (pruning of unknown fields)",
+              "keep the newer release (or move to a newer one), or delete that controller's objects and its "
+              "release first"),
     # the engine
     WorldRule("replace-on-changes", ENGINE, REPLACE,
               "a change under a resource's own replaceOnChanges paths replaces it",
@@ -352,6 +364,21 @@ def update_refusals(resource_type: str, old_inputs: Mapping[str, Any], new_input
     return out
 
 
+def release_refusals(resource_type: str, old_inputs: Mapping[str, Any], new_inputs: Mapping[str, Any]) -> list[Refusal]:
+    """A controller pin moved back past a minor release, read from the readiness ConfigMap, which records each
+    installed release as `<addon>.version`. Refused however the ConfigMap itself is applied (updated or, as
+    pulumi-kubernetes does on a data change, replaced): the refusal is about the release."""
+    if resource_type != tokens.CONFIG_MAP or value_at(new_inputs, "metadata.name") != SERVICES_CONFIGMAP:
+        return []
+    out = []
+    for addon in RELEASES:
+        key = ("data", f"{addon}.version")
+        before, after = value_at(old_inputs, key), value_at(new_inputs, key)
+        if before and after and release_change(addon, before, after).refused:
+            out.append(Refusal("controller-downgrade", (format_path(key),)))
+    return out
+
+
 def create_refusals(resource_type: str, inputs: Mapping[str, Any]) -> list[Refusal]:
     """Refusals a create meets (the ones the diff can see on a new object)."""
     if (resource_type == tokens.LEADER_WORKER_SET and queue_name(inputs) is not None
@@ -361,9 +388,9 @@ def create_refusals(resource_type: str, inputs: Mapping[str, Any]) -> list[Refus
 
 
 __all__ = [
-    "ANY_INPUT", "CASCADE", "DELETE_FIRST", "ENGINE", "GKE", "INHERIT", "K8S_FORCE_NEW", "K8S_IDENTITY",
+    "ANY_INPUT", "CASCADE", "CONTROLLER", "DELETE_FIRST", "ENGINE", "GKE", "INHERIT", "K8S_FORCE_NEW", "K8S_IDENTITY",
     "JOBSET_REPLACE_ON_CHANGES", "K8S_PROVIDER_WITHOUT_IDENTIFIER", "KUBERNETES", "NODES_RECREATED", "PROVIDER", "QUEUE_NAME_PATH", "REFUSE",
     "REPLACE", "REPLACE_PATHS", "RULES", "RULES_BY_ID", "Refusal", "WEBHOOK", "WorldRule", "create_refusals",
-    "forces_replace", "is_k8s_object", "kueue_lws_immutable_paths", "lws_kueue_replace_on_changes", "provider_deletes_first", "queue_name",
+    "forces_replace", "is_k8s_object", "kueue_lws_immutable_paths", "lws_kueue_replace_on_changes", "provider_deletes_first", "queue_name", "release_refusals",
     "replace_patterns", "update_refusals",
 ]

@@ -27,12 +27,10 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping, Optional
 
 from ..apply_rules import (Refusal, create_refusals, forces_replace, provider_deletes_first,
-                           update_refusals)
+                           release_refusals, update_refusals)
 from ..gke_rules import SERVER_FILLED_TPU_FIELDS, SERVER_FILLED_WORKLOAD_POLICY_FIELDS
 from ..property_paths import Part, changed_paths, covers, format_path, parse_path, value_at
-from ..naming import SERVICES_CONFIGMAP
-from ..releases import RELEASES, release_change
-from ..tokens import CONFIG_MAP, NODE_POOL
+from ..tokens import NODE_POOL
 from .replacements import NODES_RECREATED, fixed_name, replace_patterns
 
 UPDATE = "update"
@@ -318,8 +316,8 @@ def _refusals(old: Mapping[str, Any], new: Mapping[str, Any], c: Mapping[str, An
     """What refuses this change on the real `pulumi up` (the apply-outcome model, apply_rules.py)."""
     if not new.get("custom", True):
         return []
+    out = release_refusals(new["type"], old.get("inputs") or {}, new.get("inputs") or {})
     if c["replace"]:
-        out = []
         # step_generator.go: `new.Protect && old.Protect` (unprotecting and replacing in one update is allowed)
         if value_at(old, "options.protect") and value_at(new, "options.protect"):
             out.append(Refusal("protect-replace", tuple(c["reasons"])))
@@ -328,7 +326,7 @@ def _refusals(old: Mapping[str, Any], new: Mapping[str, Any], c: Mapping[str, An
         if retained and delete_first and name is not None and name == fixed_name(old):
             out.append(Refusal("retain-on-delete-409", tuple(c["reasons"])))
         return out
-    return update_refusals(new["type"], old.get("inputs") or {}, new.get("inputs") or {}, c["properties"])
+    return out + update_refusals(new["type"], old.get("inputs") or {}, new.get("inputs") or {}, c["properties"])
 
 
 def _compare(old: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str, Any]:
@@ -515,8 +513,7 @@ def render_text(diff: PlanDiff) -> str:
             lines.append(f"        replaced because {urn.rpartition('::')[2]} is replaced delete-first")
         if c.cascade:
             lines.append(f"        cascades to: {', '.join(u.rpartition('::')[2] for u in c.cascade)}")
-    loud = (refusal_lines(diff) + node_pool_warnings(diff) + trap_warnings(diff) + rename_warnings(diff)
-            + release_warnings(diff))
+    loud = refusal_lines(diff) + node_pool_warnings(diff) + trap_warnings(diff) + rename_warnings(diff)
     if loud:
         lines.append("")
         lines += [f"!! {w}" for w in loud]
@@ -621,24 +618,3 @@ def load_source_plan(source: str, project_dir: Path = Path(".")) -> dict[str, An
     if path.is_dir() or "/" in source:
         raise FileNotFoundError(f"{source}: not a plan.json, a stack config file (.yaml) or a stack name")
     return plan_stack(source, project_dir).to_json()
-
-
-def release_warnings(diff: PlanDiff) -> list[str]:
-    """A controller pin moved backwards past a minor release (releases.release_change refuses it): read from the
-    readiness ConfigMap (`pathways-gke-services`), which records each installed `<addon>.version`."""
-    out = []
-    for c in diff.changed:
-        old, new = diff.old_resources.get(c.urn), diff.new_resources.get(c.urn)
-        if c.type != CONFIG_MAP or old is None or new is None:
-            continue
-        if value_at(new.get("inputs") or {}, "metadata.name") != SERVICES_CONFIGMAP:
-            continue
-        before = value_at(old.get("inputs") or {}, "data") or {}
-        after = value_at(new.get("inputs") or {}, "data") or {}
-        for addon in RELEASES:
-            key = f"{addon}.version"
-            if before.get(key) and after.get(key) and before[key] != after[key]:
-                refused = release_change(addon, before[key], after[key]).refused
-                if refused:
-                    out.append(f"{c.name}: {addon}.version {before[key]} -> {after[key]} {refused}")
-    return out
