@@ -42,6 +42,7 @@ SAMPLES: dict[str, Any] = {
     "mode": ("headless", ("image", "command", "serving", "service")),  # headless: no user container
     "image": OTHER_IMAGE,
     "command": "python3 other.py",
+    "args": ["--steps=10"],
     "maxRestarts": 2,
     "priorityClass": "high",
     "env": {"FOO": "1"},
@@ -59,6 +60,7 @@ SAMPLES: dict[str, Any] = {
     "buckets": [{"bucket": "acme-data", "access": "read"}],
     "serving": {"port": 9000},
     "service": {"clients": ["carol"]},
+    "sidecars": [{"name": "http", "image": OTHER_IMAGE, "ports": [8001]}],
     "pathways.version": "jax-0.9.3",
     "pathways.gcsScratch": "gs://acme-pw/other",
     "pathways.elasticSlices": 1,

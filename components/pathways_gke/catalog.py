@@ -130,10 +130,6 @@ def chips_of(topology: str) -> int:
     return reduce(lambda a, b: a * b, (int(d) for d in topology.split("x")), 1)
 
 
-def is_topology_syntax(topology: str, dims: int) -> bool:
-    return bool(re.fullmatch(r"[1-9][0-9]*(x[1-9][0-9]*){%d}" % (dims - 1), topology))
-
-
 @dataclass(frozen=True)
 class SliceShape:
     """Everything a node pool or a JobSet needs to know about one slice."""
@@ -375,5 +371,12 @@ def is_tpu_machine_type(name: str) -> bool:
     return any(name == m.name for g in GENERATIONS.values() for m in g.machine_types)
 
 
-def ceil_div(a: int, b: int) -> int:
-    return math.ceil(a / b)
+# Compute Engine's regional TPU chip quotas (regions.get `quotas[].metric`), per generation: (on-demand metric,
+# preemptible metric). Source: the `Quota.metric` enum of the Compute Engine v1 discovery document
+# (https://compute.googleapis.com/discovery/v1/apis/compute/v1/rest; also bundled in google-api-python-client):
+# it names the v4 and v5e podslice metrics only. The other generations' TPU quotas live in the Cloud Quotas API
+# (https://cloud.google.com/kubernetes-engine/docs/how-to/tpus#ensure-quota), so `preflight` reports them unknown.
+COMPUTE_TPU_QUOTA_METRICS: dict[str, tuple[str, str]] = {
+    "v4": ("TPU_PODSLICE_V4", "PREEMPTIBLE_TPU_PODSLICE_V4"),
+    "v5e": ("TPU_LITE_PODSLICE_V5", "PREEMPTIBLE_TPU_LITE_PODSLICE_V5"),
+}

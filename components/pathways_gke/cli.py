@@ -1,7 +1,8 @@
 """`pathways-gke`: offline plans (and, from other modules, diffs and graphs) without credentials.
 
 Exit codes: 0 ok, 1 runtime failure (or `diff --exit-code` found changes), 2 invalid config or usage,
-3 a guardrail refused (a mandatory policy violation in `plan`; see plan/commands.py).
+3 a guardrail refused (a mandatory policy violation in `plan`; see plan/commands.py), 4 `wait` timed out.
+The day-2 commands (status, wait, logs, preflight) talk to a cluster and Google's APIs: day2/ and docs/day2.md.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import sys
 from pathlib import Path
 from typing import Callable, Optional, Sequence
 
+from .day2 import commands as day2_commands
 from .errors import ConfigError
 from .plan import commands as plan_commands
 from .plan.commands import add_critical_path_arguments, add_policy_arguments
@@ -85,7 +87,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 # other modules add their subcommands here: each takes the subparsers object and sets `handler`
 EXTRA_COMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [
-    plan_commands.register_diff, plan_commands.register_graph,
+    plan_commands.register_diff, plan_commands.register_graph, day2_commands.register,
 ]
 
 

@@ -24,6 +24,12 @@ MANAGED_NODE_LABELS = (ROLE_LABEL, TPU_GROUP_LABEL, QUEUED_LABEL, DRA_NETWORK_LA
 LABEL_PREFIX = "pathways-gke/"  # every Kubernetes label key pathways-gke defines starts with it
 # GCE resource labels pathways-gke sets on the cluster / node pools.
 MANAGED_BY_GCE_LABEL = "managed-by"
+PRODUCT = "pathways-gke"  # the value of every managed-by label we set, Kubernetes or GCE
+# The Kubernetes objects pathways-gke creates itself (namespaces, queues, priority classes, gates) carry this label.
+MANAGED_BY_LABELS = {"app.kubernetes.io/managed-by": PRODUCT}
+MANAGED_BY_GCE_LABELS = {MANAGED_BY_GCE_LABEL: PRODUCT}
+# The one Kueue LocalQueue the stack creates in the workload namespace; every queued workload names it.
+LOCAL_QUEUE_NAME = "pathways-queue"
 ROLE_GCE_LABEL = "pathways-gke-role"
 GROUP_GCE_LABEL = "pathways-gke-group"
 MANAGED_GCE_LABELS = (MANAGED_BY_GCE_LABEL, ROLE_GCE_LABEL, GROUP_GCE_LABEL)
@@ -90,6 +96,10 @@ HEAD_POD_LABEL = "pathways-gke/head"  # ours: "true" on head pods only (their pe
 SPOT_LABEL = "cloud.google.com/gke-spot"
 FLEX_START_LABEL = "cloud.google.com/gke-flex-start"
 PROXY_PORT = 29000
+# XLA's IFRT proxy client and server use insecure gRPC credentials instead of ALTS when this is exactly "true"
+# (openxla/xla xla/python/ifrt_proxy/common/grpc_credentials_possibly_insecure_wrapper.cc); set on pod-network
+# proxies and their clients (workloads/serving_lws.py).
+IFRT_PROXY_INSECURE_ENV = "IFRT_PROXY_USE_INSECURE_GRPC_CREDENTIALS"
 # The Pathways servers' ports (resource manager, worker; as XPK and the PathwaysJob operator set them). A serving
 # port must not reuse them.
 RM_PORTS = (29001, 29002)

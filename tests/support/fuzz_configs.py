@@ -564,9 +564,10 @@ def cpu_pool_section(draw, region: str, location: str, pools: list[PoolFacts], w
     if draw(st.booleans()):
         cpu["name"] = draw(choice(["cpu-np", "head", "cpu", "system-pool"]).filter(
             lambda n: n not in tpu_node_pools))
-    if draw(st.booleans()):
+    # one head per node (the head guard, fit.py): the pool can grow to a node per head
+    if draw(st.booleans()) or len(heads) > CpuPoolConfig().max_nodes:
         low = draw(st.integers(0, 3))
-        cpu["minNodes"], cpu["maxNodes"] = low, draw(st.integers(max(low, 1), 8))
+        cpu["minNodes"], cpu["maxNodes"] = low, draw(st.integers(max(low, 1, len(heads)), max(8, len(heads))))
     regional = location == region
     if (regional and not pools) or draw(st.integers(0, 3)) == 0:
         cpu["zone"] = draw(choice(region_zones(region)))

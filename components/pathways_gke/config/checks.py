@@ -339,7 +339,8 @@ def pathways_problems(stack: StackConfig) -> list[Problem]:
         out.extend(pathways_workload_problems(workload, target, f"workloads[{i}]",
                                               cpu_machine_type=stack.cpu_pool.machine_type))
         out.extend(serving_workload_problems(workload, target, f"workloads[{i}]", lws_version=stack.lws.version,
-                                             cpu_machine_type=stack.cpu_pool.machine_type))
+                                             cpu_machine_type=stack.cpu_pool.machine_type,
+                                             kueue_version=stack.kueue.version if stack.kueue.enabled else None))
     out.extend(lws_name_problems(stack))
     return out
 

@@ -133,10 +133,6 @@ class ClusterConfig(Model):
         return match.group(1) if match else project
 
     @property
-    def network_name(self) -> str:
-        return (self.network or "default").rsplit("/", 1)[-1]
-
-    @property
     def region(self) -> str:
         return region_of(self.location)
 

@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 from typing import Any, Mapping, Optional
 
-from pydantic import BaseModel, TypeAdapter, ValidationError
+from pydantic import TypeAdapter, ValidationError
 
 from ..errors import ConfigError, Problem, allowed, did_you_mean
 from .access import BucketConfig
@@ -380,7 +380,3 @@ def _secure_paths_of_running_stack(secret_keys: list[str]) -> dict[str, list[str
         return secure_paths(namespaced_config(config, str(project.get("name") or PROJECT)))
     except Exception:  # noqa: BLE001 - a hint only: the refusal stands without it
         return {}
-
-
-def as_plain(model: BaseModel) -> dict[str, Any]:
-    return model.model_dump(by_alias=True, exclude_none=True)

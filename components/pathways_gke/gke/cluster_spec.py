@@ -6,7 +6,7 @@ from typing import Any, Optional
 
 from ..config.stack import StackConfig
 from ..gke_rules import PROVIDER_DEFAULT_TIMEOUT_MINUTES
-from ..naming import MANAGED_BY_GCE_LABEL, node_service_account_id
+from ..naming import MANAGED_BY_GCE_LABELS, node_service_account_id
 from ..tokens import GKE_CLUSTER
 from .nodepools import CLOUD_PLATFORM_SCOPE
 
@@ -26,6 +26,14 @@ NODE_SERVICE_ACCOUNT_ROLES = (
 CLUSTER_TIMEOUTS = {op: f"{PROVIDER_DEFAULT_TIMEOUT_MINUTES[GKE_CLUSTER]}m" for op in ("create", "update", "delete")}
 # the transient default pool's nodeConfig: GKE may report it differently once the pool is removed
 CLUSTER_IGNORE_CHANGES = ("nodeConfig",)
+
+
+def cluster_ignore_changes(stack: StackConfig) -> tuple[str, ...]:
+    """The cluster's ignoreChanges. With `cluster.dns: auto` the DNS is decided once, when the cluster is created:
+    a later pool edit that flips `auto` (the first or last multi-host slice) must not send a dnsConfig update,
+    which GKE refuses (apply_rules `gke-dns-scope`). An explicit `cluster.dns` is sent as written; changing it
+    needs a new cluster, and `pathways-gke diff` says so."""
+    return CLUSTER_IGNORE_CHANGES + (("dnsConfig",) if stack.cluster.dns == "auto" else ())
 
 # Metric packages the TPU and JobSet dashboards read. SYSTEM_COMPONENTS carries GKE's system metrics, which
 # include the TPU node/container metrics (duty cycle, TensorCore utilization, HBM); the kube state metrics
@@ -126,7 +134,7 @@ def cluster_args(stack: StackConfig, service_account: Any = None) -> dict[str, A
         "networking_mode": "VPC_NATIVE",
         "ip_allocation_policy": {"stack_type": "IPV4"},
         "deletion_protection": cluster.deletion_protection,
-        "resource_labels": dict(sorted({**cluster.labels, MANAGED_BY_GCE_LABEL: "pathways-gke"}.items())),
+        "resource_labels": dict(sorted({**cluster.labels, **MANAGED_BY_GCE_LABELS}.items())),
     }
     if service_account is not None:
         args["node_config"] = {"service_account": service_account, "oauth_scopes": [CLOUD_PLATFORM_SCOPE]}

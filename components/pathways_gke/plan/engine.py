@@ -35,6 +35,8 @@ class PlanResource:
     remote: bool = False
     read: bool = False
     outputs: dict[str, Any] = field(default_factory=dict)
+    # input key -> URNs its value came from (the engine's delete-before-replace cascade follows these)
+    property_dependencies: dict[str, list[str]] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         out = {
@@ -47,6 +49,8 @@ class PlanResource:
             out["read"] = True
         if self.outputs:
             out["outputs"] = self.outputs
+        if self.property_dependencies:
+            out["propertyDependencies"] = self.property_dependencies
         return out
 
 
@@ -164,6 +168,18 @@ def _make_monitor_class():
         def _parent(self, parent: str) -> Optional[str]:
             return None if not parent or parent == self.stack_urn else parent
 
+        def _retain_on_delete(self, request) -> bool:
+            """retainOnDelete as the engine applies it: a child that leaves it unset inherits its parent's
+            (pulumi/pulumi pkg/resource/deploy/source_eval.go, inheritFromParent; the SDK sends it unset)."""
+            try:
+                given = request.HasField("retainOnDelete")
+            except ValueError:  # an SDK whose field is not optional: what it sent is what counts
+                given = True
+            if given or not request.parent:
+                return bool(request.retainOnDelete)
+            parent = next((r for r in self.records if r.urn == request.parent), None)
+            return bool(parent.options.get("retainOnDelete")) if parent is not None else False
+
         def _record(self, request, urn: str) -> PlanResource:
             inputs = plain(rpc.deserialize_properties(request.object, keep_unknowns=True)) or {}
             options: dict[str, Any] = {
@@ -173,7 +189,7 @@ def _make_monitor_class():
                 "deleteBeforeReplace": bool(request.deleteBeforeReplace),
                 "aliases": sorted(_alias_text(a) for a in request.aliases),
                 "provider": _provider_urn(request.provider),
-                "retainOnDelete": bool(request.retainOnDelete),
+                "retainOnDelete": self._retain_on_delete(request),
             }
             replace_with = list(getattr(request, "replace_with", []) or [])
             if replace_with:
@@ -193,6 +209,8 @@ def _make_monitor_class():
                 urn=urn, type=request.type, name=request.name, parent=self._parent(request.parent),
                 custom=bool(request.custom), remote=bool(request.remote),
                 depends_on=sorted(set(request.dependencies)), inputs=inputs, options=options,
+                property_dependencies={key: sorted(set(deps.urns)) for key, deps
+                                       in sorted(request.propertyDependencies.items()) if deps.urns},
             )
 
     return RecordingMonitor
