@@ -454,9 +454,12 @@ def test_the_workloads_namespace_cannot_be_the_lws_system_namespace():
     assert caught.value.paths == ["namespace"] and "lws" in str(caught.value)
 
 
+QUEUE_NAME = 'metadata.labels["kueue.x-k8s.io/queue-name"]'  # Kueue refuses adding or removing it in place
+
+
 @pytest.mark.parametrize("version, replaced", [
-    ("v0.10.0", ["spec.leaderWorkerTemplate.subGroupPolicy"]),
-    ("v0.6.1", ["spec.leaderWorkerTemplate.subGroupPolicy", "spec.leaderWorkerTemplate.size"]),
+    ("v0.10.0", [QUEUE_NAME, "spec.leaderWorkerTemplate.subGroupPolicy"]),
+    ("v0.6.1", [QUEUE_NAME, "spec.leaderWorkerTemplate.subGroupPolicy", "spec.leaderWorkerTemplate.size"]),
 ])
 def test_fields_the_lws_webhook_will_not_update_replace_the_leaderworkerset(version, replaced):
     config = shipped("serve")
