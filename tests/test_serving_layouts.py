@@ -299,7 +299,7 @@ def long_serving_stack(name, kueue):
     (KUEUE_LWS_NAME_LIMIT, {"enabled": True, "version": "v0.17.5"}, False),
     (45, {"enabled": True, "version": "v0.18.0"}, False),
     (45, {"enabled": True}, False),  # the default Kueue
-    (45, {"enabled": False, "version": "v0.17.5"}, False),  # no Kueue, no Kueue labels
+    (45, {"enabled": False}, False),  # no Kueue, no Kueue labels (a version with Kueue off is refused: config/checks.py)
 ])
 def test_a_long_serving_name_with_kueue_works_or_is_refused_with_the_reason(length, kueue, refused):
     name = ("llama-" + "x" * 60)[:length]
