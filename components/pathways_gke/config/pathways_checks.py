@@ -12,6 +12,7 @@ from typing import Optional
 from .. import naming
 from ..catalog import TPU_HOSTS, Allocatable, cpu_machine, gke_allocatable
 from ..errors import Problem
+from ..pathways_facts import MANAGED_ENV, PROXY_CONTAINER, SERVER_LIMITS
 from .pathways import ContainerResources, SidecarResources, parse_quantity
 from .target import WorkloadTarget
 from .workloads import RESERVED_CONTAINER_NAMES, PathwaysWorkloadConfig, is_given
@@ -19,24 +20,14 @@ from .workloads import RESERVED_CONTAINER_NAMES, PathwaysWorkloadConfig, is_give
 
 GB = Decimal(10**9)
 
-# Head-pod servers (limits only => requests = limits); see workloads/pathways_jobset.py.
-SERVER_REQUESTS = {"cpu": Decimal(8 + 16), "memory": Decimal(32 + 100) * GB}
-
-# Env names pathways-gke sets per container; custom env must not repeat them.
-MANAGED_ENV = {
-    "server": ("REPLICATED_JOB_NAME", "JOBSET_NAME", "HOST_ADDRESS", "TPU_SKIP_MDS_QUERY"),
-    "proxy": ("PATHWAYS_HEAD",),
-    "worker": ("TPU_MIN_LOG_LEVEL", "TF_CPP_MIN_LOG_LEVEL", "XCLOUD_ENVIRONMENT", "MEGASCALE_GRPC_ENABLE_XOR_TRACER",
-               "MEGASCALE_NUM_SLICES", "JOBSET_NAME", "REPLICATED_JOB_NAME", "MEGASCALE_SLICE_ID", "PATHWAYS_HEAD",
-               "MEGASCALE_COORDINATOR_ADDRESS"),
-    "user": ("PATHWAYS_HEAD", "JAX_PLATFORMS", "XCLOUD_ENVIRONMENT", "JAX_BACKEND_TARGET"),
-}
 
 MAX_DNS_LABEL = 63
 
-# The Pathways servers' default sizes (XPK's limits; workloads/pathways_jobset.py writes them on CPU-pool heads).
-SERVER_SIZES = {"pathways-proxy": {"cpu": Decimal(16), "memory": Decimal(100) * GB},
-                "pathways-rm": {"cpu": Decimal(8), "memory": Decimal(32) * GB}}
+# The Pathways servers' default sizes, CPU in cores and memory in bytes (pathways_facts.SERVER_LIMITS: limits
+# only, so requests = limits), and what a head's servers request together.
+SERVER_SIZES = {name: {key: parse_quantity(value) for key, value in limits.items()}
+                for name, limits in SERVER_LIMITS.items()}
+SERVER_REQUESTS = {key: sum((size[key] for size in SERVER_SIZES.values()), Decimal(0)) for key in ("cpu", "memory")}
 # A head on a TPU VM (a serving leader with leader: tpu, a colocated JobSet head) shares it with that VM's
 # pathways-worker, which requests only the chips but needs the host's
 # CPUs and most of its memory (the TPU runtime's pinned host buffers). Google's JetStream layouts set no resources on
@@ -51,7 +42,7 @@ def tpu_head_server_sizes(machine_type: str, *, proxy: bool = True) -> dict[str,
     sizes, scaled down (CPU and memory each, keeping their ratio) to fit TPU_HEAD_SHARE of the host's GKE
     allocatable (catalog.gke_allocatable); a machine without host facts in the catalog keeps them. `proxy=False`: a
     resource-manager-only head (mode service)."""
-    servers = {k: v for k, v in SERVER_SIZES.items() if proxy or k != "pathways-proxy"}
+    servers = {k: v for k, v in SERVER_SIZES.items() if proxy or k != PROXY_CONTAINER}
     host = TPU_HOSTS.get(machine_type)
     if host is None:  # no host facts in the catalog (e.g. tpu7x): the default sizes, as before
         return {name: dict(size) for name, size in servers.items()}

@@ -16,7 +16,8 @@ from ..catalog import TPU_HOSTS, cpu_machine, gke_allocatable
 from ..errors import Problem
 from ..releases import kueue_lws_name_problem
 from .pathways import jax_release_of
-from .pathways_checks import GB, MAX_DNS_LABEL, SERVER_REQUESTS, _fits, head_requests, tpu_head_server_sizes
+from ..pathways_facts import RM_CONTAINER
+from .pathways_checks import MAX_DNS_LABEL, SERVER_REQUESTS, SERVER_SIZES, _fits, head_requests, tpu_head_server_sizes
 from .target import WorkloadTarget
 from .workloads import PathwaysWorkloadConfig, is_given
 
@@ -33,8 +34,8 @@ MUTABLE_SIZE_SINCE = "v0.7.0"  # leaderWorkerTemplate.size may change (earlier: 
 INSECURE_PROXY_SINCE = (0, 9, 0)
 # Env LWS injects into every container of a group (a user variable of the same name is replaced).
 LWS_ENV = ("LWS_LEADER_ADDRESS", "LWS_GROUP_SIZE", "LWS_WORKER_INDEX")
-# Resource-manager-only head (mode service): limits of the pathways-rm container (workloads/pathways_jobset.py).
-RM_ONLY_REQUESTS = {"cpu": Decimal(8), "memory": Decimal(32) * GB}
+# Resource-manager-only head (mode service): the limits of its one server.
+RM_ONLY_REQUESTS = SERVER_SIZES[RM_CONTAINER]
 
 def version_key(version: str) -> tuple[int, ...]:
     return tuple(int(p) for p in version.lstrip("v").split("."))

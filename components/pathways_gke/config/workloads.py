@@ -10,6 +10,7 @@ from pydantic import Discriminator, Field, Tag, TypeAdapter, ValidationError, fi
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from ..errors import Problem
+from ..pathways_facts import PATHWAYS_CONTAINERS
 from .access import BucketAccess
 from .base import Model, fail
 from .pathways import ContainerResources, GcsFuseVolume, ImagePullPolicy, PathwaysSettings, Sidecar
@@ -26,7 +27,7 @@ MAX_WORKLOAD_NAME = 22
 # LWS: the worker StatefulSet `<name>-<group>` labels its pods `controller-revision-hash: <sts>-<hash>` (<= 63),
 # so an LWS name is at most 52 - 1 - digits(replicas - 1): 50 for up to 10 replicas (kubernetes-sigs/lws#410).
 MAX_LWS_NAME = 50
-RESERVED_CONTAINER_NAMES = ("pathways-rm", "pathways-proxy", "pathways-worker", "colocated-python-sidecar")
+RESERVED_CONTAINER_NAMES = PATHWAYS_CONTAINERS
 
 Runtime = Literal["pathways", "jax"]
 RUNTIMES: tuple[str, ...] = ("pathways", "jax")

@@ -12,6 +12,9 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from .. import naming
+from ..pathways_facts import (COLOCATED_PYTHON_CONTAINER, COLOCATED_PYTHON_PORT, DEFAULT_GRACE_PERIOD, PROXY_CONTAINER,
+                              PROXY_IMAGE, RM_CONTAINER, SERVER_IMAGE, SERVER_LIMITS, WORKER_BACKOFF_PER_VM,
+                              WORKER_CONTAINER)
 from ..capacity import capacity_node_selector, tpu_tolerations
 from ..catalog import SliceShape
 from ..config.pathways import Sidecar
@@ -23,28 +26,15 @@ from .wrapper import wrap_command
 
 # --- constants from the references ----------------------------------------------------------------------
 
-SERVER_IMAGE = "us-docker.pkg.dev/cloud-tpu-v2-images/pathways/server"
-PROXY_IMAGE = "us-docker.pkg.dev/cloud-tpu-v2-images/pathways/proxy_server"
-
 PROXY_PORT = naming.PROXY_PORT  # 29000, IFRT proxy gRPC (JAX_BACKEND_TARGET)
 RM_PORTS = naming.RM_PORTS
 RM_PORT = RM_PORTS[0]
 WORKER_PORTS = naming.WORKER_PORTS
 WORKER_PORT = WORKER_PORTS[0]
-COLOCATED_PYTHON_PORT = 50051
-
-RM_CONTAINER = "pathways-rm"
-PROXY_CONTAINER = "pathways-proxy"
-WORKER_CONTAINER = "pathways-worker"
-COLOCATED_PYTHON_CONTAINER = "colocated-python-sidecar"
 SHARED_TMP = "shared-tmp"
 
-# limits only (requests = limits), XPK's units (its pathways_workload_create.yaml.j2)
-RM_RESOURCES = {"limits": {"cpu": "8", "memory": "32G"}}
-PROXY_RESOURCES = {"limits": {"cpu": "16", "memory": "100G"}}
-
-WORKER_BACKOFF_PER_VM = 4  # OP/CTK/XPK: 4 x VMs per slice (non-elastic)
-DEFAULT_GRACE_PERIOD = 30  # XPK -tgps / CTK --grace-period default (= Kubernetes default)
+RM_RESOURCES = {"limits": SERVER_LIMITS[RM_CONTAINER]}
+PROXY_RESOURCES = {"limits": SERVER_LIMITS[PROXY_CONTAINER]}
 
 COORDINATOR_LABEL_PATH = "metadata.labels['jobset.sigs.k8s.io/coordinator']"
 JOBSET_NAME_PATH = "metadata.annotations['jobset.sigs.k8s.io/jobset-name']"
