@@ -279,3 +279,16 @@ def test_a_model_field_without_a_docstring_fails_generation(monkeypatch):
     monkeypatch.setattr(field, "description", None)
     with pytest.raises(ValueError, match="ClusterConfig.name has no docstring"):
         argsgen.generate()
+
+
+def test_every_version_key_is_described_from_releases_py():
+    """A bumped default in releases.py is what the schema, the generated args and docs/components.md then say."""
+    from pathways_gke.config.addons import JobSetConfig, KueueConfig, LwsConfig
+    from pathways_gke.releases import RELEASES, default_version
+
+    for addon, model in (("jobset", JobSetConfig), ("kueue", KueueConfig), ("lws", LwsConfig)):
+        description = model.model_fields["version"].description or ""
+        assert f'Default: "{default_version(addon)}"' in description and RELEASES[addon].oldest in description
+    generated = (ROOT / "components" / "pathways_gke" / "args_types.py").read_text()
+    for addon in ("lws", "kueue"):
+        assert f'Default: "{default_version(addon)}"' in generated.split(f"{addon}_version: NotRequired")[1][:400]

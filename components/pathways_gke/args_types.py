@@ -341,7 +341,7 @@ class JobSet(TypedDict):
     version: NotRequired[str]
     """Pinned JobSet release (vMAJOR.MINOR.PATCH, >= v0.7.0; releases.py). Default: "v0.12.0"."""
     manifest: NotRequired[str]
-    """Path of a vendored install manifest to use instead of the bundled one."""
+    """Path of a vendored install manifest to use instead of the pinned release's manifest URL (releases.py)."""
     size_for_cluster: NotRequired[bool]
     """Controller CPU/memory from the stack's VM count (docs/at-scale.md); false keeps the manifest's. Default: true."""
 
@@ -354,7 +354,7 @@ class Kueue(TypedDict):
     version: NotRequired[str]
     """Pinned Kueue release (vMAJOR.MINOR.PATCH, >= v0.17.0; releases.py). Default: "v0.19.5"."""
     manifest: NotRequired[str]
-    """Path of a vendored install manifest to use instead of the bundled one."""
+    """Path of a vendored install manifest to use instead of the pinned release's manifest URL (releases.py)."""
     size_for_cluster: NotRequired[bool]
     """Controller CPU/memory from the stack's VM count (docs/at-scale.md); false keeps the manifest's. Default: true."""
 
@@ -807,9 +807,9 @@ class PathwaysServingArgs(TypedDict):
     queue_name: NotRequired[str]
     """Kueue LocalQueue; sets kueue.x-k8s.io/queue-name on the JobSet or LeaderWorkerSet."""
     lws_version: NotRequired[str]
-    """Release of the LWS controller in the cluster (vMAJOR.MINOR.PATCH, >= v0.5.0; default v0.10.0)."""
+    """Release of the LWS controller in the cluster (vMAJOR.MINOR.PATCH, >= v0.5.0; releases.py). Default: "v0.10.0"."""
     kueue_version: NotRequired[str]
-    """Release of the Kueue controller that admits the workload when queue_name is set (vMAJOR.MINOR.PATCH, >= v0.17.0; default v0.19.5): before v0.18.0 a LeaderWorkerSet name is limited to 39 characters."""
+    """Release of the Kueue controller that admits the workload when queue_name is set; before v0.18.0 a LeaderWorkerSet name is limited to 39 characters (vMAJOR.MINOR.PATCH, >= v0.17.0; releases.py). Default: "v0.19.5"."""
     secrets: NotRequired[dict[str, pulumi.Input[str]]]
     """Secret values by name (give Pulumi secrets, e.g. config.require_secret), for the workload's
     secretEnv (ENV_VAR: secret name); stored in a Kubernetes Secret."""

@@ -32,6 +32,7 @@ from .config.stack import _ROOT_MODELS, _SECTIONS
 from .config.workloads import (CLUSTER_WIRED, WORKLOAD_DESCRIPTION, WORKLOAD_MODELS, JaxWorkloadConfig,
                                WorkloadConfig)
 from .generated import command
+from .releases import KUEUE_LWS_NAME_LIMIT, LWS_LONG_NAMES_SINCE, release_description
 from .workloads.placement import Placement
 
 TARGET = Path(__file__).with_name("args_types.py")
@@ -98,11 +99,11 @@ COMPONENT_ARGS = (
             "The workload, exactly as one `pathways-gke:workloads` entry (camelCase keys) with mode serving (and a\n"
             "serving: block) or service (and a service: block); see docs/serving.md.", required=True),
         tpu_required=True,
-        rest=(Arg("lws_version", "str", "Release of the LWS controller in the cluster (vMAJOR.MINOR.PATCH, >= "
-                  "v0.5.0; default v0.10.0)."),
-              Arg("kueue_version", "str", "Release of the Kueue controller that admits the workload when queue_name "
-                  "is set (vMAJOR.MINOR.PATCH, >= v0.17.0; default v0.19.5): before v0.18.0 a LeaderWorkerSet name "
-                  "is limited to 39 characters."), SECRETS)),
+        rest=(Arg("lws_version", "str", release_description("lws", "Release of the LWS controller in the cluster")),
+              Arg("kueue_version", "str", release_description(
+                  "kueue", "Release of the Kueue controller that admits the workload when queue_name is set; before "
+                  f"{LWS_LONG_NAMES_SINCE} a LeaderWorkerSet name is limited to {KUEUE_LWS_NAME_LIMIT} characters")),
+              SECRETS)),
 )
 """The workload components' Args TypedDicts (PathwaysWorkload, JaxWorkload, PathwaysServing)."""
 

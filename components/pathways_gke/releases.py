@@ -72,6 +72,12 @@ def default_version(addon: str) -> str:
     return RELEASES[addon].default
 
 
+def release_description(addon: str, what: str) -> str:
+    """The description of a version key, for the schema and generated docs: bounds and default from RELEASES, so a
+    bumped default is never described by its predecessor."""
+    return f'{what} (vMAJOR.MINOR.PATCH, >= {RELEASES[addon].oldest}; releases.py). Default: "{default_version(addon)}".'
+
+
 # --- Kueue and LeaderWorkerSet names ----------------------------------------------------------------
 
 # Kueue's LWS integration writes `kueue.x-k8s.io/pod-group-name` / `prebuilt-workload-name` labels derived from

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Annotated, Optional
 
-from pydantic import AfterValidator
+from pydantic import AfterValidator, Field
 
-from ..releases import MINIMUM_REASON, RELEASES, default_version, version_key
+from ..releases import MINIMUM_REASON, RELEASES, default_version, release_description, version_key
 from .base import Model, fail
 from .types import RELEASE_TAG, ImageRef
 
@@ -39,10 +39,11 @@ ManifestPath = Annotated[str, AfterValidator(_manifest)]
 class JobSetConfig(Model):
     """The JobSet controller installed into the cluster."""
 
-    version: Annotated[str, release("jobset", default_version("jobset"))] = default_version("jobset")
-    """Pinned JobSet release (vMAJOR.MINOR.PATCH, >= v0.7.0; releases.py). Default: "v0.12.0"."""
+    version: Annotated[str, release("jobset", default_version("jobset")),
+                       Field(description=release_description("jobset", "Pinned JobSet release"))] = \
+        default_version("jobset")
     manifest: Optional[ManifestPath] = None
-    """Path of a vendored install manifest to use instead of the bundled one."""
+    """Path of a vendored install manifest to use instead of the pinned release's manifest URL (releases.py)."""
     size_for_cluster: bool = True
     """Controller CPU/memory from the stack's VM count (docs/at-scale.md); false keeps the manifest's. Default: true."""
 
@@ -52,10 +53,11 @@ class KueueConfig(Model):
 
     enabled: bool = False
     """Install Kueue and submit workloads through its queue. Default: false."""
-    version: Annotated[str, release("kueue", default_version("kueue"))] = default_version("kueue")
-    """Pinned Kueue release (vMAJOR.MINOR.PATCH, >= v0.17.0; releases.py). Default: "v0.19.5"."""
+    version: Annotated[str, release("kueue", default_version("kueue")),
+                       Field(description=release_description("kueue", "Pinned Kueue release"))] = \
+        default_version("kueue")
     manifest: Optional[ManifestPath] = None
-    """Path of a vendored install manifest to use instead of the bundled one."""
+    """Path of a vendored install manifest to use instead of the pinned release's manifest URL (releases.py)."""
     size_for_cluster: bool = True
     """Controller CPU/memory from the stack's VM count (docs/at-scale.md); false keeps the manifest's. Default: true."""
 
@@ -63,8 +65,9 @@ class KueueConfig(Model):
 class LwsConfig(Model):
     """The LeaderWorkerSet controller (installed only when a workload runs in mode serving or service)."""
 
-    version: Annotated[str, release("lws", default_version("lws"))] = default_version("lws")
-    """Pinned LWS release (vMAJOR.MINOR.PATCH, >= v0.5.0; releases.py). Default: "v0.10.0"."""
+    version: Annotated[str, release("lws", default_version("lws")),
+                       Field(description=release_description("lws", "Pinned LWS release"))] = \
+        default_version("lws")
     manifest: Optional[ManifestPath] = None
     """Path of a vendored install manifest to use instead of the release URL."""
     gate_image: ImageRef = "registry.k8s.io/kubectl:v1.34.1"
