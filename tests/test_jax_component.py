@@ -148,3 +148,31 @@ def test_the_component_is_cross_language_clean():
     spec = result["type_definitions"]["JaxWorkloadSpec"].properties
     assert {"name", "image", "command", "tpuPool", "jax", "secretEnv", "maxRestarts"} <= set(spec)
     assert spec["tpuPool"].optional and not spec["image"].optional
+
+
+def test_cpu_machine_type_sizes_the_cpu_processes_and_must_be_a_cpu_machine():
+    """cpu_machine_type is honoured: each process on the CPU pool must fit one of its nodes (GKE allocatable), and a
+    TPU machine or a malformed name is refused rather than silently skipping the check."""
+    workload = {"name": "cpujob", "image": IMAGE, "command": "x", "jax": {"processes": 2, "cpu": "8", "memory": "8Gi"}}
+    cases = {"n2-standard-4": "workload.jax", "ct6e-standard-4t": "cpu_machine_type", "n2 standard": "cpu_machine_type"}
+    for machine, path in cases.items():
+        def program(machine=machine, path=path):
+            with pytest.raises(pulumi.InputPropertiesError) as caught:
+                JaxWorkload("bad", {"workload": workload, "cpu_machine_type": machine})
+            assert set(caught.value.paths) == {path}, caught.value
+            if path == "workload.jax":
+                assert "n2-standard-4" in str(caught.value) and "allocatable" in str(caught.value)
+
+        assert run(program).resources == []
+    fits = run(lambda: JaxWorkload("ok", {"workload": workload, "cpu_machine_type": "n2-standard-16"}))
+    assert fits.named("ok-jobset") is not None
+
+
+def test_a_stack_jax_process_larger_than_a_cpu_pool_node_is_refused_at_its_jax_block():
+    from pathways_gke.errors import ConfigError
+
+    cpu_job = {"name": "cpujob", "runtime": "jax", "image": IMAGE, "command": "x",
+               "jax": {"processes": 2, "cpu": "70", "memory": "8Gi"}}
+    with pytest.raises(ConfigError) as caught:
+        parsed("dev", workloads=[cpu_job])  # the dev CPU pool: n2-standard-64
+    assert "workloads[0].jax" in caught.value.paths

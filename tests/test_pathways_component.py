@@ -96,6 +96,9 @@ def test_standalone_provider_depends_on_and_replace_with_reach_the_jobset():
     ({**ARGS, "workload": {**WORKLOAD, "mode": "colocated"}}, "workload.mode"),
     ({**ARGS, "workload": {**WORKLOAD, "secretEnv": {"T": "tok"}}}, "workload.secretEnv.T"),
     ({**ARGS, "cpu_machine_type": "n2-standard-16"}, "workload.resources"),
+    # a TPU machine as the CPU pool's: refused, not a skipped head-fit check
+    ({**ARGS, "cpu_machine_type": "ct6e-standard-4t"}, "cpu_machine_type"),
+    ({**ARGS, "cpu_machine_type": "n2 standard 64"}, "cpu_machine_type"),
     ({**ARGS, "bogus": 1}, "bogus"),
     # the one placement model lets a JaxWorkload run on the CPU pool; a Pathways workload needs its TPU slices
     ({k: v for k, v in ARGS.items() if k not in ("tpu_type", "tpu_topology", "slices")}, "tpu_type"),

@@ -719,7 +719,8 @@ class PathwaysWorkloadArgs(TypedDict):
     """GKE node pool of the CPU pods: a Pathways head in modes default/headless, a CPU leader, client proxies,
     JAX processes without tpu_type. Default: "cpu-np"."""
     cpu_machine_type: NotRequired[str]
-    """Machine type of the CPU pool, to check that a Pathways head fits a node (optional)."""
+    """Machine type of the CPU pool (a CPU machine, e.g. n2-standard-64): a Pathways head, a CPU leader and each JAX
+    process on the CPU pool are checked to fit one of its nodes (optional)."""
     tpu_group: NotRequired[str]
     """Value of the node label pathways-gke/tpu-group on the slices' nodes. A JaxWorkload on TPU requires it; a
     Pathways workload may omit it on clusters whose TPU pools were not created by pathways-gke (workers then select
@@ -756,7 +757,8 @@ class JaxWorkloadArgs(TypedDict):
     """GKE node pool of the CPU pods: a Pathways head in modes default/headless, a CPU leader, client proxies,
     JAX processes without tpu_type. Default: "cpu-np"."""
     cpu_machine_type: NotRequired[str]
-    """Machine type of the CPU pool, to check that a Pathways head fits a node (optional)."""
+    """Machine type of the CPU pool (a CPU machine, e.g. n2-standard-64): a Pathways head, a CPU leader and each JAX
+    process on the CPU pool are checked to fit one of its nodes (optional)."""
     tpu_group: NotRequired[str]
     """Value of the node label pathways-gke/tpu-group on the slices' nodes. A JaxWorkload on TPU requires it; a
     Pathways workload may omit it on clusters whose TPU pools were not created by pathways-gke (workers then select
@@ -794,7 +796,8 @@ class PathwaysServingArgs(TypedDict):
     """GKE node pool of the CPU pods: a Pathways head in modes default/headless, a CPU leader, client proxies,
     JAX processes without tpu_type. Default: "cpu-np"."""
     cpu_machine_type: NotRequired[str]
-    """Machine type of the CPU pool, to check that a Pathways head fits a node (optional)."""
+    """Machine type of the CPU pool (a CPU machine, e.g. n2-standard-64): a Pathways head, a CPU leader and each JAX
+    process on the CPU pool are checked to fit one of its nodes (optional)."""
     tpu_group: NotRequired[str]
     """Value of the node label pathways-gke/tpu-group on the slices' nodes. A JaxWorkload on TPU requires it; a
     Pathways workload may omit it on clusters whose TPU pools were not created by pathways-gke (workers then select

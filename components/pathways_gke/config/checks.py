@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Optional
 
-from ..catalog import CatalogError, SliceShape
+from ..catalog import CatalogError, SliceShape, cpu_machine, gke_allocatable
 from .. import naming
 from ..errors import Problem, allowed
 from ..naming import PRIORITY_NAMES, jax_managed_env
@@ -14,10 +14,10 @@ from ..gke_rules import JOBSET_METRICS_MIN_GKE, auto_upgrade_problem, below_floo
 from .cluster import CREATE_ONLY_CLUSTER_FIELDS
 from .serving_checks import serving_workload_problems
 from .model import StackConfig
-from .pathways_checks import pathways_workload_problems
+from .pathways_checks import pathways_workload_problems, shortfall
 from .target import target_for
 from .tpu import TpuPoolConfig, pool_problems
-from .types import NODE_POOL_NAME, region_of
+from .types import NODE_POOL_NAME, parse_quantity, region_of
 from .workloads import JaxSettings, JaxWorkloadConfig, PathwaysWorkloadConfig
 
 RESERVED_NAMESPACES = ("kube-system", "kube-public", "kube-node-lease", "jobset-system", "kueue-system",
@@ -382,7 +382,7 @@ def jax_workload_problems(stack: StackConfig) -> list[Problem]:
         if not isinstance(workload, JaxWorkloadConfig):
             continue  # the pathways model refuses a jax block
         if workload.tpu_pool is None:
-            out.extend(jax_problems(workload, path))
+            out.extend(jax_problems(workload, path, cpu_machine_type=stack.cpu_pool.machine_type))
             continue
         pool = stack.pool(workload.tpu_pool)
         if pool is None:
@@ -402,8 +402,10 @@ def _jax_settings_given(workload: JaxWorkloadConfig) -> set[str]:
 
 
 def jax_problems(workload: JaxWorkloadConfig, path: str, pool_name: Optional[str] = None,
-                 shape: Optional[SliceShape] = None, slices: int = 0) -> list[Problem]:
-    """One jax workload, on the CPU pool (`shape` None) or on `slices` slices of `shape` (pool `pool_name`)."""
+                 shape: Optional[SliceShape] = None, slices: int = 0, *,
+                 cpu_machine_type: Optional[str] = None) -> list[Problem]:
+    """One jax workload, on the CPU pool (`shape` None; each process checked against a `cpu_machine_type` node) or
+    on `slices` slices of `shape` (pool `pool_name`)."""
 
     out: list[Problem] = []
     managed = jax_managed_env("cpu" if shape is None else "tpu")
@@ -423,6 +425,14 @@ def jax_problems(workload: JaxWorkloadConfig, path: str, pool_name: Optional[str
         elif jax.slices is not None and jax.processes % jax.slices:
             out.append(Problem(f"{path}.jax.slices", f"must divide jax.processes ({jax.processes}) evenly: every "
                                "Job runs the same number of processes", jax.slices))
+        machine = cpu_machine(cpu_machine_type) if cpu_machine_type else None
+        if machine is not None:
+            short = shortfall({"cpu": parse_quantity(jax.cpu), "memory": parse_quantity(jax.memory)},
+                              gke_allocatable(machine))
+            if short:
+                out.append(Problem(f"{path}.jax", f"sizes each process ({jax.cpu} CPU, {jax.memory}) larger than a "
+                                   f"node of the CPU pool ({machine.name}: {short}); lower jax.cpu / jax.memory or "
+                                   "use a larger CPU machine type"))
         return out
     layout = f"{slices} slice(s) x {shape.vms_per_slice} VM(s) = {slices * shape.vms_per_slice}"
     for field in ("processes", "slices"):

@@ -119,7 +119,8 @@ def sidecar_problems(workload: PathwaysWorkloadConfig, path: str) -> list[Proble
     return out
 
 
-def _fits(need: dict[str, Decimal], alloc: Allocatable) -> Optional[str]:
+def shortfall(need: dict[str, Decimal], alloc: Allocatable) -> Optional[str]:
+    """What a pod needing `need` (cores, bytes) lacks on a node offering `alloc`; None when it fits."""
     short = []
     cpu = Decimal(alloc.millicores) / 1000
     if need["cpu"] > cpu:
@@ -210,7 +211,7 @@ def pathways_workload_problems(workload: PathwaysWorkloadConfig, target: Workloa
         if host is not None:
             sizes = tpu_head_server_sizes(shape.machine_type)
             servers = {key: sum((s[key] for s in sizes.values()), Decimal(0)) for key in ("cpu", "memory")}
-            short = _fits(head_requests(workload, servers), gke_allocatable(host))
+            short = shortfall(head_requests(workload, servers), gke_allocatable(host))
             if short:
                 out.append(Problem(at("mode"), f"'colocated' puts the head on a {shape.machine_type} TPU host, which "
                                    f"cannot hold it ({short}); use mode 'default' (head on the CPU pool) or lower "
@@ -218,7 +219,7 @@ def pathways_workload_problems(workload: PathwaysWorkloadConfig, target: Workloa
     elif cpu_machine_type is not None:
         machine = cpu_machine(cpu_machine_type)
         if machine is not None:
-            short = _fits(head_requests(workload), gke_allocatable(machine))
+            short = shortfall(head_requests(workload), gke_allocatable(machine))
             if short:
                 out.append(Problem(at("resources"), f"makes the head pod too large for a cpuPool node "
                                    f"({machine.name}: {short}); the Pathways servers alone request 24 CPU / 132 GB. "

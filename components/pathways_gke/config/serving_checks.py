@@ -17,7 +17,7 @@ from ..errors import Problem
 from ..releases import kueue_lws_name_problem
 from .pathways import jax_release_of
 from ..pathways_facts import RM_CONTAINER
-from .pathways_checks import MAX_DNS_LABEL, SERVER_REQUESTS, SERVER_SIZES, _fits, head_requests, tpu_head_server_sizes
+from .pathways_checks import MAX_DNS_LABEL, SERVER_REQUESTS, SERVER_SIZES, shortfall, head_requests, tpu_head_server_sizes
 from .target import WorkloadTarget
 from .workloads import PathwaysWorkloadConfig, is_given
 
@@ -163,14 +163,14 @@ def serving_workload_problems(workload: PathwaysWorkloadConfig, target: Workload
     need = head_requests(workload, leader_server_requests(workload, target))
     if layout.leader == "tpu":
         host = TPU_HOSTS.get(target.shape.machine_type)
-        short = _fits(need, gke_allocatable(host)) if host else None
+        short = shortfall(need, gke_allocatable(host)) if host else None
         if short:
             out.append(Problem(at(f"{block}.leader"), f"'tpu' puts the head on a {target.shape.machine_type} TPU "
                                f"host, which cannot hold it ({short}); use leader: cpu or lower resources.requests",
                                layout.leader))
     elif cpu_machine_type is not None:
         machine = cpu_machine(cpu_machine_type)
-        short = _fits(need, gke_allocatable(machine)) if machine else None
+        short = shortfall(need, gke_allocatable(machine)) if machine else None
         if short and machine is not None:
             out.append(Problem(at("resources"), f"makes the head pod too large for a cpuPool node ({machine.name}: "
                                f"{short}); lower resources.requests or use a larger cpuPool.machineType"))

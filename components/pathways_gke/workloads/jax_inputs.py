@@ -51,7 +51,8 @@ def validate_jax_args(args: Mapping[str, Any]) -> tuple[JaxWorkloadConfig, Workl
             problems.append(Problem("workload.tpu_pool", "names a TPU pool group but the placement has no tpu_type",
                                     config.tpu_pool))
         if target is not None and (target.shape is not None or config.tpu_pool is None):
-            problems.extend(jax_problems(config, "workload", target.tpu_group, target.shape, target.slices))
+            problems.extend(jax_problems(config, "workload", target.tpu_group, target.shape, target.slices,
+                                         cpu_machine_type=placement.cpu_machine_type if placement else None))
         if config.command is None:
             problems.append(Problem("workload.command", "is required (the program every process runs)"))
         if config.image is None:

@@ -15,7 +15,7 @@ from ..catalog import CatalogError, SliceShape, parse_shorthand, resolve
 from ..config.base import fail, problems_from
 from ..config.model import StackConfig
 from ..config.target import WorkloadTarget
-from ..config.types import KubernetesName, LabelValue, Namespace, NodePoolName
+from ..config.types import CpuMachineType, KubernetesName, LabelValue, Namespace, NodePoolName
 from ..config.workloads import WorkloadBase
 from ..errors import Problem
 
@@ -43,8 +43,9 @@ class Placement(BaseModel):
     cpu_pool: NodePoolName = "cpu-np"
     """GKE node pool of the CPU pods: a Pathways head in modes default/headless, a CPU leader, client proxies,
     JAX processes without tpu_type. Default: "cpu-np"."""
-    cpu_machine_type: Optional[str] = None
-    """Machine type of the CPU pool, to check that a Pathways head fits a node (optional)."""
+    cpu_machine_type: Optional[CpuMachineType] = None
+    """Machine type of the CPU pool (a CPU machine, e.g. n2-standard-64): a Pathways head, a CPU leader and each JAX
+    process on the CPU pool are checked to fit one of its nodes (optional)."""
     tpu_group: Optional[LabelValue] = None
     """Value of the node label pathways-gke/tpu-group on the slices' nodes. A JaxWorkload on TPU requires it; a
     Pathways workload may omit it on clusters whose TPU pools were not created by pathways-gke (workers then select
