@@ -142,7 +142,8 @@ class NodeServiceAccount(TypedDict):
     """Create a dedicated service account `<cluster>-nodes` (logging, monitoring, image pulls, read-only storage;
     the buckets its host-network pods write are granted per bucket). Default: true."""
     email: NotRequired[pulumi.Input[str]]
-    """Use this existing service account instead (name@project.iam.gserviceaccount.com)."""
+    """Use this existing service account instead (name@project.iam.gserviceaccount.com, or the Compute Engine
+    default PROJECT_NUMBER-compute@developer.gserviceaccount.com)."""
 
 
 class MaintenanceWindow(TypedDict):
@@ -153,7 +154,9 @@ class MaintenanceWindow(TypedDict):
     end_time: str
     """First window's end, RFC 3339."""
     recurrence: NotRequired[str]
-    """RFC 5545 RRULE. Default: "FREQ=WEEKLY;BYDAY=SA,SU"."""
+    """RFC 5545 RRULE (FREQ=DAILY, WEEKLY or MONTHLY; INTERVAL, BYDAY with two-letter weekdays MO..SU, BYMONTHDAY),
+    evaluated in UTC. With the window it must allow GKE's 48 h of maintenance in any 32 days. Default:
+    "FREQ=WEEKLY;BYDAY=SA,SU"."""
 
 
 class MaintenanceExclusion(TypedDict):
@@ -176,7 +179,7 @@ class Maintenance(TypedDict):
     window: NotRequired[MaintenanceWindow]
     """A recurring maintenance window."""
     exclusions: NotRequired[list[MaintenanceExclusion]]
-    """Maintenance exclusions."""
+    """Maintenance exclusions, each with its own name; at most 20, of which at most 3 NO_UPGRADES."""
 
 
 class Nat(TypedDict):
@@ -193,7 +196,7 @@ class AuthorizedNetwork(TypedDict):
     """A CIDR block allowed to reach the control plane's endpoint."""
 
     cidr_block: str
-    """CIDR block, e.g. 203.0.113.0/24."""
+    """IPv4 CIDR block with its prefix length, e.g. 203.0.113.0/24."""
     display_name: NotRequired[str]
     """A label for it."""
 
@@ -215,7 +218,7 @@ class Cluster(TypedDict):
     """VPC network (name or self link); unset uses the project's default network. May be an Output (e.g. a
     `gcp.compute.Network`'s self_link)."""
     subnetwork: NotRequired[pulumi.Input[str]]
-    """Subnetwork (name or self link) of the nodes."""
+    """Subnetwork (name or self link) of the nodes; in the cluster's region."""
     private_nodes: NotRequired[bool]
     """Nodes get internal IP addresses only. Default: false."""
     master_ipv4_cidr_block: NotRequired[str]
@@ -241,7 +244,7 @@ class Cluster(TypedDict):
     nat: NotRequired[Nat]
     """Cloud NAT for private nodes. Default: a Router + NAT is created when privateNodes is true."""
     master_authorized_networks: NotRequired[list[AuthorizedNetwork]]
-    """CIDR blocks allowed to reach the control plane (master authorized networks)."""
+    """IPv4 CIDR blocks allowed to reach the control plane (master authorized networks); at most 50."""
     dns: NotRequired[ClusterDns]
     """Cluster DNS provider (created clusters only). Default: "auto"."""
 
@@ -283,7 +286,7 @@ class Reservation(TypedDict):
     name: str
     """Reservation name."""
     project: NotRequired[pulumi.Input[str]]
-    """Project that owns a shared reservation; default: the stack's project."""
+    """Project that owns a shared reservation (a project id); default: the stack's project."""
     block: NotRequired[str]
     """Reservation block."""
     sub_block: NotRequired[str]

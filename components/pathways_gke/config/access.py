@@ -52,11 +52,16 @@ class NatConfig(Model):
     """Put the NAT on this existing Cloud Router instead of creating `<cluster>-router`."""
 
 
+# GKE quotas and limits: at most 50 authorized networks on a cluster's control-plane endpoint
+# (https://cloud.google.com/kubernetes-engine/quotas)
+AUTHORIZED_NETWORKS_MAX = 50
+
+
 class AuthorizedNetwork(Model):
     """A CIDR block allowed to reach the control plane's endpoint."""
 
     cidr_block: CidrBlock
-    """CIDR block, e.g. 203.0.113.0/24."""
+    """IPv4 CIDR block with its prefix length, e.g. 203.0.113.0/24."""
     display_name: Optional[str] = None
     """A label for it."""
 

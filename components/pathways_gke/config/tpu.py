@@ -12,7 +12,7 @@ from ..catalog import GENERATIONS, CatalogError, SliceShape, chips_of, parse_sho
 from ..errors import Problem
 from .base import Model, fail
 from .cluster import DiskType
-from .types import DiskImage, NodeLabels, PoolGroupName, ReservationName, ReservationPartName, TpuZone
+from .types import DiskImage, NodeLabels, PoolGroupName, ProjectId, ReservationName, ReservationPartName, TpuZone
 
 HostMaintenanceInterval = Literal["AS_NEEDED", "PERIODIC"]
 
@@ -24,8 +24,8 @@ class Reservation(Model):
 
     name: ReservationPartName
     """Reservation name."""
-    project: Optional[str] = None
-    """Project that owns a shared reservation; default: the stack's project."""
+    project: Optional[ProjectId] = None
+    """Project that owns a shared reservation (a project id); default: the stack's project."""
     block: Optional[ReservationPartName] = None
     """Reservation block."""
     sub_block: Optional[ReservationPartName] = None

@@ -1,0 +1,305 @@
+"""GKE, network and input rules, round 2 (issue 23): the variants platform teams write next. Each is refused with the
+config path, the value and what is allowed, or accepted because GKE/GCP accept it."""
+
+import re
+
+import pytest
+import yaml
+
+from pathways_gke import gke_rules as R
+from pathways_gke.config import parse_stack
+from pathways_gke.errors import ConfigError
+from tests.conftest import ROOT
+from tests.support.stacks import P, SMALL, merged, stack
+
+
+def dev(**sections) -> dict:
+    return merged("dev", **sections)
+
+
+def window(start: str, end: str, recurrence: str) -> dict:
+    return dev(cluster={"maintenance": {"window": {"startTime": start, "endTime": end, "recurrence": recurrence}}})
+
+
+def exclusions(*items: dict) -> dict:
+    return dev(cluster={"maintenance": {"exclusions": list(items)}})
+
+
+def problems_of(config: dict) -> list[str]:
+    try:
+        parse_stack(config)
+    except ConfigError as error:
+        return [str(p) for p in error.problems]
+    return []
+
+
+def refused_at(config: dict, path: str, *fragments: str) -> str:
+    problems = problems_of(config)
+    line = next((p for p in problems if p.startswith(f"{path}:")), None)
+    assert line is not None, f"no problem at {path}: {problems}"
+    for fragment in fragments:
+        assert fragment in line, f"{fragment!r} missing from {line!r}"
+    return line
+
+
+# --- maintenance windows: 48 h in any 32 days, counting contiguous windows of 4 h or more ----------------------
+
+@pytest.mark.parametrize("start, end, recurrence, hours", [
+    ("2026-12-05T02:00:00Z", "2026-12-05T10:00:00Z", "FREQ=WEEKLY;BYDAY=SA", 32),  # 4 Saturdays fit in 32 days
+    ("2026-12-05T02:00:00Z", "2026-12-05T10:00:00Z", "FREQ=WEEKLY;BYDAY=SA,SU", 64),
+    ("2026-12-05T02:00:00Z", "2026-12-05T04:00:00Z", "FREQ=DAILY", 0),  # 2 h windows are not counted at all
+    ("2026-12-05T02:00:00Z", "2026-12-05T05:59:00Z", "FREQ=DAILY", 0),  # nor 3 h 59 min ones
+    ("2026-12-05T02:00:00Z", "2026-12-05T06:00:00Z", "FREQ=DAILY", 128),
+    ("2026-12-05T00:00:00Z", "2026-12-06T00:00:00Z", "FREQ=DAILY", 768),  # back to back: always open
+    ("2026-12-05T00:00:00Z", "2026-12-05T12:00:00Z", "FREQ=WEEKLY;INTERVAL=2;BYDAY=SA,SU", 48),
+    ("2026-12-07T22:00:00Z", "2026-12-08T00:00:00Z", "FREQ=DAILY", 0),
+    # Friday and Saturday, 26 h from Friday 00:00: the two overlap into one 50 h block a week (4 of them in the worst 32 days)
+    ("2026-12-04T00:00:00Z", "2026-12-05T02:00:00Z", "FREQ=WEEKLY;BYDAY=FR,SA", 4 * 50),
+    # first Saturday of the month, 48 h: first Saturdays are 28 or 35 days apart, so some 32 days have none
+    ("2026-12-05T00:00:00Z", "2026-12-07T00:00:00Z", "FREQ=MONTHLY;BYDAY=1SA", 0),
+    ("2026-12-31T00:00:00Z", "2027-01-03T00:00:00Z", "FREQ=MONTHLY;BYMONTHDAY=31", 0),  # February has no 31st
+])
+def test_the_availability_gke_counts_is_computed_from_the_rrule_and_the_window(start, end, recurrence, hours):
+    assert R.maintenance_availability_hours(start, end, recurrence) == pytest.approx(hours)
+
+
+def test_the_docs_example_of_8_hours_on_saturdays_was_below_gke_s_48_hours():
+    refused_at(window("2026-12-05T02:00:00Z", "2026-12-05T10:00:00Z", "FREQ=WEEKLY;BYDAY=SA"),
+               "cluster.maintenance.window.recurrence", "32 h", "48 h", "32 days", "4 h", "FREQ=WEEKLY;BYDAY=SA,SU")
+
+
+@pytest.mark.parametrize("recurrence", ["FREQ=DAILY", "FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR"])
+def test_short_daily_windows_are_refused_however_many_there_are(recurrence):
+    refused_at(window("2026-12-05T02:00:00Z", "2026-12-05T05:00:00Z", recurrence),
+               "cluster.maintenance.window.recurrence", "3 h", "below the 4 h")
+
+
+@pytest.mark.parametrize("start, end, recurrence", [
+    ("2026-12-05T02:00:00Z", "2026-12-05T10:00:00Z", "FREQ=WEEKLY;BYDAY=SA,SU"),
+    ("2026-12-05T02:00:00Z", "2026-12-05T06:00:00Z", "FREQ=DAILY"),
+    ("2026-12-05T00:00:00Z", "2026-12-05T12:00:00Z", "FREQ=WEEKLY;INTERVAL=2;BYDAY=SA,SU"),
+    ("2026-12-05T02:00:00+01:00", "2026-12-05T14:00:00+01:00", "FREQ=WEEKLY;BYDAY=SA"),  # 12 h: 48 h in 4 weeks
+    ("2026-12-05T00:00:00Z", "2026-12-07T00:00:00Z", "FREQ=WEEKLY;BYDAY=SA;WKST=MO"),
+])
+def test_windows_with_enough_availability_are_accepted(start, end, recurrence):
+    assert problems_of(window(start, end, recurrence)) == []
+
+
+def test_a_window_must_end_after_it_starts():
+    refused_at(window("2026-12-05T10:00:00Z", "2026-12-05T02:00:00Z", "FREQ=DAILY"),
+               "cluster.maintenance.window.endTime", "not after startTime")
+
+
+@pytest.mark.parametrize("recurrence, fragment", [
+    ("FREQ=WEEKLY;BYDAY=SAT", "two letters"),
+    ("FREQ=WEEKLY;BYDAY=sa", "two letters"),
+    ("FREQ=WEEKLY;BYDAY=1SA", "only FREQ=MONTHLY"),
+    ("FREQ=WEEKLY;BYHOUR=2", "not supported"),
+    ("FREQ=WEEKLY;COUNT=3", "not supported"),
+    ("FREQ=HOURLY", "FREQ=DAILY"),
+    ("BYDAY=SA;FREQ=WEEKLY", "start with FREQ="),
+    ("FREQ=DAILY;INTERVAL=0", "INTERVAL"),
+    ("FREQ=WEEKLY;BYMONTHDAY=1", "FREQ=MONTHLY only"),
+    ("FREQ=WEEKLY;BYDAY=SA;BYDAY=SU", "twice"),
+])
+def test_rrules_gke_does_not_take_are_refused_with_what_is_allowed(recurrence, fragment):
+    refused_at(window("2026-12-05T00:00:00Z", "2026-12-06T00:00:00Z", recurrence),
+               "cluster.maintenance.window.recurrence", fragment)
+
+
+# --- maintenance exclusions ---------------------------------------------------------------------------------
+
+def test_a_no_upgrades_exclusion_is_limited_to_30_days():
+    refused_at(exclusions({"name": "freeze", "startTime": "2026-12-01T00:00:00Z", "endTime": "2027-01-01T00:00:01Z",
+                           "scope": "NO_UPGRADES"}),
+               "cluster.maintenance.exclusions[0].endTime", "NO_UPGRADES", "at most 30 days", "2026-12-31T00:00:00Z")
+    assert problems_of(exclusions({"name": "freeze", "startTime": "2026-12-01T00:00:00Z",
+                                   "endTime": "2026-12-31T00:00:00Z", "scope": "NO_UPGRADES"})) == []
+    # the NO_MINOR_* scopes run up to the version's end of support
+    assert problems_of(exclusions({"name": "hold", "startTime": "2026-12-01T00:00:00Z",
+                                   "endTime": "2027-06-01T00:00:00Z", "scope": "NO_MINOR_UPGRADES"})) == []
+
+
+def test_an_exclusion_must_end_after_it_starts():
+    refused_at(exclusions({"name": "hold", "startTime": "2026-12-01T00:00:00Z", "endTime": "2026-11-01T00:00:00Z"}),
+               "cluster.maintenance.exclusions[0].endTime", "not after startTime")
+
+
+def test_exclusions_are_keyed_by_name():
+    refused_at(exclusions({"name": "hold", "startTime": "2026-12-01T00:00:00Z"},
+                          {"name": "other", "startTime": "2026-12-01T00:00:00Z"},
+                          {"name": "hold", "startTime": "2027-01-01T00:00:00Z"}),
+               "cluster.maintenance.exclusions[2].name", "'hold'", "exclusions[0]", "own name")
+
+
+def test_at_most_three_no_upgrades_exclusions_and_twenty_in_all():
+    no_upgrades = [{"name": f"f{i}", "startTime": f"2027-0{i + 1}-01T00:00:00Z", "endTime": f"2027-0{i + 1}-10T00:00:00Z",
+                    "scope": "NO_UPGRADES"} for i in range(4)]
+    refused_at(exclusions(*no_upgrades), "cluster.maintenance.exclusions", "4 NO_UPGRADES", "at most 3")
+    assert problems_of(exclusions(*no_upgrades[:3])) == []
+    many = [{"name": f"h{i}", "startTime": "2026-12-01T00:00:00Z"} for i in range(21)]
+    refused_at(exclusions(*many), "cluster.maintenance.exclusions", "21 exclusions", "at most 20")
+    assert problems_of(exclusions(*many[:20])) == []
+
+
+def test_every_yaml_example_in_the_rules_doc_passes_the_rules():
+    document = (ROOT / "docs" / "gke-rules.md").read_text()
+    blocks = re.findall(r"```yaml\n(.*?)```", document, re.S)
+    assert blocks
+    for block in blocks:
+        sections = yaml.safe_load(block)
+        config = stack(None, **{k.removeprefix(P): v for k, v in sections.items()})
+        assert problems_of(config) == [], block
+
+
+# --- inputs GKE and GCP refuse ---------------------------------------------------------------------------------
+
+def authorized(*blocks: str) -> dict:
+    return dev(cluster={"masterAuthorizedNetworks": [{"cidrBlock": b} for b in blocks]})
+
+
+@pytest.mark.parametrize("block, fragment", [
+    ("203.0.113.7", "no prefix length"),
+    ("2001:db8::/32", "IPv6"),
+    ("203.0.113.7/24", "no host bits"),
+    ("203.0.113.0/33", "IPv4 CIDR"),
+    ("example.com/24", "IPv4 CIDR"),
+])
+def test_authorized_networks_are_ipv4_cidr_blocks_with_a_prefix(block, fragment):
+    refused_at(authorized(block), "cluster.masterAuthorizedNetworks[0].cidrBlock", f"'{block}'", fragment)
+
+
+def test_at_most_50_authorized_networks():
+    blocks = [f"203.0.{i}.0/24" for i in range(51)]
+    refused_at(authorized(*blocks), "cluster.masterAuthorizedNetworks", "51 CIDR blocks", "at most 50")
+    assert problems_of(authorized(*blocks[:50])) == []
+    assert problems_of(authorized("203.0.113.7/32", "0.0.0.0/0")) == []
+
+
+@pytest.mark.parametrize("name, fragment", [
+    ("ab", "3-63"),
+    ("a" * 64, "3-63"),
+    ("-abc", "starting and ending"),
+    ("abc-", "starting and ending"),
+    ("Abc", "lower-case"),
+    ("a..b", "each dot-separated part"),
+    (".".join(["a" * 63] * 3) + ".abcdefghijklmnopqrstuvwxyz0123456789ab", "up to 222"),
+    ("a" * 64 + ".com", "at most 63"),
+    ("192.168.5.4", "IP address"),
+    ("goog-checkpoints", "'goog'"),
+    ("my-google-data", "'google'"),
+    ("my-g00gle-data", "misspelling"),
+    ("acme-go0gl3", "misspelling"),
+])
+def test_bucket_names_follow_cloud_storage_s_naming_rules(name, fragment):
+    refused_at(stack("dev", buckets=[{"name": name}]), "buckets[0].name", fragment)
+
+
+@pytest.mark.parametrize("name", ["abc", "a" * 63, "acme_ckpt.example.com", ".".join(["a" * 63] * 3) + ".ab",
+                                  "goo-data", "192.168.5", "ckpt-2026"])
+def test_bucket_names_cloud_storage_accepts_are_accepted(name):
+    assert problems_of(stack("dev", buckets=[{"name": name}])) == []
+
+
+def test_a_scratch_location_names_a_bucket_cloud_storage_accepts():
+    refused_at(dev(workloads=[{"pathways": {"gcsScratch": "gs://goog-scratch/tmp"}}]),
+               "workloads[0].pathways.gcsScratch", "names bucket 'goog-scratch'", "'goog'")
+
+
+@pytest.mark.parametrize("machine, fragment", [
+    ("n2-standard64", "FAMILY-KIND-VCPUS"),
+    ("n2_standard_64", "FAMILY-KIND-VCPUS"),
+    ("n2-standard-0", "FAMILY-KIND-VCPUS"),
+    ("n9-standard-64", "family 'n9'"),
+    ("a3-highgpu-8g", "FAMILY-KIND-VCPUS"),
+    ("n2-medium", "shared-core"),
+    ("ct5p-hightpu-4t", "TPU machine type"),
+])
+def test_cpu_machine_types_are_well_formed_and_of_a_known_family(machine, fragment):
+    refused_at(dev(cpuPool={"machineType": machine}), "cpuPool.machineType", fragment)
+
+
+@pytest.mark.parametrize("machine", ["n2-standard-64", "n2d-highmem-32", "c4-standard-48-lssd", "e2-medium",
+                                     "n2-custom-8-32768", "c3-highcpu-176", "m3-ultramem-32", "t2d-standard-60"])
+def test_cpu_machine_types_compute_engine_offers_are_accepted(machine):
+    assert problems_of(dev(cpuPool={"machineType": machine})) == []
+
+
+@pytest.mark.parametrize("key, value, fragment", [
+    ("network", "My_VPC", "not a VPC network"),
+    ("network", "vpc-", "not a VPC network"),
+    ("network", "projects/acme/global/networks/vpc", "not a VPC network"),  # 'acme' is not a project id
+    ("network", "projects/acme-host/regions/us-east5/subnetworks/s", "not a VPC network"),
+    ("network", "a" * 64, "at most 63"),
+    ("subnetwork", "1subnet", "not a subnetwork"),
+    ("subnetwork", "projects/acme-host/global/networks/vpc", "not a subnetwork"),
+])
+def test_network_and_subnetwork_are_names_or_self_links(key, value, fragment):
+    refused_at(dev(cluster={key: value}), f"cluster.{key}", fragment)
+
+
+@pytest.mark.parametrize("cluster", [
+    {"network": "vpc-main", "subnetwork": "nodes-east5"},
+    {"network": "projects/acme-host/global/networks/vpc", "subnetwork":
+     "https://www.googleapis.com/compute/v1/projects/acme-host/regions/us-east5/subnetworks/nodes"},
+    {"network": "https://www.googleapis.com/compute/v1/projects/acme-host/global/networks/vpc",
+     "networkProject": "acme-host"},
+])
+def test_networks_gke_takes_are_accepted(cluster):
+    assert problems_of(dev(cluster=cluster)) == []
+
+
+def test_a_subnetwork_lives_in_the_cluster_s_region_and_its_network_s_project():
+    refused_at(dev(cluster={"subnetwork": "projects/acme-ml-dev/regions/us-central1/subnetworks/s"}),
+               "cluster.subnetwork", "us-central1", "us-east5")
+    refused_at(dev(cluster={"network": "projects/acme-host/global/networks/vpc",
+                            "subnetwork": "projects/acme-other/regions/us-east5/subnetworks/s"}),
+               "cluster.subnetwork", "acme-other", "acme-host")
+
+
+def test_network_project_needs_a_network_self_link_that_agrees():
+    refused_at(dev(cluster={"networkProject": "acme-host"}), "cluster.networkProject",
+               "cluster.network is not set")
+    refused_at(dev(cluster={"networkProject": "acme-host", "network": "vpc"}), "cluster.network",
+               "plain network name", "projects/acme-host/global/networks/vpc")
+    refused_at(dev(cluster={"networkProject": "acme-host", "network": "projects/acme-other/global/networks/vpc"}),
+               "cluster.networkProject", "contradicts", "acme-other")
+
+
+@pytest.mark.parametrize("project", ["Acme-Proj", "acme", "acme-project-", "1acme-proj", "acme_proj",
+                                     "a" * 31])
+def test_project_ids_are_checked_wherever_they_appear(project):
+    refused_at(dev(tpuPools=[{"capacity": "reservation", "reservation": {"name": "r1", "project": project}}]),
+               "tpuPools[0].reservation.project", "not a GCP project id")
+    refused_at(dev(cluster={"network": "vpc", "networkProject": project}), "cluster.networkProject",
+               "not a GCP project id")
+
+
+@pytest.mark.parametrize("image", ["https://us-docker.pkg.dev/p/r/i:1", "a:b:c", "gcr.io//x:1", "gcr.io/x/:1",
+                                   "gcr.io/X/y:1", "gcr.io/x:-tag", "gcr.io/x:" + "t" * 129, "gcr.io/x y:1",
+                                   "gcr.io/x@sha256:abc", "gcr.io/x:1@sha256:" + "A" * 64, "/x:1", "x:"])
+def test_image_references_that_are_not_oci_references_are_refused(image):
+    refused_at(dev(workloads=[{"image": image}]), "workloads[0].image", "container image reference"
+               if "sha256:A" not in image and "sha256:abc" not in image else "")
+
+
+@pytest.mark.parametrize("image", ["us-docker.pkg.dev/acme/train/trainer:V1.2-", "gcr.io/x:Latest_build",
+                                   "localhost:5000/team/img:1", "registry.example.com:443/a/b__c/d-e:2026.11",
+                                   "gcr.io/x@sha256:" + "a" * 64, "gcr.io/x:1@sha256:" + "0" * 64,
+                                   "ubuntu:24.04", "gcr.io/x:" + "t" * 128])
+def test_valid_oci_references_are_accepted(image):
+    assert problems_of(dev(workloads=[{"image": image}])) == []
+
+
+def test_the_compute_engine_default_service_account_is_accepted_as_the_node_service_account():
+    email = "123456789012-compute@developer.gserviceaccount.com"
+    assert problems_of(dev(cluster={"nodeServiceAccount": {"create": False, "email": email}})) == []
+    refused_at(dev(cluster={"nodeServiceAccount": {"create": False, "email": "12-compute@developer.gserviceaccount.com"}}),
+               "cluster.nodeServiceAccount.email", "PROJECT_NUMBER-compute@developer.gserviceaccount.com")
+    # a workload's Workload Identity account stays a user-managed one
+    refused_at(dev(workloads=[{"serviceAccount": "trainer", "gcpServiceAccount": email}]),
+               "workloads[0].gcpServiceAccount", "user-managed")
+
+
+def test_small_stack_still_parses():
+    assert problems_of(stack(None)) == [] and SMALL
