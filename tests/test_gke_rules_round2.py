@@ -14,6 +14,8 @@ from tests.support.stacks import P, SMALL, merged, stack
 
 
 def dev(**sections) -> dict:
+    """The dev stack (its v6e pool without the network profile, so older pinned versions pass its floor)."""
+    sections.setdefault("tpuPools", [{"networkProfile": False}])
     return merged("dev", **sections)
 
 
@@ -35,10 +37,10 @@ def problems_of(config: dict) -> list[str]:
 
 def refused_at(config: dict, path: str, *fragments: str) -> str:
     problems = problems_of(config)
-    line = next((p for p in problems if p.startswith(f"{path}:")), None)
-    assert line is not None, f"no problem at {path}: {problems}"
-    for fragment in fragments:
-        assert fragment in line, f"{fragment!r} missing from {line!r}"
+    at_path = [p for p in problems if p.startswith(f"{path}:")]
+    assert at_path, f"no problem at {path}: {problems}"
+    line = next((p for p in at_path if all(f in p for f in fragments)), None)
+    assert line is not None, f"no problem at {path} says all of {fragments}: {at_path}"
     return line
 
 
@@ -303,3 +305,73 @@ def test_the_compute_engine_default_service_account_is_accepted_as_the_node_serv
 
 def test_small_stack_still_parses():
     assert problems_of(stack(None)) == [] and SMALL
+
+
+# --- version floors of the features the workloads and alerts use ------------------------------------------------
+
+@pytest.mark.parametrize("version, below", [
+    ("1.31", True), ("1.32.4-gke.1766999", True), ("1.32.4-gke.1767000", False), ("1.32", False),
+    ("1.33.0-gke.1867999", True), ("1.33.0-gke.1868000", False), ("1.33.0", False), ("1.34.0-gke.1", False),
+    ("1.32.3-gke.9999999", True),
+])
+def test_the_restart_metric_floor_is_per_minor_line(version, below):
+    assert R.below_line_floors(version, R.JOBSET_RESTARTS_MIN_GKE) is below
+
+
+def test_the_restart_alert_needs_a_cluster_that_exports_kube_jobset_restarts():
+    alerts = {"alerts": True}
+    refused_at(dev(cluster={"version": "1.33.0-gke.1700000"}, observability=alerts), "cluster.version",
+               "kube_jobset_restarts", "1.33.0-gke.1868000", "observability.alerts: false")
+    assert problems_of(dev(cluster={"version": "1.33.0-gke.1868000"}, observability=alerts)) == []
+    assert not any("kube_jobset_restarts" in p for p in problems_of(dev(cluster={"version": "1.33.0-gke.1700000"})))
+
+
+FUSE = [{"name": "data", "bucket": "acme-data", "mountPath": "/data"}]
+
+
+def test_gcs_fuse_on_host_network_pods_needs_the_driver_that_supports_it():
+    refused_at(dev(cluster={"version": "1.33.2-gke.9"}, workloads=[{"gcsFuse": FUSE}]), "cluster.version",
+               "1.33.3-gke.1226000", "hostNetworkPodKSA", "workloads[0].gcsFuse")
+    assert problems_of(dev(cluster={"version": "1.33.3-gke.1226000"}, workloads=[{"gcsFuse": FUSE}])) == []
+    assert problems_of(dev(cluster={"version": "1.33"}, workloads=[{"gcsFuse": FUSE}])) == []  # GKE picks a patch
+    assert problems_of(dev(cluster={"version": "1.33.2-gke.9"})) == []  # no FUSE volume, no floor
+
+
+# --- the stuck alert is completion-aware -----------------------------------------------------------------------
+
+def _evaluate(query: str, series: dict[str, list[tuple[dict, float]]]) -> bool:
+    """Evaluate the stuck alert's PromQL shape (sums and a max of label-matched gauges, '-', '> 0', '== 1',
+    'unless on()') over samples: True when the alert's condition holds."""
+    def select(name: str, matchers: str) -> list[float]:
+        wanted = re.findall(r'(\w+)(=~|=)"([^"]*)"', matchers)
+        return [value for labels, value in series.get(name, [])
+                if all(re.fullmatch(v, labels.get(k, "")) if op == "=~" else labels.get(k) == v for k, op, v in wanted)]
+
+    text = re.sub(r"sum\((\w+)\{([^}]*)\}\)", lambda m: repr(sum(select(m[1], m[2]))), query)
+    text = re.sub(r"max\((\w+)\{([^}]*)\}\)", lambda m: repr(max(select(m[1], m[2]), default=-1.0)), text)
+    left, _, right = text.partition(" unless on() ")
+    return eval(left) and not (right and eval(right))  # noqa: S307 - numbers and operators only, built above
+
+
+def _jobset(specified=4, ready=0, succeeded=0, suspended=0, conditions=()) -> dict:
+    labels = {"cluster": "pw-prod", "namespace": "ml", "jobset_name": "llm-pretrain", "replicated_job_name": "worker"}
+    series = {f"kube_jobset_{kind}_replicas": [(labels, float(n))] for kind, n in (
+        ("specified", specified), ("ready", ready), ("succeeded", succeeded), ("suspended", suspended))}
+    series["kube_jobset_status_condition"] = [({**labels, "condition": c}, 1.0) for c in conditions]
+    return series
+
+
+def test_the_stuck_alert_fires_for_missing_workers_but_not_after_success_or_while_suspended():
+    from pathways_gke.config import parse_stack as parse
+    from pathways_gke.gke.observability import alert_policy_specs
+
+    specs = dict(alert_policy_specs(parse(merged("prod", observability={"alerts": True}))))
+    query = specs["llm-pretrain-stuck-alert"]["conditions"][0]["condition_prometheus_query_language"]["query"]
+    assert _evaluate(query, _jobset(ready=2))  # two of four slices never became ready
+    assert not _evaluate(query, _jobset(ready=4))
+    assert not _evaluate(query, _jobset(succeeded=4, conditions=("Completed",)))  # done: nothing is ready any more
+    assert not _evaluate(query, _jobset(succeeded=4))  # before the condition is scraped
+    assert not _evaluate(query, _jobset(ready=0, conditions=("Suspended",)))  # Kueue holds it: suspended on purpose
+    assert not _evaluate(query, _jobset(suspended=4))
+    assert not _evaluate(query, _jobset(ready=1, conditions=("Failed",)))  # failed: the restart alert's business
+    assert _evaluate(query, _jobset(ready=2, succeeded=1))  # one Job done, one missing

@@ -43,6 +43,25 @@ def parse_gke_version(version: str) -> tuple[int, ...]:
 JOBSET_METRICS_MIN_GKE = "1.32.1-gke.1357001"
 
 
+# kube_jobset_restarts (the restart alert) arrived per minor line: 1.32.4-gke.1767000 and 1.33.0-gke.1868000
+# (https://cloud.google.com/kubernetes-engine/docs/how-to/kube-state-metrics#jobset-metrics, Required GKE version)
+JOBSET_RESTARTS_MIN_GKE = ("1.32.4-gke.1767000", "1.33.0-gke.1868000")
+# GCS FUSE volumes on hostNetwork pods (`hostNetworkPodKSA`): gcs-fuse-csi-driver docs/releases.md, GKE
+# 1.33.3-gke.1226000 (https://cloud.google.com/kubernetes-engine/docs/how-to/persistent-volumes/cloud-storage-fuse-csi-driver-setup)
+GCS_FUSE_HOST_NETWORK_MIN_GKE = "1.33.3-gke.1226000"
+
+
+def below_line_floors(version: str, floors: tuple[str, ...]) -> bool:
+    """True when `version` cannot meet a feature that arrived in several minor lines at once (`floors`, one per
+    line): its own line's floor, or no line at all when it is older than the first one. A later line meets it."""
+    pinned = parse_gke_version(version)
+    lines = sorted(floors, key=parse_gke_version)
+    for floor in lines:
+        if pinned[:2] == parse_gke_version(floor)[:2]:
+            return below_floor(version, floor)
+    return pinned[:2] < parse_gke_version(lines[0])[:2]
+
+
 def below_floor(version: str, floor: str) -> bool:
     """True when every version `version` can mean is older than `floor`.
 
@@ -395,6 +414,14 @@ RULES: tuple[Rule, ...] = (
          f"metrics package, which needs a pinned `cluster.version` of at least {JOBSET_METRICS_MIN_GKE}",
          "cluster update fails: the monitoring component is not available on that version",
          "https://cloud.google.com/kubernetes-engine/docs/how-to/configure-metrics#jobset-metrics"),
+    Rule("jobset-restarts-version", "`observability.alerts` (the restart alert reads `kube_jobset_restarts`) needs "
+         "a pinned `cluster.version` of at least " + " / ".join(JOBSET_RESTARTS_MIN_GKE) + " (per minor line)",
+         "an alert policy on a metric the cluster never exports: restarts go unnoticed",
+         "https://cloud.google.com/kubernetes-engine/docs/how-to/kube-state-metrics#jobset-metrics"),
+    Rule("gcs-fuse-host-network-version", "GCS FUSE volumes on hostNetwork pods (every Pathways JobSet pod: "
+         f"`hostNetworkPodKSA`) need a pinned `cluster.version` of at least {GCS_FUSE_HOST_NETWORK_MIN_GKE}",
+         "the FUSE sidecar cannot authenticate: the volume never mounts and the pods stay ContainerCreating",
+         "GoogleCloudPlatform/gcs-fuse-csi-driver docs/releases.md, docs/authentication.md"),
     Rule("hyperdisk-only", "Hyperdisk-only machine families (" + ", ".join(HYPERDISK_ONLY_FAMILIES) + ") boot from "
          "`hyperdisk-balanced` (the default for them) and refuse `pd-*` disk types",
          "node-pool create fails: the machine type does not support the disk type",

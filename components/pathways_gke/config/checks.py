@@ -10,7 +10,8 @@ from .. import naming
 from ..errors import Problem, allowed
 from ..naming import PRIORITY_NAMES, jax_managed_env
 from ..releases import RELEASES, manifest_problems
-from ..gke_rules import JOBSET_METRICS_MIN_GKE, auto_upgrade_problem, below_floor, version_floor_problems, version_floors
+from ..gke_rules import (GCS_FUSE_HOST_NETWORK_MIN_GKE, JOBSET_METRICS_MIN_GKE, JOBSET_RESTARTS_MIN_GKE,
+                         auto_upgrade_problem, below_floor, below_line_floors, version_floor_problems, version_floors)
 from .cluster import CREATE_ONLY_CLUSTER_FIELDS
 from .serving_checks import serving_workload_problems
 from .model import StackConfig
@@ -82,12 +83,35 @@ def at_scale_problems(stack: StackConfig) -> list[Problem]:
         out.append(Problem("cluster.version", f"is older than {JOBSET_METRICS_MIN_GKE}, the first GKE version with "
                            "the JobSet metrics package that observability.managedPrometheus turns on; raise the "
                            "version or set observability.managedPrometheus: false", cluster.version))
+    out.extend(feature_floor_problems(stack))
     if obs.alerts and not obs.managed_prometheus:
         out.append(Problem("observability.alerts", "reads the JobSet metrics (kube_jobset_*) that only "
                            "observability.managedPrometheus collects; turn that on or the alerts off", True))
     if obs.notification_channels and not obs.alerts:
         out.append(Problem("observability.notificationChannels", "has no alert policy to notify; set "
                            "observability.alerts: true or drop the channels"))
+    return out
+
+
+def feature_floor_problems(stack: StackConfig) -> list[Problem]:
+    """Version floors of features the workloads and alerts use (gke_rules: jobset-restarts-version,
+    gcs-fuse-host-network-version), against a pinned cluster.version."""
+    out: list[Problem] = []
+    version = stack.cluster.version
+    if version is None:
+        return out
+    jobsets = [w for w in stack.workloads if not w.on_lws]
+    if stack.observability.alerts and jobsets and below_line_floors(version, JOBSET_RESTARTS_MIN_GKE):
+        out.append(Problem("cluster.version", "is older than " + " / ".join(JOBSET_RESTARTS_MIN_GKE) + ", the GKE "
+                           "versions (per minor line) that export kube_jobset_restarts, which the restart alert of "
+                           "observability.alerts reads; raise the version or set observability.alerts: false",
+                           version))
+    for i, w in enumerate(stack.workloads):
+        if isinstance(w, PathwaysWorkloadConfig) and not w.on_lws and w.gcs_fuse \
+                and below_floor(version, GCS_FUSE_HOST_NETWORK_MIN_GKE):
+            out.append(Problem("cluster.version", f"is older than {GCS_FUSE_HOST_NETWORK_MIN_GKE}, the first GKE "
+                               "version whose GCS FUSE driver mounts volumes in hostNetwork pods "
+                               f"(hostNetworkPodKSA); workloads[{i}].gcsFuse needs it: raise the version", version))
     return out
 
 
