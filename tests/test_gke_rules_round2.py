@@ -375,3 +375,45 @@ def test_the_stuck_alert_fires_for_missing_workers_but_not_after_success_or_whil
     assert not _evaluate(query, _jobset(suspended=4))
     assert not _evaluate(query, _jobset(ready=1, conditions=("Failed",)))  # failed: the restart alert's business
     assert _evaluate(query, _jobset(ready=2, succeeded=1))  # one Job done, one missing
+
+
+# --- checkpoints: the bucket's metadata, and a lifecycle rule that never covers declared data ------------------
+
+def test_who_writes_a_bucket_also_reads_its_metadata():
+    from pathways_gke.plan.engine import plan_config
+
+    config = dev()
+    config[P + "workloads"][0]["buckets"] = [{"bucket": "acme-ckpt"}, {"bucket": "acme-data", "access": "read"}]
+    plan = plan_config(config, stack="ckpt")
+    granted = {(r.inputs["bucket"], r.inputs["role"]) for r in plan.resources
+               if r.type == "gcp:storage/bucketIAMMember:BucketIAMMember"}
+    for bucket in ("acme-ckpt", "acme-ml-dev-pathways"):  # a declared checkpoint bucket and the scratch bucket
+        assert {(bucket, "roles/storage.objectUser"), (bucket, "roles/storage.legacyBucketReader")} <= granted
+    assert ("acme-data", "roles/storage.objectViewer") in granted
+    assert ("acme-data", "roles/storage.legacyBucketReader") not in granted  # read-only: objects only
+
+
+def _created_bucket(scratch: str, **workload) -> dict:
+    config = stack("dev", buckets=[{"name": "acme-ckpt", "create": True}])
+    config[P + "workloads"][0]["pathways"]["gcsScratch"] = scratch
+    config[P + "workloads"][0].update(workload)
+    return config
+
+
+def test_a_created_bucket_s_root_is_no_scratch_location_when_it_holds_declared_data():
+    refused_at(_created_bucket("gs://acme-ckpt", buckets=[{"bucket": "acme-ckpt"}]),
+               "workloads[0].pathways.gcsScratch", "root of bucket acme-ckpt", "7 days", "workloads[0].buckets[0]",
+               "gs://acme-ckpt/scratch")
+    refused_at(_created_bucket("gs://acme-ckpt/", gcsFuse=[{"name": "d", "bucket": "acme-ckpt", "mountPath": "/d"}]),
+               "workloads[0].pathways.gcsScratch", "workloads[0].gcsFuse[0]")
+
+
+def test_a_scratch_path_scopes_the_lifecycle_rule_and_a_scratch_only_bucket_may_expire_whole():
+    from pathways_gke.plan.engine import plan_config
+
+    plan = plan_config(_created_bucket("gs://acme-ckpt/tmp", buckets=[{"bucket": "acme-ckpt"}]), stack="b")
+    [rule] = plan.named("pw-dev-bucket-acme-ckpt").inputs["lifecycleRules"]
+    assert rule["condition"] == {"age": 7, "matchesPrefixes": ["tmp/"]}
+    plan = plan_config(_created_bucket("gs://acme-ckpt"), stack="b")  # nothing else lives there
+    [rule] = plan.named("pw-dev-bucket-acme-ckpt").inputs["lifecycleRules"]
+    assert rule["condition"] == {"age": 7}

@@ -165,7 +165,8 @@ def test_without_the_project_number_a_principal_grant_is_asked_for_not_guessed()
     cfg["pathways-gke:workloads"][1]["buckets"] = [{"bucket": "acme-ckpt"}]
     plan = plan_config(cfg, stack="jax")
     assert grants(plan) == []
-    [action] = plan.outputs["actionsRequired"]
+    reader, action = plan.outputs["actionsRequired"]  # writers also read the bucket's metadata (Orbax)
+    assert reader.startswith("grant roles/storage.legacyBucketReader on gs://acme-ckpt to principal://")
     assert action.startswith("grant roles/storage.objectUser on gs://acme-ckpt to principal://iam.googleapis.com/"
                              "projects/PROJECT_NUMBER/locations/global/workloadIdentityPools/acme-ml-dev.svc.id.goog/"
                              "subject/ns/default/sa/default")
@@ -174,8 +175,9 @@ def test_without_the_project_number_a_principal_grant_is_asked_for_not_guessed()
     cfg["pathways-gke:workloads"][1].update(serviceAccount="trainer",
                                             gcpServiceAccount="trainer@acme-ml-dev.iam.gserviceaccount.com")
     plan = plan_config(cfg, stack="jax")
-    assert grants(plan) == [{"bucket": "acme-ckpt", "role": "roles/storage.objectUser",
-                             "member": "serviceAccount:trainer@acme-ml-dev.iam.gserviceaccount.com"}]
+    assert grants(plan) == [{"bucket": "acme-ckpt", "role": role,
+                             "member": "serviceAccount:trainer@acme-ml-dev.iam.gserviceaccount.com"}
+                            for role in ("roles/storage.legacyBucketReader", "roles/storage.objectUser")]
     assert plan.outputs["actionsRequired"] == []
 
 
@@ -184,7 +186,8 @@ def test_a_bucket_in_another_project_is_reported_not_granted():
     cfg["pathways-gke:buckets"] = [{"name": "acme-ml-dev-pathways", "project": "acme-shared-data"}]
     plan = plan_config(cfg, stack="dev")
     assert grants(plan) == []
-    [action] = plan.outputs["actionsRequired"]
+    reader, action = plan.outputs["actionsRequired"]
+    assert reader.startswith("grant roles/storage.legacyBucketReader on gs://acme-ml-dev-pathways to ")
     assert action.startswith("grant roles/storage.objectUser on gs://acme-ml-dev-pathways to "
                              f"serviceAccount:{DEV_NODES}")
     assert "project acme-shared-data" in action
@@ -275,7 +278,8 @@ def test_public_clusters_get_no_nat(stack_plans):
 
 @pytest.mark.parametrize("cluster, host", [
     ({"network": "projects/acme-net-host/global/networks/shared"}, "acme-net-host"),
-    ({"network": "shared", "networkProject": "acme-net-host"}, "acme-net-host"),
+    ({"network": "projects/acme-net-host/global/networks/shared", "networkProject": "acme-net-host"},
+     "acme-net-host"),
     ({}, "acme-ml-dev"),
 ])
 def test_firewall_router_and_nat_live_in_the_networks_project_and_target_the_nodes(cluster, host):
@@ -376,7 +380,8 @@ def test_the_identity_follows_the_pod_spec_not_the_runtime():
     moved = pod_identity(stack, workload, "pathways-head", without)
     assert moved.identity.with_number(NUMBER).endswith(f"/projects/{NUMBER}/locations/global/workloadIdentityPools/"
                                                         "acme-ml-dev.svc.id.goog/subject/ns/default/sa/trainer")
-    assert [(n.role, n.bucket) for n in moved.needs] == [("roles/storage.objectUser", "acme-ml-dev-pathways")]
+    assert [(n.role, n.bucket) for n in moved.needs] == [("roles/storage.objectUser", "acme-ml-dev-pathways"),
+                                                         ("roles/storage.legacyBucketReader", "acme-ml-dev-pathways")]
     assert moved.needs[0].identity == moved.identity
 
 

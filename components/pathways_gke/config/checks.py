@@ -58,10 +58,43 @@ def access_problems(stack: StackConfig) -> list[Problem]:
         if bucket.create and bucket.project not in (None, stack.project):
             out.append(Problem(f"buckets[{i}].project", f"is not gcp:project ({stack.project}); the stack creates "
                                "buckets in its own project — drop create or project", bucket.project))
+    out.extend(lifecycle_problems(stack))
     nat = stack.cluster.nat
     if nat.router and not nat.enabled:
         out.append(Problem("cluster.nat.router", "puts a NAT on that router, but nat.enabled is false; drop one",
                            nat.router))
+    return out
+
+
+def lifecycle_problems(stack: StackConfig) -> list[Problem]:
+    """A created bucket deletes its scratch objects after temporaryObjectDays (workloads/identity.bucket_args); a
+    scratch location at the bucket's root would make that rule delete every object, so it is refused when the
+    stack declares other data in the bucket (a workload's buckets, a gcsFuse volume, another scratch path)."""
+    out: list[Problem] = []
+    created = {b.name: b for b in stack.buckets if b.create}
+    scratch: dict[str, list[tuple[int, str]]] = {}
+    data: dict[str, list[str]] = {}
+    for i, w in enumerate(stack.workloads):
+        for j, declared in enumerate(w.buckets):
+            data.setdefault(declared.bucket, []).append(f"workloads[{i}].buckets[{j}]")
+        if isinstance(w, PathwaysWorkloadConfig):
+            for j, volume in enumerate(w.gcs_fuse):
+                data.setdefault(volume.bucket, []).append(f"workloads[{i}].gcsFuse[{j}]")
+            if w.pathways.gcs_scratch:
+                bucket, _, path = w.pathways.gcs_scratch[len("gs://"):].partition("/")
+                scratch.setdefault(bucket, []).append((i, path.strip("/")))
+    for bucket, uses in scratch.items():
+        if bucket not in created:
+            continue
+        others = data.get(bucket, []) + [f"workloads[{i}].pathways.gcsScratch" for i, path in uses if path]
+        for i, path in uses:
+            workload = stack.workloads[i]
+            if not path and others and isinstance(workload, PathwaysWorkloadConfig):
+                out.append(Problem(f"workloads[{i}].pathways.gcsScratch", f"is the root of bucket {bucket}, which the "
+                                   "stack creates with a lifecycle rule deleting scratch objects after "
+                                   f"{created[bucket].temporary_object_days} days: at the root that rule covers every "
+                                   f"object, including the data of {', '.join(others)}; give scratch a path of its "
+                                   f"own (gs://{bucket}/scratch)", workload.pathways.gcs_scratch))
     return out
 
 
