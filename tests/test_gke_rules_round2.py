@@ -417,3 +417,37 @@ def test_a_scratch_path_scopes_the_lifecycle_rule_and_a_scratch_only_bucket_may_
     plan = plan_config(_created_bucket("gs://acme-ckpt"), stack="b")  # nothing else lives there
     [rule] = plan.named("pw-dev-bucket-acme-ckpt").inputs["lifecycleRules"]
     assert rule["condition"] == {"age": 7}
+
+
+# --- image streaming and Cloud DNS: the APIs and the role they need ---------------------------------------------
+
+NODE_SA_ROLE = "gcp:projects/iAMMember:IAMMember"
+
+
+def _node_sa_roles(plan) -> set[str]:
+    return {r.inputs["role"] for r in plan.resources if r.type == NODE_SA_ROLE and "-node-sa-" in r.name}
+
+
+def test_image_streaming_gives_the_created_node_service_account_service_usage_and_lists_the_api():
+    from pathways_gke.plan.engine import plan_config
+
+    plan = plan_config(dev(), stack="gcfs")  # image streaming is on by default
+    assert "roles/serviceusage.serviceUsageConsumer" in _node_sa_roles(plan)
+    [api] = [a for a in plan.outputs["actionsRequired"] if a.startswith("enable ")]
+    assert "containerfilesystem.googleapis.com" in api and "cpuPool" in api and "tpuPools[0]" in api
+    assert "dns.googleapis.com: Cloud DNS (cluster.dns: auto)" in api  # dev's v6e 2x4 slice is multi-host
+
+    off = dev(cpuPool={"imageStreaming": False}, tpuPools=[{"imageStreaming": False, "networkProfile": False}])
+    plan = plan_config(off, stack="gcfs")
+    assert "roles/serviceusage.serviceUsageConsumer" not in _node_sa_roles(plan)
+    assert not [a for a in plan.outputs["actionsRequired"] if "containerfilesystem" in a]
+
+
+def test_cloud_dns_lists_its_api():
+    from pathways_gke.plan.engine import plan_config
+
+    plan = plan_config(dev(cluster={"dns": "cloud-dns"}), stack="dns")
+    [api] = [a for a in plan.outputs["actionsRequired"] if a.startswith("enable ")]
+    assert "dns.googleapis.com: Cloud DNS" in api and "gcloud services enable" in api
+    plan = plan_config(dev(cluster={"dns": "gke-default"}), stack="dns")
+    assert not [a for a in plan.outputs["actionsRequired"] if "dns.googleapis.com" in a]

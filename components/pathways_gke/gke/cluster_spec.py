@@ -22,6 +22,48 @@ NODE_SERVICE_ACCOUNT_ROLES = (
     "roles/stackdriver.resourceMetadata.writer",
     "roles/storage.objectViewer",
 )
+# Image streaming with a custom node service account: the nodes call the Container File System API as that account,
+# which needs serviceusage.services.use (https://cloud.google.com/kubernetes-engine/docs/how-to/image-streaming#requirements)
+SERVICE_USAGE_CONSUMER = "roles/serviceusage.serviceUsageConsumer"
+CONTAINER_FILESYSTEM_API = "containerfilesystem.googleapis.com"
+CLOUD_DNS_API = "dns.googleapis.com"
+
+
+def image_streaming_pools(stack: StackConfig) -> list[str]:
+    """Config paths of the pools this stack creates with image streaming (GCFS) on."""
+    paths = ["cpuPool"] if stack.cpu_pool.create and stack.cpu_pool.image_streaming else []
+    return paths + [f"tpuPools[{i}]" for i, p in enumerate(stack.tpu_pools) if p.image_streaming]
+
+
+def node_service_account_roles(stack: StackConfig) -> tuple[str, ...]:
+    """Project roles of the node service account the stack creates (serviceUsageConsumer with image streaming)."""
+    return NODE_SERVICE_ACCOUNT_ROLES + ((SERVICE_USAGE_CONSUMER,) if image_streaming_pools(stack) else ())
+
+
+def required_apis(stack: StackConfig) -> dict[str, str]:
+    """API -> what needs it, beyond GKE's own (container.googleapis.com): the stack does not enable APIs."""
+    out: dict[str, str] = {}
+    if streaming := image_streaming_pools(stack):
+        out[CONTAINER_FILESYSTEM_API] = f"image streaming ({', '.join(streaming)})"
+    if stack.cluster.create and cluster_dns(stack) == "cloud-dns":
+        out[CLOUD_DNS_API] = f"Cloud DNS (cluster.dns: {stack.cluster.dns})"
+    return out
+
+
+def api_and_role_notes(stack: StackConfig) -> list[str]:
+    """The APIs the stack's features need and the roles it cannot grant (actionsRequired)."""
+    out = []
+    if apis := required_apis(stack):
+        out.append(f"enable {', '.join(apis)} in project {stack.project} unless enabled (gcloud services enable "
+                   f"{' '.join(apis)}); needed by " + "; ".join(f"{api}: {why}" for api, why in apis.items()))
+    sa = stack.cluster.node_service_account
+    if image_streaming_pools(stack) and sa.email and not sa.email.endswith("-compute@developer.gserviceaccount.com"):
+        out.append(f"grant {SERVICE_USAGE_CONSUMER} on project {stack.project} to serviceAccount:{sa.email} (image "
+                   "streaming: the nodes call the Container File System API as their service account): the node "
+                   "service account is not managed by this stack")
+    return out
+
+
 # the provider's defaults (90 min), never less: a shorter one makes Pulumi give up while GKE carries on
 CLUSTER_TIMEOUTS = {op: f"{PROVIDER_DEFAULT_TIMEOUT_MINUTES[GKE_CLUSTER]}m" for op in ("create", "update", "delete")}
 # the transient default pool's nodeConfig: GKE may report it differently once the pool is removed
