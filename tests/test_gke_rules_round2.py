@@ -451,3 +451,69 @@ def test_cloud_dns_lists_its_api():
     assert "dns.googleapis.com: Cloud DNS" in api and "gcloud services enable" in api
     plan = plan_config(dev(cluster={"dns": "gke-default"}), stack="dns")
     assert not [a for a in plan.outputs["actionsRequired"] if "dns.googleapis.com" in a]
+
+
+# --- Cloud NAT and the webhook firewall ---------------------------------------------------------------------
+
+PRIVATE = {"privateNodes": True, "masterIpv4CidrBlock": "172.16.0.32/28"}
+
+
+def _plan(config: dict, name: str = "net"):
+    from pathways_gke.plan.engine import plan_config
+
+    return plan_config(config, stack=name)
+
+
+def test_the_firewall_opens_the_ports_of_the_controllers_the_stack_installs():
+    firewall = _plan(dev(cluster=PRIVATE)).named("pw-dev-webhooks")
+    assert firewall.inputs["allows"] == [{"protocol": "tcp", "ports": ["9443"]}]
+    firewall = _plan(dev(cluster=PRIVATE, kueue={"enabled": True})).named("pw-dev-webhooks")
+    assert firewall.inputs["allows"] == [{"protocol": "tcp", "ports": ["8082", "9443"]}]  # Kueue's visibility API
+
+
+def test_fixed_names_are_unique_per_location_and_replaced_delete_first():
+    east, central = (_plan(dev(cluster={**PRIVATE, "location": loc}, cpuPool={"zone": f"{loc}-a"},
+                               tpuPools=[{"zone": f"{loc}-b", "networkProfile": False}]), loc)
+                     for loc in ("us-east5", "us-central1"))
+    for child in ("pw-dev-webhooks", "pw-dev-router", "pw-dev-nat"):
+        a, b = east.named(child), central.named(child)
+        assert a.inputs["name"] != b.inputs["name"], child  # firewall rules are global: no 409 in a second region
+        assert a.options["deleteBeforeReplace"] and a.urn.endswith(f"::{child}")  # logical names kept
+    # two zonal clusters of one name in one region get two routers (routers are per region)
+    zonal = [_plan(dev(cluster={**PRIVATE, "location": f"us-east5-{z}"}, cpuPool={"zone": f"us-east5-{z}"},
+                       tpuPools=[{"zone": f"us-east5-{z}", "networkProfile": False}]), z).named("pw-dev-router")
+             for z in ("a", "b")]
+    assert zonal[0].inputs["name"] != zonal[1].inputs["name"]
+
+
+def test_the_nat_covers_the_cluster_s_subnetwork_only():
+    nat = _plan(dev(cluster={**PRIVATE, "network": "vpc-main", "subnetwork": "gke-nodes"})).named("pw-dev-nat")
+    assert nat.inputs["sourceSubnetworkIpRangesToNat"] == "LIST_OF_SUBNETWORKS"
+    assert nat.inputs["subnetworks"] == [{"name": "projects/acme-ml-dev/regions/us-east5/subnetworks/gke-nodes",
+                                          "sourceIpRangesToNats": ["ALL_IP_RANGES"]}]
+    link = "https://www.googleapis.com/compute/v1/projects/acme-ml-dev/regions/us-east5/subnetworks/s"
+    nat = _plan(dev(cluster={**PRIVATE, "network": "vpc-main", "subnetwork": link})).named("pw-dev-nat")
+    assert nat.inputs["subnetworks"][0]["name"] == link
+
+
+def test_no_nat_is_created_in_another_project_s_network_unless_asked():
+    shared = {**PRIVATE, "network": "projects/acme-net-host/global/networks/shared",
+              "subnetwork": "projects/acme-net-host/regions/us-east5/subnetworks/gke"}
+    plan = _plan(dev(cluster=shared))
+    assert not plan.of_type("gcp:compute/routerNat:RouterNat") and not plan.of_type("gcp:compute/router:Router")
+    plan = _plan(dev(cluster={**shared, "nat": {"enabled": True}}))
+    assert plan.named("pw-dev-nat").inputs["project"] == "acme-net-host"
+    plan = _plan(dev(cluster={**shared, "nat": {"router": "host-router"}}))  # a named router means: put it there
+    assert plan.named("pw-dev-nat").inputs["router"] == "host-router"
+
+
+def test_a_network_given_as_an_output_needs_its_project_and_subnetwork_for_the_nat():
+    from pathways_gke.config.deferrable import stand_in
+
+    out = stand_in("text", 1)
+    refused_at(dev(cluster={**PRIVATE, "network": out}), "cluster.networkProject", "Output")
+    refused_at(dev(cluster={**PRIVATE, "network": out, "networkProject": "acme-ml-dev"}), "cluster.subnetwork",
+               "Output")
+    assert problems_of(dev(cluster={**PRIVATE, "network": out, "networkProject": "acme-ml-dev",
+                                    "subnetwork": "gke-nodes"})) == []
+    assert problems_of(dev(cluster={"network": out})) == []  # public: nothing goes to the network's project

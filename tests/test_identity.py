@@ -11,7 +11,7 @@ import pytest
 
 from pathways_gke.config.stack import parse_stack
 from pathways_gke.errors import ConfigError
-from pathways_gke.naming import node_service_account_id
+from pathways_gke.naming import location_suffix, node_service_account_id
 from pathways_gke.plan import plan_config
 from pathways_gke.plan.render import render_tree
 
@@ -251,12 +251,16 @@ def test_a_private_cluster_plans_a_router_and_nat():
     plan = plan_config(private(shipped("dev")), stack="dev")
     router, nat = plan.named("pw-dev-router"), plan.named("pw-dev-nat")
     assert router.type == "gcp:compute/router:Router" and nat.type == "gcp:compute/routerNat:RouterNat"
-    assert router.inputs == {"name": "pw-dev-router", "project": "acme-ml-dev", "region": "us-east5",
+    suffix = location_suffix("pw-dev", "us-east5")  # fixed names unique per location, like the node SA's id
+    assert router.inputs == {"name": f"pw-dev-router-{suffix}", "project": "acme-ml-dev", "region": "us-east5",
                              "network": "default", "description": router.inputs["description"]}
+    # only the nodes' subnetwork (all its ranges: nodes, pods, services), never every subnet of the region
     assert {k: nat.inputs[k] for k in ("name", "region", "router", "natIpAllocateOption",
-                                       "sourceSubnetworkIpRangesToNat")} == {
-        "name": "pw-dev-nat", "region": "us-east5", "router": "pw-dev-router", "natIpAllocateOption": "AUTO_ONLY",
-        "sourceSubnetworkIpRangesToNat": "ALL_SUBNETWORKS_ALL_IP_RANGES"}
+                                       "sourceSubnetworkIpRangesToNat", "subnetworks")} == {
+        "name": f"pw-dev-nat-{suffix}", "region": "us-east5", "router": f"pw-dev-router-{suffix}",
+        "natIpAllocateOption": "AUTO_ONLY", "sourceSubnetworkIpRangesToNat": "LIST_OF_SUBNETWORKS",
+        "subnetworks": [{"name": "projects/acme-ml-dev/regions/us-east5/subnetworks/default",
+                         "sourceIpRangesToNats": ["ALL_IP_RANGES"]}]}
     # fixed names: a replacement deletes the old one first
     assert router.options["deleteBeforeReplace"] and nat.options["deleteBeforeReplace"]
     assert plan.named("pw-dev-webhooks").options["deleteBeforeReplace"]
@@ -264,6 +268,16 @@ def test_a_private_cluster_plans_a_router_and_nat():
     install = next(r for r in plan.resources if r.type == "kubernetes:yaml/v2:ConfigFile")
     services = plan.named("pw-dev-services")
     assert nat.urn in services.depends_on or nat.urn in install.depends_on
+
+
+def test_a_shared_vpc_gets_no_nat_by_default_and_the_plan_names_the_subnetwork_the_host_s_nat_must_cover():
+    plan = plan_config(private(shipped("dev"), network="projects/acme-net-host/global/networks/shared",
+                               subnetwork="projects/acme-net-host/regions/us-east5/subnetworks/gke"), stack="dev")
+    assert not [r for r in plan.resources if r.type.startswith("gcp:compute/router")]
+    assert plan.named("pw-dev-webhooks").inputs["project"] == "acme-net-host"
+    [note] = actions(plan)
+    assert "project acme-net-host (Shared VPC)" in note and "cluster.nat.enabled: true" in note
+    assert "projects/acme-net-host/regions/us-east5/subnetworks/gke" in note
 
 
 def test_no_nat_when_the_network_has_one_and_the_plan_says_how_to_mirror_images():
@@ -284,9 +298,9 @@ def test_public_clusters_get_no_nat(stack_plans):
 
 
 @pytest.mark.parametrize("cluster, host", [
-    ({"network": "projects/acme-net-host/global/networks/shared"}, "acme-net-host"),
-    ({"network": "projects/acme-net-host/global/networks/shared", "networkProject": "acme-net-host"},
-     "acme-net-host"),
+    ({"network": "projects/acme-net-host/global/networks/shared", "nat": {"enabled": True}}, "acme-net-host"),
+    ({"network": "projects/acme-net-host/global/networks/shared", "networkProject": "acme-net-host",
+      "nat": {"enabled": True}}, "acme-net-host"),
     ({}, "acme-ml-dev"),
 ])
 def test_firewall_router_and_nat_live_in_the_networks_project_and_target_the_nodes(cluster, host):

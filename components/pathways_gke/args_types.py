@@ -186,10 +186,11 @@ class Nat(TypedDict):
     """Cloud NAT for private nodes (registry.k8s.io serves the JobSet/Kueue/LWS images)."""
 
     enabled: NotRequired[bool]
-    """Create a Cloud Router + NAT for the cluster's region when privateNodes is true; false when the network
-    already has NAT there. Default: true."""
+    """Create a Cloud Router + NAT (for the cluster's subnetwork only) when privateNodes is true; false when the
+    network already has NAT there. Default: true in the stack's own network, false in another project's (Shared
+    VPC: the host project's NAT serves it; true creates one there)."""
     router: NotRequired[str]
-    """Put the NAT on this existing Cloud Router instead of creating `<cluster>-router`."""
+    """Put the NAT on this existing Cloud Router instead of creating `<cluster>-router-<hash>`."""
 
 
 class AuthorizedNetwork(TypedDict):
@@ -222,8 +223,8 @@ class Cluster(TypedDict):
     private_nodes: NotRequired[bool]
     """Nodes get internal IP addresses only. Default: false."""
     master_ipv4_cidr_block: NotRequired[str]
-    """Private clusters: the control plane's private /28. When set, a firewall rule `<name>-webhooks` lets the
-    control plane reach the JobSet/Kueue admission webhooks on tcp:9443."""
+    """Private clusters: the control plane's private /28. When set, a firewall rule `<name>-webhooks-<hash>` lets
+    the control plane reach the installed controllers' webhooks (tcp:9443) and Kueue's visibility API (tcp:8082)."""
     deletion_protection: NotRequired[bool]
     """GKE-side deletion protection of the cluster. Default: true."""
     protect: NotRequired[bool]

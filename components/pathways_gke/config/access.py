@@ -45,11 +45,12 @@ class BucketAccess(Model):
 class NatConfig(Model):
     """Cloud NAT for private nodes (registry.k8s.io serves the JobSet/Kueue/LWS images)."""
 
-    enabled: bool = True
-    """Create a Cloud Router + NAT for the cluster's region when privateNodes is true; false when the network
-    already has NAT there. Default: true."""
+    enabled: Optional[bool] = None
+    """Create a Cloud Router + NAT (for the cluster's subnetwork only) when privateNodes is true; false when the
+    network already has NAT there. Default: true in the stack's own network, false in another project's (Shared
+    VPC: the host project's NAT serves it; true creates one there)."""
     router: Optional[RouterName] = None
-    """Put the NAT on this existing Cloud Router instead of creating `<cluster>-router`."""
+    """Put the NAT on this existing Cloud Router instead of creating `<cluster>-router-<hash>`."""
 
 
 # GKE quotas and limits: at most 50 authorized networks on a cluster's control-plane endpoint

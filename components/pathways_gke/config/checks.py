@@ -60,7 +60,7 @@ def access_problems(stack: StackConfig) -> list[Problem]:
                                "buckets in its own project — drop create or project", bucket.project))
     out.extend(lifecycle_problems(stack))
     nat = stack.cluster.nat
-    if nat.router and not nat.enabled:
+    if nat.router and nat.enabled is False:
         out.append(Problem("cluster.nat.router", "puts a NAT on that router, but nat.enabled is false; drop one",
                            nat.router))
     return out

@@ -131,8 +131,8 @@ class ClusterConfig(Model):
     """Nodes get internal IP addresses only. Default: false."""
     master_ipv4_cidr_block: Optional[ControlPlaneCidr] = Field(
         default=None)
-    """Private clusters: the control plane's private /28. When set, a firewall rule `<name>-webhooks` lets the
-    control plane reach the JobSet/Kueue admission webhooks on tcp:9443."""
+    """Private clusters: the control plane's private /28. When set, a firewall rule `<name>-webhooks-<hash>` lets
+    the control plane reach the installed controllers' webhooks (tcp:9443) and Kueue's visibility API (tcp:8082)."""
     deletion_protection: bool = True
     """GKE-side deletion protection of the cluster. Default: true."""
     protect: bool = False
@@ -189,12 +189,25 @@ class ClusterConfig(Model):
                 raise fail("network", f"'{self.subnetwork}' is in project {subnet['project']}, the network in "
                            f"{host}; a subnetwork belongs to its network's project", field="subnetwork")
         if self.network is not None and TOKEN.search(self.network) and self.network_project is None \
-                and self.private_nodes and (self.nat.enabled or self.master_ipv4_cidr_block):
+                and self.private_nodes and (self.nat.enabled is not False or self.master_ipv4_cidr_block):
             raise fail("network", "is required when cluster.network is an Output and privateNodes is true: the "
                        "Cloud Router, NAT and webhook firewall are created in the network's project, which is not "
                        "known before the Output resolves; set it to the network's project (the stack's own project "
                        "for a VPC of this program)", field="networkProject")
+        if self.network is not None and TOKEN.search(self.network) and self.subnetwork is None \
+                and self.private_nodes and self.nat.enabled is not False:
+            raise fail("network", "is required when cluster.network is an Output and the stack creates the NAT: the "
+                       "NAT is scoped to the nodes' subnetwork, whose name cannot be derived from an unknown network; "
+                       "set it (or cluster.nat.enabled: false)", field="subnetwork")
         return self
+
+    def nat_on(self, project: str) -> bool:
+        """Whether the stack creates a NAT: as asked, else only in a network of the stack's own project."""
+        if not self.private_nodes:
+            return False
+        if self.nat.enabled is not None:
+            return self.nat.enabled
+        return bool(self.nat.router) or self.host_project(project) == project
 
     def host_project(self, project: str) -> str:
         """Project that owns the network (Shared VPC host): networkProject, a self-link's project, or `project`."""
