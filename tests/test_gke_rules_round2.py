@@ -240,12 +240,15 @@ def test_network_and_subnetwork_are_names_or_self_links(key, value, fragment):
     refused_at(dev(cluster={key: value}), f"cluster.{key}", fragment)
 
 
+RANGES = {"podsRangeName": "gke-pods", "servicesRangeName": "gke-services"}
+
+
 @pytest.mark.parametrize("cluster", [
     {"network": "vpc-main", "subnetwork": "nodes-east5"},
     {"network": "projects/acme-host/global/networks/vpc", "subnetwork":
-     "https://www.googleapis.com/compute/v1/projects/acme-host/regions/us-east5/subnetworks/nodes"},
+     "https://www.googleapis.com/compute/v1/projects/acme-host/regions/us-east5/subnetworks/nodes", **RANGES},
     {"network": "https://www.googleapis.com/compute/v1/projects/acme-host/global/networks/vpc",
-     "networkProject": "acme-host"},
+     "networkProject": "acme-host", "subnetwork": "projects/acme-host/regions/us-east5/subnetworks/s", **RANGES},
 ])
 def test_networks_gke_takes_are_accepted(cluster):
     assert problems_of(dev(cluster=cluster)) == []
@@ -498,7 +501,7 @@ def test_the_nat_covers_the_cluster_s_subnetwork_only():
 
 def test_no_nat_is_created_in_another_project_s_network_unless_asked():
     shared = {**PRIVATE, "network": "projects/acme-net-host/global/networks/shared",
-              "subnetwork": "projects/acme-net-host/regions/us-east5/subnetworks/gke"}
+              "subnetwork": "projects/acme-net-host/regions/us-east5/subnetworks/gke", **RANGES}
     plan = _plan(dev(cluster=shared))
     assert not plan.of_type("gcp:compute/routerNat:RouterNat") and not plan.of_type("gcp:compute/router:Router")
     plan = _plan(dev(cluster={**shared, "nat": {"enabled": True}}))
@@ -517,3 +520,42 @@ def test_a_network_given_as_an_output_needs_its_project_and_subnetwork_for_the_n
     assert problems_of(dev(cluster={**PRIVATE, "network": out, "networkProject": "acme-ml-dev",
                                     "subnetwork": "gke-nodes"})) == []
     assert problems_of(dev(cluster={"network": out})) == []  # public: nothing goes to the network's project
+
+
+# --- Shared VPC: user-managed secondary ranges and the host project's grants ----------------------------------
+
+SHARED = {"network": "projects/acme-net-host/global/networks/shared",
+          "subnetwork": "projects/acme-net-host/regions/us-east5/subnetworks/gke"}
+
+
+def test_a_cluster_on_a_host_project_s_subnetwork_names_its_secondary_ranges():
+    refused_at(dev(cluster=SHARED), "cluster.podsRangeName", "acme-net-host", "Shared VPC", "servicesRangeName")
+    refused_at(dev(cluster={**SHARED, "podsRangeName": "gke-pods"}), "cluster.servicesRangeName",
+               "podsRangeName")
+    refused_at(dev(cluster={"podsRangeName": "p", "servicesRangeName": "s"}), "cluster.podsRangeName",
+               "cluster.subnetwork")
+    refused_at(dev(cluster={**SHARED, "podsRangeName": "Pods_1", "servicesRangeName": "s"}),
+               "cluster.podsRangeName", "secondary range name")
+    plan = _plan(dev(cluster={**SHARED, **RANGES}))
+    assert plan.named("pw-dev-cluster").inputs["ipAllocationPolicy"] == {
+        "stackType": "IPV4", "clusterSecondaryRangeName": "gke-pods", "servicesSecondaryRangeName": "gke-services"}
+    # the stack's own network: GKE-managed ranges unless named
+    plan = _plan(dev())
+    assert plan.named("pw-dev-cluster").inputs["ipAllocationPolicy"] == {"stackType": "IPV4"}
+
+
+def test_the_host_project_grants_of_gke_and_cloud_services_agents_are_listed():
+    plan = _plan(dev(cluster={**SHARED, **RANGES, "projectNumber": "123456789012"}))
+    actions = plan.outputs["actionsRequired"]
+    agent = "serviceAccount:service-123456789012@container-engine-robot.iam.gserviceaccount.com"
+    assert any(a.startswith(f"grant roles/container.hostServiceAgentUser on project acme-net-host to {agent}")
+               for a in actions)
+    [network_user] = [a for a in actions if a.startswith("grant roles/compute.networkUser")]
+    assert "projects/acme-net-host/regions/us-east5/subnetworks/gke" in network_user
+    assert agent in network_user and "123456789012@cloudservices.gserviceaccount.com" in network_user
+    assert not [a for a in _plan(dev()).outputs["actionsRequired"] if "hostServiceAgentUser" in a]
+
+
+def test_secondary_ranges_only_shape_a_created_cluster():
+    refused_at(stack("dev", cluster={"name": "pw-dev", "location": "us-east5", "create": False, **SHARED, **RANGES}),
+               "cluster.podsRangeName", "cluster.create: false")

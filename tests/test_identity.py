@@ -272,10 +272,10 @@ def test_a_private_cluster_plans_a_router_and_nat():
 
 def test_a_shared_vpc_gets_no_nat_by_default_and_the_plan_names_the_subnetwork_the_host_s_nat_must_cover():
     plan = plan_config(private(shipped("dev"), network="projects/acme-net-host/global/networks/shared",
-                               subnetwork="projects/acme-net-host/regions/us-east5/subnetworks/gke"), stack="dev")
+                               **SHARED_SUBNET), stack="dev")
     assert not [r for r in plan.resources if r.type.startswith("gcp:compute/router")]
     assert plan.named("pw-dev-webhooks").inputs["project"] == "acme-net-host"
-    [note] = actions(plan)
+    [note] = [a for a in actions(plan) if "registry.k8s.io" in a]
     assert "project acme-net-host (Shared VPC)" in note and "cluster.nat.enabled: true" in note
     assert "projects/acme-net-host/regions/us-east5/subnetworks/gke" in note
 
@@ -297,10 +297,15 @@ def test_public_clusters_get_no_nat(stack_plans):
     assert not [r for r in stack_plans("dev").resources if r.type.startswith("gcp:compute/router")]
 
 
+SHARED_SUBNET = {"subnetwork": "projects/acme-net-host/regions/us-east5/subnetworks/gke",
+                 "podsRangeName": "gke-pods", "servicesRangeName": "gke-services"}
+
+
 @pytest.mark.parametrize("cluster, host", [
-    ({"network": "projects/acme-net-host/global/networks/shared", "nat": {"enabled": True}}, "acme-net-host"),
+    ({"network": "projects/acme-net-host/global/networks/shared", "nat": {"enabled": True}, **SHARED_SUBNET},
+     "acme-net-host"),
     ({"network": "projects/acme-net-host/global/networks/shared", "networkProject": "acme-net-host",
-      "nat": {"enabled": True}}, "acme-net-host"),
+      "nat": {"enabled": True}, **SHARED_SUBNET}, "acme-net-host"),
     ({}, "acme-ml-dev"),
 ])
 def test_firewall_router_and_nat_live_in_the_networks_project_and_target_the_nodes(cluster, host):

@@ -220,6 +220,11 @@ class Cluster(TypedDict):
     `gcp.compute.Network`'s self_link)."""
     subnetwork: NotRequired[pulumi.Input[str]]
     """Subnetwork (name or self link) of the nodes; in the cluster's region."""
+    pods_range_name: NotRequired[str]
+    """Name of the subnetwork's secondary range for Pods (user-managed ranges; required on a Shared VPC host's
+    subnetwork, where GKE cannot create ranges)."""
+    services_range_name: NotRequired[str]
+    """Name of the subnetwork's secondary range for Services (with podsRangeName)."""
     private_nodes: NotRequired[bool]
     """Nodes get internal IP addresses only. Default: false."""
     master_ipv4_cidr_block: NotRequired[str]

@@ -59,6 +59,12 @@ def access_problems(stack: StackConfig) -> list[Problem]:
             out.append(Problem(f"buckets[{i}].project", f"is not gcp:project ({stack.project}); the stack creates "
                                "buckets in its own project — drop create or project", bucket.project))
     out.extend(lifecycle_problems(stack))
+    cluster = stack.cluster
+    if cluster.create and cluster.host_project(stack.project) != stack.project and cluster.pods_range_name is None:
+        out.append(Problem("cluster.podsRangeName", f"is required: the network is in project "
+                           f"{cluster.host_project(stack.project)} (Shared VPC), where GKE cannot create secondary "
+                           "ranges; name the subnetwork's secondary ranges for Pods and Services (podsRangeName, "
+                           "servicesRangeName) and set cluster.subnetwork"))
     nat = stack.cluster.nat
     if nat.router and nat.enabled is False:
         out.append(Problem("cluster.nat.router", "puts a NAT on that router, but nat.enabled is false; drop one",

@@ -13,9 +13,10 @@ from ..gke_rules import (MAINTENANCE_EXCLUSIONS_MAX, NO_UPGRADES_MAX_COUNT, defa
 from .access import AUTHORIZED_NETWORKS_MAX, AuthorizedNetwork, NatConfig
 from .base import Model, fail
 from .deferrable import TOKEN
-from .types import (NETWORK_LINK, SUBNETWORK_LINK, ZONE, ClusterName, ControlPlaneCidr, CpuMachineType, DiskImage, GceLabels, GkeVersion, Location,
-                    MaintenanceExclusionName, NodeLabels, NodePoolName, ProjectId, ProjectNumber, RRule, Rfc3339,
-                    Network, NodeServiceAccountEmail, Subnetwork, Zone, region_of)
+from .types import (NETWORK_LINK, SUBNETWORK_LINK, ZONE, ClusterName, ControlPlaneCidr, CpuMachineType, DiskImage,
+                    GceLabels, GkeVersion, Location, MaintenanceExclusionName, Network, NodeLabels, NodePoolName,
+                    NodeServiceAccountEmail, ProjectId, ProjectNumber, RangeName, RRule, Rfc3339, Subnetwork, Zone,
+                    region_of)
 
 ReleaseChannel = Literal["RAPID", "REGULAR", "STABLE", "EXTENDED", "UNSPECIFIED"]
 # Cluster DNS: `auto` = Cloud DNS (cluster scope) when the stack has a multi-host slice, else GKE's default.
@@ -127,6 +128,11 @@ class ClusterConfig(Model):
     `gcp.compute.Network`'s self_link)."""
     subnetwork: Optional[Subnetwork] = None
     """Subnetwork (name or self link) of the nodes; in the cluster's region."""
+    pods_range_name: Optional[RangeName] = None
+    """Name of the subnetwork's secondary range for Pods (user-managed ranges; required on a Shared VPC host's
+    subnetwork, where GKE cannot create ranges)."""
+    services_range_name: Optional[RangeName] = None
+    """Name of the subnetwork's secondary range for Services (with podsRangeName)."""
     private_nodes: bool = False
     """Nodes get internal IP addresses only. Default: false."""
     master_ipv4_cidr_block: Optional[ControlPlaneCidr] = Field(
@@ -179,6 +185,14 @@ class ClusterConfig(Model):
                 raise fail("network", f"'{self.network_project}' contradicts cluster.network, whose self link names "
                            f"project '{link['project']}'; drop networkProject (the self link says it) or make them "
                            "agree", field="networkProject")
+        if (self.pods_range_name is None) != (self.services_range_name is None):
+            missing = "servicesRangeName" if self.services_range_name is None else "podsRangeName"
+            raise fail("network", "is required with " + ("podsRangeName" if missing == "servicesRangeName" else
+                       "servicesRangeName") + ": GKE takes user-managed secondary ranges for Pods and Services "
+                       "together", field=missing)
+        if self.pods_range_name is not None and self.subnetwork is None:
+            raise fail("network", "names a secondary range of cluster.subnetwork, which is not set",
+                       field="podsRangeName")
         subnet = SUBNETWORK_LINK.match(self.subnetwork or "")
         if subnet is not None:
             if subnet["region"] != region_of(self.location):
@@ -231,7 +245,7 @@ class ClusterConfig(Model):
 
 # ClusterConfig fields that only shape a cluster we create: refused with `create: false` (not ignored)
 CREATE_ONLY_CLUSTER_FIELDS = ("release_channel", "version", "subnetwork", "deletion_protection", "labels",
-                              "maintenance")
+                              "maintenance", "pods_range_name", "services_range_name")
 
 
 class CpuPoolConfig(Model):

@@ -113,6 +113,7 @@ PoolGroupName = Annotated[str, AfterValidator(dns_1035_label("a pool group name"
 ReservationName = Annotated[str, AfterValidator(dns_1035_label("a reservation name"))]
 ReservationPartName = Annotated[str, AfterValidator(dns_1035_label("a reservation/block name"))]
 RouterName = Annotated[str, AfterValidator(dns_1035_label("a Cloud Router name"))]
+RangeName = Annotated[str, AfterValidator(dns_1035_label("a secondary range name"))]
 MaintenanceExclusionName = Annotated[str, AfterValidator(dns_1123_label("an exclusion name"))]
 Namespace = Annotated[str, AfterValidator(NAMESPACE)]
 KubernetesName = Annotated[str, AfterValidator(dns_1123_label("a Kubernetes name"))]

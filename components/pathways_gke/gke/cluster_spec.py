@@ -147,6 +147,37 @@ def maintenance_policy(stack: StackConfig) -> Optional[dict[str, Any]]:
     return out or None
 
 
+def ip_allocation_policy(stack: StackConfig) -> dict[str, Any]:
+    """VPC-native IPv4; the user-managed secondary ranges when named (a Shared VPC subnetwork has no others)."""
+    cluster = stack.cluster
+    policy: dict[str, Any] = {"stack_type": "IPV4"}
+    if cluster.pods_range_name:
+        policy["cluster_secondary_range_name"] = cluster.pods_range_name
+        policy["services_secondary_range_name"] = cluster.services_range_name
+    return policy
+
+
+def shared_vpc_notes(stack: StackConfig) -> list[str]:
+    """The host-project grants a cluster on a Shared VPC needs, which the stack (in the service project) does not
+    make (https://cloud.google.com/kubernetes-engine/docs/how-to/cluster-shared-vpc#enabling_and_granting_roles)."""
+    cluster = stack.cluster
+    host = cluster.host_project(stack.project)
+    if not cluster.create or host == stack.project:
+        return []
+    number = cluster.project_number or "PROJECT_NUMBER"
+    subnet = nat_subnetwork(stack)
+    gke_agent = f"serviceAccount:service-{number}@container-engine-robot.iam.gserviceaccount.com"
+    cloud_services = f"serviceAccount:{number}@cloudservices.gserviceaccount.com"
+    return [
+        f"grant roles/container.hostServiceAgentUser on project {host} to {gke_agent} (the GKE service agent of "
+        f"{stack.project} manages the cluster's network resources in the Shared VPC host)",
+        f"grant roles/compute.networkUser on subnetwork {subnet} to {gke_agent} and to {cloud_services} (GKE and "
+        "the managed instance groups of the node pools use the host's subnetwork)",
+        f"Shared VPC host {host}: attach service project {stack.project}, and let GKE manage firewall rules there "
+        f"(roles/compute.securityAdmin on project {host} to {gke_agent}) or create them yourself",
+    ]
+
+
 def cluster_args(stack: StackConfig, service_account: Any = None) -> dict[str, Any]:
     """`service_account`: the node SA email; GKE's transient default pool runs as it (an organisation that
     disabled the Compute Engine default account cannot create the cluster otherwise; Cluster Toolkit
@@ -167,7 +198,7 @@ def cluster_args(stack: StackConfig, service_account: Any = None) -> dict[str, A
         },
         "datapath_provider": "ADVANCED_DATAPATH",  # Dataplane V2 (needed by the v6e network profile)
         "networking_mode": "VPC_NATIVE",
-        "ip_allocation_policy": {"stack_type": "IPV4"},
+        "ip_allocation_policy": ip_allocation_policy(stack),
         "deletion_protection": cluster.deletion_protection,
         "resource_labels": dict(sorted({**cluster.labels, MANAGED_BY_GCE_LABEL: "pathways-gke"}.items())),
     }
