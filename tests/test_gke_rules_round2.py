@@ -10,7 +10,7 @@ from pathways_gke import gke_rules as R
 from pathways_gke.config import parse_stack
 from pathways_gke.errors import ConfigError
 from tests.conftest import ROOT
-from tests.support.stacks import P, SMALL, merged, stack
+from tests.support.stacks import ABSENT, P, SMALL, merged, stack
 
 
 def dev(**sections) -> dict:
@@ -559,3 +559,25 @@ def test_the_host_project_grants_of_gke_and_cloud_services_agents_are_listed():
 def test_secondary_ranges_only_shape_a_created_cluster():
     refused_at(stack("dev", cluster={"name": "pw-dev", "location": "us-east5", "create": False, **SHARED, **RANGES}),
                "cluster.podsRangeName", "cluster.create: false")
+
+
+# --- TPU boot disks by generation ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("pool, disk, ok", [
+    ({"type": "v6e", "topology": "2x4"}, "pd-balanced", False),
+    ({"type": "v6e", "topology": "2x4"}, "hyperdisk-balanced", True),
+    ({"type": "v6e-16", "topology": ABSENT}, "pd-ssd", False),
+    ({"type": "v5p", "topology": "2x2x2"}, "hyperdisk-balanced", False),
+    ({"type": "v5p", "topology": "2x2x2"}, "pd-balanced", True),
+    ({"type": "v5p", "topology": "2x2x2"}, "pd-standard", False),
+    ({"type": "v5e", "topology": "2x4"}, "pd-ssd", False),
+    ({"type": "v4", "topology": "2x2x2", "capacity": "on-demand"}, "hyperdisk-balanced", False),
+    ({"type": "tpu7x", "topology": "2x2x2", "capacity": "on-demand"}, "pd-balanced", False),
+    ({"type": "tpu7x", "topology": "2x2x2", "capacity": "on-demand"}, "hyperdisk-balanced", True),
+])
+def test_tpu_boot_disks_follow_the_generation_s_disk_support(pool, disk, ok):
+    config = dev(tpuPools=[{**pool, "diskType": disk, "networkProfile": False}])
+    if ok:
+        assert not [p for p in problems_of(config) if "diskType" in p]
+    else:
+        refused_at(config, "tpuPools[0].diskType", f"'{disk}'", "Cloud TPU")

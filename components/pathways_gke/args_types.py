@@ -327,7 +327,7 @@ class TpuPool(TypedDict):
     disk_size_gb: NotRequired[int]
     """Boot disk size in GB (10-65536); GKE's default when unset."""
     disk_type: NotRequired[DiskType]
-    """Boot disk type; GKE's default when unset."""
+    """Boot disk type; GKE's default when unset. v6e and tpu7x hosts take hyperdisk-balanced, v4/v5e/v5p pd-balanced."""
     image_streaming: NotRequired[bool]
     """GKE image streaming (GCFS). Default: true."""
     image_cache_disk: NotRequired[str]

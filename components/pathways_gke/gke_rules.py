@@ -99,6 +99,24 @@ def disk_type_problem(machine_type: str, disk_type: Optional[str]) -> Optional[s
     return None
 
 
+# Boot disks of TPU hosts by generation: Cloud TPU's disk-support table ("Attach durable block storage to a TPU
+# VM", https://cloud.google.com/tpu/docs/setup-persistent-disk) gives Hyperdisk Balanced (and Hyperdisk ML, not a
+# boot disk) for v6e and Balanced Persistent Disk only for v5p, v5e and v4. tpu7x (not on the Cloud TPU API) boots
+# from Hyperdisk Balanced as the Compute Engine TPU7x machine series and Cluster Toolkit's tpu7x blueprints do.
+TPU_BOOT_DISK_TYPES: Mapping[str, tuple[str, ...]] = {
+    "v4": ("pd-balanced",), "v5e": ("pd-balanced",), "v5p": ("pd-balanced",),
+    "v6e": ("hyperdisk-balanced",), "tpu7x": ("hyperdisk-balanced",),
+}
+
+
+def tpu_disk_type_problem(generation: str, disk_type: Optional[str]) -> Optional[str]:
+    allowed = TPU_BOOT_DISK_TYPES.get(generation)
+    if disk_type is None or allowed is None or disk_type in allowed:
+        return None
+    return (f"is not a boot disk {generation} TPU hosts take; {generation} supports {' / '.join(allowed)} (Cloud "
+            "TPU's disk support by version); use it or leave diskType unset for GKE's default")
+
+
 # --- release channel and auto-upgrade ---------------------------------------------------------------------
 
 def auto_upgrade_problem(release_channel: Optional[str], auto_upgrade: bool) -> Optional[str]:
@@ -426,6 +444,11 @@ RULES: tuple[Rule, ...] = (
          "`hyperdisk-balanced` (the default for them) and refuse `pd-*` disk types",
          "node-pool create fails: the machine type does not support the disk type",
          "https://cloud.google.com/compute/docs/disks/hyperdisks#machine-type-support"),
+    Rule("tpu-boot-disk", "TPU pools' `diskType` per generation: "
+         + "; ".join(f"{g} {'/'.join(t)}" for g, t in TPU_BOOT_DISK_TYPES.items()),
+         "node-pool create fails: the TPU machine type does not support the disk type",
+         "https://cloud.google.com/tpu/docs/setup-persistent-disk (TPU support for Hyperdisk and Persistent Disk); "
+         "GoogleCloudPlatform/cluster-toolkit tpu7x examples (hyperdisk-balanced)"),
     Rule("node-label-prefix", "node labels may not use the prefixes GKE and Kubernetes manage (`kubernetes.io/`, "
          "`k8s.io/`, `cloud.google.com/`, including subdomains such as `node.kubernetes.io/`) nor a label "
          "pathways-gke manages (" + ", ".join(f"`{k}`" for k in MANAGED_NODE_LABELS) + f"; any `{LABEL_PREFIX}` key)",
