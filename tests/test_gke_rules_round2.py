@@ -581,3 +581,105 @@ def test_tpu_boot_disks_follow_the_generation_s_disk_support(pool, disk, ok):
         assert not [p for p in problems_of(config) if "diskType" in p]
     else:
         refused_at(config, "tpuPools[0].diskType", f"'{disk}'", "Cloud TPU")
+
+
+# --- adopting an XPK / Cluster Toolkit cluster --------------------------------------------------------------
+
+ADOPT = {"name": "pw-dev", "location": "us-east5", "create": False}
+PRIORITY = "kubernetes:scheduling.k8s.io/v1:PriorityClass"
+
+
+def _adopted_xpk_plan():
+    """dev adopted the way an XPK cluster is: its cpu-np head pool, Kueue on, a workload with a priority."""
+    config = stack("dev", cluster=ADOPT, cpuPool={"create": False}, kueue={"enabled": True})
+    config[P + "workloads"][0]["priorityClass"] = "medium"
+    return _plan(config, "adopted")
+
+
+# What `xpk cluster create` / `create-pathways` leaves in a cluster that this stack also declares
+# (xpk 1.16.0 src/xpk/core/kueue_manager.py, jobset.py: the JobSet and Kueue release manifests, the
+# very-low..very-high PriorityClasses).
+XPK_OBJECTS = {
+    ("CustomResourceDefinition", "jobsets.jobset.x-k8s.io"),
+    ("Deployment", "jobset-system/jobset-controller-manager"),
+    ("Deployment", "kueue-system/kueue-controller-manager"),
+    ("CustomResourceDefinition", "clusterqueues.kueue.x-k8s.io"),
+    *{("PriorityClass", name) for name in ("very-low", "low", "medium", "high", "very-high")},
+}
+
+
+def _destroy_deletes(plan, obj: tuple[str, str]) -> bool:
+    """Whether `pulumi destroy` of `plan` deletes an object XPK created: a PriorityClass resource of the plan
+    (deleted unless retainOnDelete), or an object of a release install (deleted unless the install's transforms,
+    run the way the engine runs them on each child, retain it)."""
+    import pulumi
+
+    from pathways_gke import tokens
+    from pathways_gke.addons import services_spec
+    from pathways_gke.config import parse_stack as parse
+    from pathways_gke.addons.install import resource_prefix
+    from pathways_gke.services import install_transforms
+
+    kind, name = obj
+    if kind == "PriorityClass":
+        [resource] = [r for r in plan.of_type(PRIORITY) if r.inputs["metadata"]["name"] == name]
+        return not resource.options["retainOnDelete"]
+    spec = services_spec(parse(stack("dev", cluster=ADOPT, cpuPool={"create": False}, kueue={"enabled": True})))
+    addon = "kueue" if "kueue" in name else "jobset"
+    install = plan.named(f"pw-dev-services-{addon}")
+    source = getattr(spec, addon)
+    # the engine registered the install with the adopted transforms (one more than a created cluster's)
+    registered = {len(install_transforms(spec, addon, False, resource_prefix(install.name), source.legacy_prefix,
+                                         adopted)): adopted for adopted in (True, False)}
+    adopted = registered[install.options["transforms"]]
+    token = tokens.CRD if kind == "CustomResourceDefinition" else tokens.DEPLOYMENT
+    opts = pulumi.ResourceOptions()
+    props = {"apiVersion": "v1", "kind": kind, "metadata": {"name": name.split("/")[-1]}, "spec": {}}
+    for transform in install_transforms(spec, addon, adopted=adopted):
+        result = transform(pulumi.ResourceTransformArgs(True, token, name, props, opts))
+        if result is not None:
+            props, opts = result.props, result.opts
+    return not opts.retain_on_delete
+
+
+def test_an_adopted_cluster_takes_over_xpk_s_priority_classes_and_keeps_them():
+    plan = _adopted_xpk_plan()
+    upsert = plan.named("pw-dev-k8s-installs")
+    classes = plan.of_type(PRIORITY)
+    assert {c.inputs["metadata"]["name"] for c in classes} == {"very-low", "low", "medium", "high", "very-high"}
+    for c in classes:
+        # created strictly they would fail with AlreadyExists; upserted (server-side apply) they are taken over
+        assert c.options["provider"] == upsert.urn and c.options["retainOnDelete"] is True
+    # a cluster the stack creates owns its ladder: strict creation, deleted on destroy
+    created = _plan(merged("dev", kueue={"enabled": True}, workloads=[{"priorityClass": "medium"}]), "created")
+    for c in created.of_type(PRIORITY):
+        assert c.options["provider"] != upsert.urn and c.options["retainOnDelete"] is False
+
+
+def test_destroying_an_adopt_stack_removes_only_what_the_stack_created():
+    plan = _adopted_xpk_plan()
+    deleted = {obj for obj in XPK_OBJECTS if _destroy_deletes(plan, obj)}
+    assert deleted == set(), f"pulumi destroy would delete what XPK installed: {sorted(deleted)}"
+    # what the stack itself created goes: its node pool, queues and readiness ConfigMap
+    own = [r for r in plan.resources if r.custom and not r.read and r.type != PRIORITY
+           and not r.type.startswith("pulumi:providers:")]
+    assert own and all(not r.options["retainOnDelete"] for r in own if r.type != "gcp:storage/bucket:Bucket")
+
+
+def test_the_install_objects_are_retained_only_on_an_adopted_cluster():
+    import pulumi
+
+    from pathways_gke import tokens
+    from pathways_gke.addons import services_spec
+    from pathways_gke.config import parse_stack as parse
+    from pathways_gke.services import install_transforms
+
+    spec = services_spec(parse(dev()))
+    for adopted in (True, False):
+        opts, props = pulumi.ResourceOptions(), {"kind": "CustomResourceDefinition",
+                                                 "metadata": {"name": "jobsets.jobset.x-k8s.io"}}
+        for transform in install_transforms(spec, "jobset", adopted=adopted):
+            result = transform(pulumi.ResourceTransformArgs(True, tokens.CRD, "x", props, opts))
+            if result is not None:
+                props, opts = result.props, result.opts
+        assert bool(opts.retain_on_delete) is adopted
