@@ -683,3 +683,12 @@ def test_the_install_objects_are_retained_only_on_an_adopted_cluster():
             if result is not None:
                 props, opts = result.props, result.opts
         assert bool(opts.retain_on_delete) is adopted
+
+
+def test_no_minor_scopes_need_a_release_channel():
+    hold = {"name": "hold", "startTime": "2026-12-01T00:00:00Z"}
+    config = dev(cluster={"releaseChannel": "UNSPECIFIED", "maintenance": {"exclusions": [hold]}})
+    refused_at(config, "cluster.maintenance.exclusions[0].scope", "NO_MINOR_OR_NODE_UPGRADES", "release channel")
+    freeze = {**hold, "endTime": "2026-12-20T00:00:00Z", "scope": "NO_UPGRADES"}
+    assert problems_of(dev(cluster={"releaseChannel": "UNSPECIFIED", "maintenance": {"exclusions": [freeze]}})) == []
+    assert problems_of(dev(cluster={"maintenance": {"exclusions": [hold]}})) == []  # REGULAR

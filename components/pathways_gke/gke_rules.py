@@ -494,7 +494,8 @@ RULES: tuple[Rule, ...] = (
          "RFC 5545 section 3.3.10"),
     Rule("maintenance-exclusions", f"exclusions have distinct names, at most {MAINTENANCE_EXCLUSIONS_MAX} per "
          f"cluster and at most {NO_UPGRADES_MAX_COUNT} of scope NO_UPGRADES, each of those at most "
-         f"{NO_UPGRADES_MAX_DAYS} days long (with an endTime); every exclusion ends after it starts",
+         f"{NO_UPGRADES_MAX_DAYS} days long (with an endTime); every exclusion ends after it starts; the "
+         "NO_MINOR_* scopes only with a release channel (not UNSPECIFIED)",
          "an exclusion silently replaced by another of the same name; 400 on create/update",
          "https://cloud.google.com/kubernetes-engine/docs/concepts/maintenance-windows-and-exclusions ; "
          "terraform-provider-google resource_container_cluster.go (maintenance_exclusion MaxItems 20)"),

@@ -123,6 +123,7 @@ def at_scale_problems(stack: StackConfig) -> list[Problem]:
                            "the JobSet metrics package that observability.managedPrometheus turns on; raise the "
                            "version or set observability.managedPrometheus: false", cluster.version))
     out.extend(feature_floor_problems(stack))
+    out.extend(maintenance_scope_problems(stack))
     if obs.alerts and not obs.managed_prometheus:
         out.append(Problem("observability.alerts", "reads the JobSet metrics (kube_jobset_*) that only "
                            "observability.managedPrometheus collects; turn that on or the alerts off", True))
@@ -130,6 +131,17 @@ def at_scale_problems(stack: StackConfig) -> list[Problem]:
         out.append(Problem("observability.notificationChannels", "has no alert policy to notify; set "
                            "observability.alerts: true or drop the channels"))
     return out
+
+
+def maintenance_scope_problems(stack: StackConfig) -> list[Problem]:
+    """NO_MINOR_* exclusion scopes need a release channel (gke_rules: maintenance-exclusions)."""
+    maintenance = stack.cluster.maintenance
+    if maintenance is None or stack.cluster.release_channel != "UNSPECIFIED":
+        return []
+    return [Problem(f"cluster.maintenance.exclusions[{i}].scope", "needs a release channel: on "
+                    "releaseChannel UNSPECIFIED GKE takes only scope NO_UPGRADES (at most 30 days); enroll the "
+                    "cluster in a channel (and keep node auto-upgrade on) or use NO_UPGRADES", e.scope)
+            for i, e in enumerate(maintenance.exclusions) if e.scope != "NO_UPGRADES"]
 
 
 def feature_floor_problems(stack: StackConfig) -> list[Problem]:
