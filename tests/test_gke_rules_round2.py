@@ -596,9 +596,9 @@ def _adopted_xpk_plan():
     return _plan(config, "adopted")
 
 
-# What `xpk cluster create` / `create-pathways` leaves in a cluster that this stack also declares
-# (xpk 1.16.0 src/xpk/core/kueue_manager.py, jobset.py: the JobSet and Kueue release manifests, the
-# very-low..very-high PriorityClasses).
+# What `xpk cluster create` / `create-pathways` leaves in a cluster that this stack also declares (xpk 1.16.0:
+# core/cluster.py applies the JobSet release manifest, core/kueue_manager.py the Kueue one, and
+# templates/kueue_config.yaml.j2 the very-low..very-high PriorityClasses).
 XPK_OBJECTS = {
     ("CustomResourceDefinition", "jobsets.jobset.x-k8s.io"),
     ("Deployment", "jobset-system/jobset-controller-manager"),
@@ -692,3 +692,31 @@ def test_no_minor_scopes_need_a_release_channel():
     freeze = {**hold, "endTime": "2026-12-20T00:00:00Z", "scope": "NO_UPGRADES"}
     assert problems_of(dev(cluster={"releaseChannel": "UNSPECIFIED", "maintenance": {"exclusions": [freeze]}})) == []
     assert problems_of(dev(cluster={"maintenance": {"exclusions": [hold]}})) == []  # REGULAR
+
+
+def _xpk_priority_classes() -> list[dict]:
+    """The PriorityClasses `xpk cluster create` applies: the plain-YAML documents of xpk 1.16.0's
+    templates/kueue_config.yaml.j2, read from the installed package (skipped when XPK is not installed)."""
+    import json
+    import subprocess
+
+    from tests.test_pathways_vs_xpk import xpk_python
+
+    script = ("import importlib.resources, json; print(json.dumps((importlib.resources.files('xpk') / "
+              "'templates' / 'kueue_config.yaml.j2').read_text()))")
+    result = subprocess.run([xpk_python(), "-c", script], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr[-2000:]
+    documents = json.loads(result.stdout).split("\n---")
+    return [yaml.safe_load(d) for d in documents if re.search(r"^kind: PriorityClass$", d, re.M)]
+
+
+def test_the_adopt_plan_applies_xpk_s_priority_classes_unchanged_where_kubernetes_forbids_changes():
+    """PriorityClass `value` and `preemptionPolicy` are immutable: taking XPK's over only works when they agree."""
+    theirs = {p["metadata"]["name"]: p for p in _xpk_priority_classes()}
+    ours = {r.inputs["metadata"]["name"]: r.inputs for r in _adopted_xpk_plan().of_type(PRIORITY)}
+    assert set(ours) == set(theirs)
+    for name, xpk in theirs.items():
+        assert ours[name]["value"] == xpk["value"], name
+        assert ours[name]["globalDefault"] == xpk.get("globalDefault", False), name
+        # XPK leaves preemptionPolicy to Kubernetes' default, PreemptLowerPriority
+        assert ours[name]["preemptionPolicy"] == xpk.get("preemptionPolicy", "PreemptLowerPriority"), name
