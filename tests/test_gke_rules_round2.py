@@ -720,3 +720,17 @@ def test_the_adopt_plan_applies_xpk_s_priority_classes_unchanged_where_kubernete
         assert ours[name]["globalDefault"] == xpk.get("globalDefault", False), name
         # XPK leaves preemptionPolicy to Kubernetes' default, PreemptLowerPriority
         assert ours[name]["preemptionPolicy"] == xpk.get("preemptionPolicy", "PreemptLowerPriority"), name
+
+
+def test_an_adopted_cluster_is_checked_against_the_feature_floors_at_preview():
+    from pathways_gke.config import parse_stack as parse
+    from pathways_gke.gke.adopt import adopted_cluster_problems
+
+    config = stack("dev", cluster=ADOPT, cpuPool={"create": False}, observability={"alerts": True})
+    config[P + "tpuPools"][0]["networkProfile"] = False
+    config[P + "workloads"][0]["gcsFuse"] = FUSE
+    adopted = parse(config)
+    problems = adopted_cluster_problems({"masterVersion": "1.33.0-gke.1700000"}, adopted)
+    assert any("kube_jobset_restarts" in p for p in problems)
+    assert any("1.33.3-gke.1226000" in p and "train" in p for p in problems)
+    assert adopted_cluster_problems({"masterVersion": "1.34.1-gke.1829001"}, adopted) == []

@@ -433,11 +433,13 @@ RULES: tuple[Rule, ...] = (
          "cluster update fails: the monitoring component is not available on that version",
          "https://cloud.google.com/kubernetes-engine/docs/how-to/configure-metrics#jobset-metrics"),
     Rule("jobset-restarts-version", "`observability.alerts` (the restart alert reads `kube_jobset_restarts`) needs "
-         "a pinned `cluster.version` of at least " + " / ".join(JOBSET_RESTARTS_MIN_GKE) + " (per minor line)",
+         "a pinned `cluster.version` of at least " + " / ".join(JOBSET_RESTARTS_MIN_GKE) + " (per minor line); an "
+         "adopted cluster's running version is checked at preview",
          "an alert policy on a metric the cluster never exports: restarts go unnoticed",
          "https://cloud.google.com/kubernetes-engine/docs/how-to/kube-state-metrics#jobset-metrics"),
     Rule("gcs-fuse-host-network-version", "GCS FUSE volumes on hostNetwork pods (every Pathways JobSet pod: "
-         f"`hostNetworkPodKSA`) need a pinned `cluster.version` of at least {GCS_FUSE_HOST_NETWORK_MIN_GKE}",
+         f"`hostNetworkPodKSA`) need a pinned `cluster.version` of at least {GCS_FUSE_HOST_NETWORK_MIN_GKE} (an "
+         "adopted cluster's running version at preview)",
          "the FUSE sidecar cannot authenticate: the volume never mounts and the pods stay ContainerCreating",
          "GoogleCloudPlatform/gcs-fuse-csi-driver docs/releases.md, docs/authentication.md"),
     Rule("hyperdisk-only", "Hyperdisk-only machine families (" + ", ".join(HYPERDISK_ONLY_FAMILIES) + ") boot from "
