@@ -734,3 +734,45 @@ def test_an_adopted_cluster_is_checked_against_the_feature_floors_at_preview():
     assert any("kube_jobset_restarts" in p for p in problems)
     assert any("1.33.3-gke.1226000" in p and "train" in p for p in problems)
     assert adopted_cluster_problems({"masterVersion": "1.34.1-gke.1829001"}, adopted) == []
+
+
+def _brute_force_hours(start: str, hours: int, recurrence: str) -> float:
+    """The same rule by enumeration, hour by hour: mark the hours inside any window, keep runs of 4 or more, and
+    take the least sum over every 32-day span starting on an hour of the following 8 weeks."""
+    import datetime as dt
+
+    first = R.parse_rfc3339(start)
+    rule = R.parse_rrule(recurrence)
+    total = 24 * 140
+    open_hours = [False] * total
+    for day in range(total // 24):
+        date = first.date() + dt.timedelta(days=day)
+        if R._occurs_on(rule, first.date(), date):  # noqa: SLF001 - the expansion under test is the other half
+            begin = day * 24
+            for h in range(begin, min(begin + hours, total)):
+                open_hours[h] = True
+    counted = [False] * total
+    run = 0
+    for h in range(total + 1):
+        if h < total and open_hours[h]:
+            run += 1
+            continue
+        if run >= 4:
+            counted[h - run:h] = [True] * run
+        run = 0
+    span = 32 * 24
+    return min(sum(counted[s:s + span]) for s in range(0, 8 * 7 * 24))
+
+
+@pytest.mark.parametrize("hours, recurrence", [
+    (8, "FREQ=WEEKLY;BYDAY=SA"), (8, "FREQ=WEEKLY;BYDAY=SA,SU"), (4, "FREQ=DAILY"), (3, "FREQ=DAILY"),
+    (24, "FREQ=WEEKLY;BYDAY=FR,SA"), (30, "FREQ=WEEKLY;BYDAY=MO,WE"), (12, "FREQ=WEEKLY;INTERVAL=2;BYDAY=SA,SU"),
+    (6, "FREQ=DAILY;INTERVAL=3"), (48, "FREQ=MONTHLY;BYDAY=1SA"), (20, "FREQ=MONTHLY;BYDAY=SA"),
+])
+def test_the_availability_agrees_with_an_hour_by_hour_count(hours, recurrence):
+    import datetime as dt
+
+    start = "2026-12-05T00:00:00Z"
+    end = (R.parse_rfc3339(start) + dt.timedelta(hours=hours)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    assert R.maintenance_availability_hours(start, end, recurrence) == pytest.approx(
+        _brute_force_hours(start, hours, recurrence))

@@ -13,6 +13,7 @@ assumed to meet them (GKE refuses the node pool otherwise).
 
 from __future__ import annotations
 
+import bisect
 import datetime
 import re
 from dataclasses import dataclass
@@ -272,17 +273,27 @@ def maintenance_availability_hours(start: str, end: str, recurrence: str) -> flo
             occurrences[-1][1] = max(occurrences[-1][1], begin + length)
         else:
             occurrences.append([begin, begin + length])
-    counted = [(a, b) for a, b in occurrences if b - a >= datetime.timedelta(hours=MAINTENANCE_MIN_CONTIGUOUS_HOURS)]
-    last_start = first_start + datetime.timedelta(days=horizon) - rolling
+    floor = datetime.timedelta(hours=MAINTENANCE_MIN_CONTIGUOUS_HOURS)
+    counted = [(a.timestamp(), b.timestamp()) for a, b in occurrences if b - a >= floor]
+    starts, ends = [a for a, _ in counted], [b for _, b in counted]
+    cumulative = [0.0]
+    for a, b in counted:
+        cumulative.append(cumulative[-1] + b - a)
+    span = rolling.total_seconds()
+    first, last = first_start.timestamp(), (first_start + datetime.timedelta(days=horizon) - rolling).timestamp()
 
-    def covered(at: datetime.datetime) -> float:
-        until = at + rolling
-        return sum(max(0.0, (min(b, until) - max(a, at)).total_seconds()) for a, b in counted) / 3600
+    def covered(at: float) -> float:
+        """Seconds of counted availability in [at, at + 32 days] (intervals are sorted and disjoint)."""
+        until = at + span
+        i, j = bisect.bisect_right(ends, at), bisect.bisect_left(starts, until) - 1
+        if i > j:
+            return 0.0
+        return cumulative[j + 1] - cumulative[i] - max(0.0, at - starts[i]) - max(0.0, ends[j] - until)
 
     # the coverage of a sliding interval is least where the interval starts as availability ends, or ends as
     # availability starts
-    candidates = [first_start] + [b for _, b in counted] + [a - rolling for a, _ in counted]
-    return min(covered(at) for at in candidates if first_start <= at <= last_start)
+    candidates = [first] + ends + [a - span for a in starts]
+    return min(covered(at) for at in candidates if first <= at <= last) / 3600
 
 
 def maintenance_window_problem(start: str, end: str, recurrence: str) -> Optional[str]:
