@@ -22,7 +22,6 @@ from pathways_gke.services import install_transforms
 from tests.conftest import ROOT
 from tests.support.stacks import merged, parsed, shipped
 
-pytestmark = pytest.mark.slow  # plans 256-slice stacks (make test-fast skips it)
 
 CLUSTER = "gcp:container/cluster:Cluster"
 NODE_POOL = "gcp:container/nodePool:NodePool"
@@ -190,6 +189,7 @@ def expected(addon: str, nodes: int) -> dict:
             "limits": {"cpu": f"{2 * cpu}m", "memory": f"{memory}Mi"}}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("slices", [4, 256])
 def test_controller_resources_in_the_plan_follow_the_formula(slices):
     config = shipped("prod")  # v6e-16: 4 VMs per slice; cpuPool.maxNodes 8; Kueue on

@@ -10,7 +10,6 @@ import pytest
 from pathways_gke.config.stack import parse_stack
 from tests.conftest import ROOT
 
-pytestmark = pytest.mark.slow  # runs the plan benchmark (make test-fast skips it)
 
 sys.path.insert(0, str(ROOT / "bench"))
 import plan_scale  # noqa: E402  (bench/ is scripts, not a package)
@@ -30,6 +29,7 @@ def measure(*args):
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+@pytest.mark.slow
 def test_the_floors_register_the_same_resources_as_the_plan(tmp_path):
     import yaml
 

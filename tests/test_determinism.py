@@ -14,7 +14,6 @@ import pytest
 from pathways_gke.plan.engine import plan_stack
 from tests.conftest import ROOT, STACKS
 
-pytestmark = pytest.mark.slow  # plans every stack in fresh interpreters (make test-fast skips it)
 
 HASH_SEEDS = ("0", "1", "4242")
 
@@ -34,6 +33,7 @@ def files(directory) -> dict[str, bytes]:
     return {str(p.relative_to(directory)): p.read_bytes() for p in sorted(directory.rglob("*")) if p.is_file()}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("stack", STACKS)
 def test_plans_and_manifests_are_byte_identical_under_different_hash_seeds(stack, tmp_path):
     runs = {seed: (plan_in_fresh_interpreter(stack, tmp_path / seed, seed), files(tmp_path / seed))
@@ -48,6 +48,7 @@ def test_plans_and_manifests_are_byte_identical_under_different_hash_seeds(stack
         assert changed == [], f"PYTHONHASHSEED={seed} changed {changed}"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("stack", STACKS)
 def test_planning_twice_in_one_process_gives_the_same_bytes(stack):
     """A second run in the same interpreter (a test session, a long-lived tool) sees no leftover state."""

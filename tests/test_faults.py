@@ -9,7 +9,6 @@ import pytest
 
 from tests.conftest import ROOT
 
-pytestmark = pytest.mark.slow  # runs the CLI in subprocesses (make test-fast skips it)
 
 DEV = (ROOT / "stacks" / "Pulumi.dev.yaml").read_text()
 SECRET = "hunter2-very-secret"
@@ -33,11 +32,13 @@ def with_secrets(block: str) -> str:
     return DEV.replace("  pathways-gke:workloads:", f"  pathways-gke:secrets:{block}\n  pathways-gke:workloads:")
 
 
+@pytest.mark.slow
 def test_a_directory_as_config(tmp_path):
     code, _, err, _ = run("plan", "--config", str(tmp_path))
     assert_clean(code, err, "is a directory")
 
 
+@pytest.mark.slow
 def test_an_existing_file_as_out(tmp_path):
     out = tmp_path / "plan-out"
     out.write_text("not a directory")
@@ -46,6 +47,7 @@ def test_an_existing_file_as_out(tmp_path):
     assert out.read_text() == "not a directory"
 
 
+@pytest.mark.slow
 def test_a_yaml_alias_bomb_is_refused_in_bounded_time(tmp_path):
     lines = ["config:", "  b0: &b0 [x, x, x, x, x, x, x, x, x, x]"]
     lines += [f"  b{i}: &b{i} [" + ", ".join([f"*b{i - 1}"] * 10) + "]" for i in range(1, 10)]  # 10^10 values
@@ -56,6 +58,7 @@ def test_a_yaml_alias_bomb_is_refused_in_bounded_time(tmp_path):
     assert seconds < 30
 
 
+@pytest.mark.slow
 def test_a_recursive_alias_is_refused(tmp_path):
     path = tmp_path / "loop.yaml"
     path.write_text("config:\n  a: &a [*a]\n")
@@ -63,6 +66,7 @@ def test_a_recursive_alias_is_refused(tmp_path):
     assert_clean(code, err, "recursive")
 
 
+@pytest.mark.slow
 def test_a_non_utf8_file(tmp_path):
     path = tmp_path / "latin1.yaml"
     path.write_bytes(DEV.replace("acme-ml-dev", "acmé-ml-dev").encode("latin-1"))
@@ -70,6 +74,7 @@ def test_a_non_utf8_file(tmp_path):
     assert_clean(code, err, "is not UTF-8 text")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("value,kind", [(f"{{a: {SECRET}}}", "a mapping"), (f"[{SECRET}]", "a list")])
 def test_a_secret_whose_value_is_a_mapping_or_a_list(tmp_path, value, kind):
     path = tmp_path / "Pulumi.dev.yaml"
@@ -79,6 +84,7 @@ def test_a_secret_whose_value_is_a_mapping_or_a_list(tmp_path, value, kind):
     assert SECRET not in err
 
 
+@pytest.mark.slow
 def test_a_secrets_key_that_is_not_a_mapping_is_not_echoed(tmp_path):
     path = tmp_path / "Pulumi.dev.yaml"
     path.write_text(with_secrets(f" {SECRET}"))
@@ -87,6 +93,7 @@ def test_a_secrets_key_that_is_not_a_mapping_is_not_echoed(tmp_path):
     assert SECRET not in err
 
 
+@pytest.mark.slow
 def test_invalid_yaml_and_a_missing_file(tmp_path):
     path = tmp_path / "tabs.yaml"
     path.write_text("config:\n\tpathways-gke:namespace: ml\n")
@@ -96,6 +103,7 @@ def test_invalid_yaml_and_a_missing_file(tmp_path):
     assert_clean(code, err, "does not exist")
 
 
+@pytest.mark.slow
 def test_a_good_plan_exits_quietly():
     code, out, err, _ = run("plan", "--stack", "dev", "--json")
     assert code == 0 and out.startswith("{")
@@ -120,6 +128,7 @@ def test_a_value_set_with_secret_is_not_echoed_when_invalid(tmp_path):
     assert "hunter2" in str(shown.value)  # not a secret: the value is shown as usual
 
 
+@pytest.mark.slow
 def test_bare_keys_in_a_project_with_another_name_get_a_did_you_mean(tmp_path):
     """Bare keys belong to the project (here `platform`), which this program does not read."""
     (tmp_path / "stacks").mkdir()

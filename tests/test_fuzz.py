@@ -38,7 +38,6 @@ from tests.support.fuzz_configs import CAPACITIES, MISTAKES, P, YAML_SLIPS, Brok
     broken_stack_files, invalid_configs, valid_configs
 from tests.support.jobset_rules import jobset_rule_errors
 
-pytestmark = pytest.mark.slow  # hypothesis fuzzing of whole configs (make test-fast skips it)
 
 VALID_EXAMPLES = 160  # each planned by the real program under the mock engine (~0.1-0.4 s)
 INVALID_EXAMPLES_PER_KIND = 8  # for each of the ~100 mistake kinds, through the CLI (~0.04 s)
@@ -118,6 +117,7 @@ def check_plan(drawn: ValidDraw) -> set[str]:
     return drawn.features
 
 
+@pytest.mark.slow
 @pytest.mark.needs_shared
 def test_valid_configs_plan_and_every_object_passes_the_crds(fuzz_scale):
     require_shared()
@@ -186,6 +186,7 @@ def check_reported(drawn: InvalidDraw, problems: list[tuple[str, str]]) -> None:
             f"{mistake.kind}: {mistake.fragments} not all in any of {messages}"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", sorted(MISTAKES))
 def test_invalid_configs_exit_2_naming_every_path_before_anything_runs(kind, fuzz_scale, tmp_path, capsys,
                                                                      recording_runs):
@@ -217,6 +218,7 @@ def test_invalid_configs_exit_2_naming_every_path_before_anything_runs(kind, fuz
 YAML_PROBLEM = re.compile(r"^  - (?P<file>.+\.yaml): is not valid YAML: (?P<message>\S.*)$")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("slip", YAML_SLIPS)
 def test_stack_files_that_are_not_yaml_get_one_line_naming_file_and_line(slip, fuzz_scale, tmp_path, capsys,
                                                                          recording_runs):
@@ -256,6 +258,7 @@ def test_the_default_run_is_at_least_a_thousand_configs():
     assert default >= MIN_CONFIGS
 
 
+@pytest.mark.slow
 def test_this_run_generated_what_it_promised(fuzz_scale):
     """Last in the file: every fuzz test above has run (when all were selected) and counted its examples."""
     expected = {"valid", *MISTAKES, *(f"yaml:{slip}" for slip in YAML_SLIPS)}

@@ -97,3 +97,51 @@ def test_the_architecture_page_places_every_module():
     top = [p.name for p in PACKAGE.glob("*.py") if p.stem not in ("__init__", "__main__")]
     packages = [f"{p.name}/" for p in PACKAGE.iterdir() if p.is_dir() and (p / "__init__.py").exists()]
     assert [name for name in top + packages if name not in text] == []
+
+
+# The pure builders (docs/architecture.md, "builders (pure)"): everything in gke/ and addons/, and the workload
+# modules that render objects rather than register them. They import neither Pulumi nor a component module, so the
+# tests, the offline plan and the peer comparisons read the same data the components wire into resources.
+COMPONENT_WORKLOADS = {"jax", "pathways", "serving"}
+COMPONENT_MODULES = {"cluster", "services", "access", "component", "deferred", "protection", "args", "args_types"}
+
+
+def is_builder(name: str) -> bool:
+    parts = name.split(".")
+    if len(parts) < 3 or parts[1] not in ("gke", "addons", "workloads"):
+        return False
+    return not (parts[1] == "workloads" and parts[2] in COMPONENT_WORKLOADS)
+
+
+def is_component(name: str) -> bool:
+    parts = name.split(".")
+    return (len(parts) == 2 and parts[1] in COMPONENT_MODULES) or (
+        len(parts) == 3 and parts[1] == "workloads" and parts[2] in COMPONENT_WORKLOADS)
+
+
+def third_party_imports(name: str) -> set[str]:
+    """Top-level names of every module `name` imports from outside the package, function-level ones included."""
+    out: set[str] = set()
+    for node in ast.walk(ast.parse(MODULES[name].read_text())):
+        if isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            out.add(node.module.split(".")[0])
+        elif isinstance(node, ast.Import):
+            out.update(alias.name.split(".")[0] for alias in node.names)
+    return out
+
+
+def test_builders_import_neither_pulumi_nor_a_component():
+    builders = sorted(name for name in MODULES if is_builder(name))
+    assert "pathways_gke.workloads.pathways_jobset" in builders and "pathways_gke.gke.nodepools" in builders
+    for name in builders:
+        pulumi = sorted(m for m in third_party_imports(name) if m == "pulumi" or m.startswith("pulumi_"))
+        assert pulumi == [], f"{name} imports {pulumi}: builders are pure data"
+        components = sorted(d for d in GRAPH[name] if is_component(d))
+        assert components == [], f"{name} imports the components {components}"
+
+
+def test_the_layer_rule_would_catch_a_builder_importing_a_component():
+    """The check above is not vacuous: the walk classifies a real component import as one."""
+    assert is_component("pathways_gke.workloads.pathways") and is_component("pathways_gke.component")
+    assert not is_builder("pathways_gke.workloads.serving") and is_builder("pathways_gke.workloads.serving_lws")
+    assert "pulumi" in third_party_imports("pathways_gke.workloads.pathways")

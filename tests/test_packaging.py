@@ -12,7 +12,6 @@ import pytest
 import pathways_gke
 from tests.conftest import ROOT
 
-pytestmark = pytest.mark.slow  # builds the sdist and wheel (make test-fast skips it)
 
 
 @pytest.fixture(scope="module")
@@ -26,11 +25,13 @@ def dist(tmp_path_factory):
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
     return out
 
+@pytest.mark.slow
 def test_sdist_and_wheel_carry_the_version(dist):
     version = pathways_gke.__version__
     assert sorted(p.name for p in dist.iterdir()) == [f"pathways_gke-{version}-py3-none-any.whl",
                                                       f"pathways_gke-{version}.tar.gz"]
 
+@pytest.mark.slow
 def test_wheel_contents(dist):
     (wheel,) = dist.glob("*.whl")
     names = set(zipfile.ZipFile(wheel).namelist())
@@ -51,6 +52,7 @@ def test_sdist_can_run_the_tests_and_host_the_provider(dist):
         assert prefix + path in names, path
     assert not [n for n in names if "__pycache__" in n]
 
+@pytest.mark.slow
 def test_wheel_installs_into_a_fresh_venv_and_plans_the_dev_stack(dist, tmp_path):
     """A fresh venv gets only the wheel (pip --no-index --no-deps: nothing downloaded). Its dependencies
     (pulumi, pulumi-gcp, ...) come from this test environment's site-packages, appended to the venv's path

@@ -22,7 +22,6 @@ from .support.jobset_rules import jobset_rule_errors
 from .support.k8s_schema import pod_from_template, pod_schema_errors
 from .support.pathways_cases import matrix
 
-pytestmark = pytest.mark.slow  # validates every Pathways JobSet of the matrix against the CRDs (make test-fast skips it)
 
 
 @functools.lru_cache(maxsize=None)
@@ -44,6 +43,7 @@ def distinct(objs):
     return list(seen.values())
 
 
+@pytest.mark.slow
 def test_matrix_covers_every_catalog_shape_and_mode():
     ids = [case_id for case_id, _ in rendered()]
     shapes = {(g.name, m.name, t) for g in GENERATIONS.values() for m in g.machine_types for t in m.topologies}
@@ -53,6 +53,7 @@ def test_matrix_covers_every_catalog_shape_and_mode():
             assert f"{gen}-{machine}-{topo}-{mode}" in ids
 
 
+@pytest.mark.slow
 def test_every_jobset_validates_against_both_jobset_crds():
     failures = {}
     for case_id, js in distinct(rendered()):
@@ -67,6 +68,7 @@ def test_every_jobset_passes_the_jobset_webhook_rules():
     assert failures == {}
 
 
+@pytest.mark.slow
 def test_every_pod_template_validates_against_the_kubernetes_pod_schema():
     pods = [(f"{case_id}/{rjob['name']}", pod_from_template(rjob["template"]["spec"]["template"], name="p"))
             for case_id, js in rendered() for rjob in js["spec"]["replicatedJobs"]]
@@ -78,6 +80,7 @@ def test_every_pod_template_validates_against_the_kubernetes_pod_schema():
     assert failures == {}
 
 
+@pytest.mark.slow
 def test_the_validators_reject_broken_jobsets():
     """The checks above can fail: a typo, a duplicate port and a restartPolicy on a regular container."""
     js = build_pathways_jobset(*matrix()[0][1:], secret_name="x")

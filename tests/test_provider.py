@@ -16,7 +16,6 @@ from tests.support.examples import construct_plan
 from tests.support.pulumi_schema import schema_errors
 from tests.support.stacks import shipped
 
-pytestmark = pytest.mark.slow  # boots the provider plugin and plans every stack through it (make test-fast skips it)
 
 CLUSTER = "pathways-gke:index:PathwaysCluster"
 
@@ -26,6 +25,7 @@ def schema():
     return package_schema()
 
 
+@pytest.mark.slow
 def test_schema_snapshot_is_up_to_date():
     """Fails on any unintended change of the public schema. Intended? `python -m pathways_gke.schema --write`."""
     committed = (ROOT / schema_cli.SNAPSHOT).read_text()
@@ -33,6 +33,7 @@ def test_schema_snapshot_is_up_to_date():
     assert committed == current, "run: python -m pathways_gke.schema --write (and review the diff)"
 
 
+@pytest.mark.slow
 def test_schema_check_command_fails_on_a_stale_snapshot(tmp_path, capsys, monkeypatch):
     stale = tmp_path / "schema.json"
     stale.write_text(schema_cli.current().replace('"clusterName"', '"clusterNom"', 1))
@@ -44,6 +45,7 @@ def test_schema_check_command_fails_on_a_stale_snapshot(tmp_path, capsys, monkey
     assert schema_cli.main(["--check"]) == 0
 
 
+@pytest.mark.slow
 def test_every_component_token_is_in_the_index_module(schema):
     assert schema["name"] == PACKAGE and schema["version"] == __version__
     assert sorted(schema["resources"]) == sorted(f"{PACKAGE}:index:{c.__name__}" for c in COMPONENTS)
@@ -108,6 +110,7 @@ def test_plugin_manifest_and_requirements():
     assert requirements == project["dependencies"]
 
 
+@pytest.mark.slow
 def test_provider_entry_point_hosts_the_components(monkeypatch):
     """provider/__main__.py serves our ComponentProvider (package name, version, components) like the SDK host."""
     import runpy
@@ -139,6 +142,7 @@ def test_wire_inputs_conform_to_the_schema(stack, schema):
     assert schema_errors(schema, CLUSTER, inputs) == []
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("stack", STACKS)
 def test_construct_with_wire_inputs_plans_exactly_like_the_stack_file(stack):
     config = shipped(stack)
@@ -167,6 +171,7 @@ def test_map_inputs_gives_the_constructor_snake_case_dicts_with_floats_and_enums
     assert mapped["cpu_pool"]["min_nodes"] == 1.0 and "minNodes" not in mapped["cpu_pool"]
 
 
+@pytest.mark.slow
 def test_construct_reports_bad_inputs_per_property():
     """TypeScript/Go/YAML programs get `InputPropertiesError`: one entry per bad property, by its input path."""
     import pulumi
@@ -182,6 +187,7 @@ def test_construct_reports_bad_inputs_per_property():
     assert "tpuPools[0].topology" in caught.value.message
 
 
+@pytest.mark.slow
 def test_construct_reports_workload_args_by_their_schema_names():
     import pulumi
 
@@ -194,6 +200,7 @@ def test_construct_reports_workload_args_by_their_schema_names():
     assert paths == {"tpuTopology", "workload.pathways.version"}
 
 
+@pytest.mark.slow
 def test_the_plugin_answers_construct_errors_with_input_properties_details():
     """What the gRPC server does with our error: INVALID_ARGUMENT with InputPropertiesError details."""
     import asyncio
@@ -249,6 +256,7 @@ def test_workload_inputs_conform_to_the_schema(schema):
     assert schema_errors(schema, WORKLOAD, workload_wire_inputs()) == []
 
 
+@pytest.mark.slow
 def test_workload_construct_renders_the_jobset_with_floats_coerced():
     plan, result = construct_plan(WORKLOAD, "train", workload_wire_inputs(), stack="dev", project="ml")
     (jobset,) = plan.of_type("kubernetes:jobset.x-k8s.io/v1alpha2:JobSet")
@@ -276,6 +284,7 @@ def serving_wire_inputs(mode: str = "serving") -> dict:
             "tpuGroup": "serve", "lwsVersion": "v0.10.0"}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", ["serving", "service"])
 def test_serving_construct_renders_the_leaderworkerset_with_floats_coerced(schema, mode):
     inputs = serving_wire_inputs(mode)
@@ -323,6 +332,7 @@ def test_jax_workload_construct_on_the_cpu_pool_with_float_counts(schema):
     assert plan.named("eval").outputs["processes"] == 4 and "coordinatorAddress" in result.state
 
 
+@pytest.mark.slow
 def test_plugin_boots_like_the_cli_starts_it_and_serves_the_committed_schema():
     """`python provider/__main__.py <engine>`: prints its port, answers GetSchema over gRPC (no CLI needed)."""
     import subprocess

@@ -22,7 +22,7 @@ from pathways_gke.catalog import CpuMachine, gke_allocatable
 from pathways_gke.naming import JOBSET_CRD, NODE_POOL_LABEL, TPU_GROUP_LABEL
 from pathways_gke.addons.install import PATCH_FORCE_ANNOTATION, with_force_apply
 from pathways_gke.services import install_transforms, keep_on_node_pool, protect_crds
-from pathways_gke.config.target import LOCAL_QUEUE_NAME
+from pathways_gke.naming import LOCAL_QUEUE_NAME
 from tests.support.stacks import QUEUED_POOLS, parsed
 from tests.support.crd import kueue_schema_errors
 

@@ -22,7 +22,6 @@ from tests.support.crd import lws_schema_errors
 from tests.support.k8s_schema import object_schema_errors, pod_from_template, pod_schema_errors
 from tests.support.lws_rules import group_pods, lws_rule_errors, tpu_vms
 
-pytestmark = pytest.mark.slow  # validates LeaderWorkerSets against the CRDs and Kubernetes schemas (make test-fast skips it)
 
 LWS = "kubernetes:leaderworkerset.x-k8s.io/v1:LeaderWorkerSet"
 DEPLOYMENT = "kubernetes:apps/v1:Deployment"
@@ -59,6 +58,7 @@ def written(out_dir, kind):
     return [d for d in docs if d["kind"] == kind]
 
 
+@pytest.mark.slow
 def test_plan_out_writes_a_leaderworkerset_valid_for_lws_v0_10_whose_group_is_the_head_plus_its_vms(out_dir):
     lws = next(d for d in written(out_dir, "LeaderWorkerSet") if d["metadata"]["name"] == "llama-serve")
     assert lws_schema_errors(lws)["v0.10.0"] == []
@@ -108,6 +108,7 @@ def test_the_leaderworkerset_waits_for_a_pinned_lws_install_and_its_webhook_gate
         assert {install["urn"], ready["urn"]} <= set(lws["dependsOn"]), lws["name"]
 
 
+@pytest.mark.slow
 def test_the_gate_job_passes_only_when_an_lws_create_would_pass_the_webhook(out_dir):
     [job] = written(out_dir, "Job")
     [container] = job["spec"]["template"]["spec"]["containers"]
@@ -124,6 +125,7 @@ def test_the_gate_job_passes_only_when_an_lws_create_would_pass_the_webhook(out_
                               "verbs": ["create"]}]
 
 
+@pytest.mark.slow
 def test_every_built_in_object_validates_against_the_kubernetes_schemas(out_dir):
     checked = 0
     for kind in ("Service", "Deployment", "Job", "Role", "RoleBinding", "ServiceAccount", "ConfigMap"):

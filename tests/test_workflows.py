@@ -14,7 +14,6 @@ import yaml
 from tests.conftest import ROOT, STACKS
 from tests.support.mermaid import grammar_errors
 
-pytestmark = pytest.mark.slow  # runs the CLI and pulumi workflows end to end (make test-fast skips it)
 
 WORKFLOWS = ROOT / ".github" / "workflows"
 ACTION = ROOT / ".github" / "actions" / "pulumi" / "action.yml"
@@ -182,6 +181,7 @@ def run_script(base, head, out):
                           env=env, timeout=300)
 
 
+@pytest.mark.slow
 def test_offline_diff_script_comments_each_stack_and_flags_a_slice_replacement(tmp_path):
     base, head = tree(tmp_path, "base"), tree(tmp_path, "head")
     dev = head / "stacks" / "Pulumi.dev.yaml"
@@ -212,6 +212,7 @@ def test_offline_diff_script_comments_each_stack_and_flags_a_slice_replacement(t
     assert result.returncode == 3 and "::error::a node pool (TPU slice)" in result.stdout
 
 
+@pytest.mark.slow
 def test_offline_diff_script_handles_a_new_stack(tmp_path):
     base, head = tree(tmp_path, "base"), tree(tmp_path, "head")
     for t in (base, head):
@@ -226,6 +227,7 @@ def test_offline_diff_script_handles_a_new_stack(tmp_path):
     assert "to add, 0 to change, 0 to replace, 0 to delete" in staging
 
 
+@pytest.mark.slow
 def test_offline_diff_script_fails_when_the_head_cannot_be_planned(tmp_path):
     base, head = tree(tmp_path, "base"), tree(tmp_path, "head")
     for t in (base, head):

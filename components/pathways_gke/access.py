@@ -11,6 +11,7 @@ import pulumi
 import pulumi_gcp as gcp
 import pulumi_kubernetes as k8s
 
+from . import naming
 from .config.types import gsa_project
 from .config.stack import StackConfig
 from .gke.cluster_spec import api_and_role_notes, egress_notes, nat_args, router_args, shared_vpc_notes
@@ -79,7 +80,7 @@ class Access:
         for ksa in ksa_bindings(stack):
             if ksa["create"]:
                 metadata: k8s.meta.v1.ObjectMetaArgsDict = {"name": ksa["name"], "namespace": ksa["namespace"],
-                                            "labels": {"app.kubernetes.io/managed-by": "pathways-gke"}}
+                                            "labels": dict(naming.MANAGED_BY_LABELS)}
                 if ksa["gcpServiceAccount"]:
                     metadata["annotations"] = {GCP_SA_ANNOTATION: ksa["gcpServiceAccount"]}
                 self.service_accounts.append(k8s.core.v1.ServiceAccount(

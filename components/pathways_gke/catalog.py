@@ -130,10 +130,6 @@ def chips_of(topology: str) -> int:
     return reduce(lambda a, b: a * b, (int(d) for d in topology.split("x")), 1)
 
 
-def is_topology_syntax(topology: str, dims: int) -> bool:
-    return bool(re.fullmatch(r"[1-9][0-9]*(x[1-9][0-9]*){%d}" % (dims - 1), topology))
-
-
 @dataclass(frozen=True)
 class SliceShape:
     """Everything a node pool or a JobSet needs to know about one slice."""
@@ -401,7 +397,3 @@ def gke_allocatable(machine: CpuMachine) -> Allocatable:
 
 def is_tpu_machine_type(name: str) -> bool:
     return any(name == m.name for g in GENERATIONS.values() for m in g.machine_types)
-
-
-def ceil_div(a: int, b: int) -> int:
-    return math.ceil(a / b)

@@ -24,6 +24,12 @@ MANAGED_NODE_LABELS = (ROLE_LABEL, TPU_GROUP_LABEL, QUEUED_LABEL, DRA_NETWORK_LA
 LABEL_PREFIX = "pathways-gke/"  # every Kubernetes label key pathways-gke defines starts with it
 # GCE resource labels pathways-gke sets on the cluster / node pools.
 MANAGED_BY_GCE_LABEL = "managed-by"
+PRODUCT = "pathways-gke"  # the value of every managed-by label we set, Kubernetes or GCE
+# The Kubernetes objects pathways-gke creates itself (namespaces, queues, priority classes, gates) carry this label.
+MANAGED_BY_LABELS = {"app.kubernetes.io/managed-by": PRODUCT}
+MANAGED_BY_GCE_LABELS = {MANAGED_BY_GCE_LABEL: PRODUCT}
+# The one Kueue LocalQueue the stack creates in the workload namespace; every queued workload names it.
+LOCAL_QUEUE_NAME = "pathways-queue"
 ROLE_GCE_LABEL = "pathways-gke-role"
 GROUP_GCE_LABEL = "pathways-gke-group"
 MANAGED_GCE_LABELS = (MANAGED_BY_GCE_LABEL, ROLE_GCE_LABEL, GROUP_GCE_LABEL)

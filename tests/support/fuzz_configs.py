@@ -46,7 +46,7 @@ from pathways_gke.config.stack_file import _GoYamlLoader as _StackFileLoader  # 
 from pathways_gke.config.tpu import Capacity, TpuPoolConfig
 from pathways_gke.config.workloads import JOBSET_MODES, MAX_WORKLOAD_NAME, RESERVED_CONTAINER_NAMES, WORKLOAD_MODELS, \
     Runtime
-from pathways_gke.gke_rules import hyperdisk_only
+from pathways_gke.gke_rules import TPU_BOOT_DISK_TYPES, hyperdisk_only
 from pathways_gke.naming import MANAGED_GCE_LABELS
 from pathways_gke.naming import jax_managed_env
 
@@ -306,7 +306,7 @@ def tpu_pool(draw, name: str, slices: int, region: str, kueue: bool) -> tuple[di
     if draw(st.booleans()):
         pool["diskSizeGb"] = draw(st.integers(10, 2000))
     if draw(st.booleans()):
-        pool["diskType"] = draw(choice(DISK_TYPES))
+        pool["diskType"] = draw(choice(TPU_BOOT_DISK_TYPES[gen.name]))  # each generation's boot disks (gke_rules)
     for key in ("imageStreaming", "autoUpgrade", "protect"):
         if draw(st.integers(0, 3)) == 0:
             pool[key] = draw(st.booleans())

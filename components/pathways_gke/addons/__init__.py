@@ -10,15 +10,13 @@ from dataclasses import dataclass
 from typing import Any, Optional
 
 from ..config.stack import StackConfig
-from ..naming import JOBSET_CRD, LWS_CRD, SERVICES_CONFIGMAP
-from ..config.target import LOCAL_QUEUE_NAME
+from ..naming import JOBSET_CRD, LOCAL_QUEUE_NAME, LWS_CRD, MANAGED_BY_LABELS, SERVICES_CONFIGMAP
 from .install import InstallSource, install_source
 from .kueue import kueue_objects
 from .lws import gate_objects
 from .priority import PRIORITY_LADDER, priority_class
 from .sizing import ControllerResources, stack_controller_resources
 
-MANAGED_BY = {"app.kubernetes.io/managed-by": "pathways-gke"}
 
 
 @dataclass(frozen=True)
@@ -39,7 +37,7 @@ class ServicesSpec:
 
 
 def namespace_object(name: str) -> dict[str, Any]:
-    return {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name, "labels": dict(MANAGED_BY)}}
+    return {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name, "labels": dict(MANAGED_BY_LABELS)}}
 
 
 def readiness_marker(namespace: str, jobset: InstallSource, kueue: Optional[InstallSource],
@@ -59,7 +57,7 @@ def readiness_marker(namespace: str, jobset: InstallSource, kueue: Optional[Inst
     for addon, sized in (resources or {}).items():
         data[f"{addon}.resources"] = sized.describe()
     return {"apiVersion": "v1", "kind": "ConfigMap",
-            "metadata": {"name": SERVICES_CONFIGMAP, "namespace": namespace, "labels": dict(MANAGED_BY)},
+            "metadata": {"name": SERVICES_CONFIGMAP, "namespace": namespace, "labels": dict(MANAGED_BY_LABELS)},
             "data": dict(sorted(data.items()))}
 
 

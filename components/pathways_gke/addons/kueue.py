@@ -25,14 +25,13 @@ from ..catalog import gke_allocatable
 from ..config.stack import StackConfig
 from ..config.tpu import TpuPoolConfig
 from ..naming import (
-    KUEUE_API_VERSION, KUEUE_CLUSTER_QUEUE, KUEUE_CPU_FLAVOR, KUEUE_PROVISIONING, NODE_POOL_LABEL,
+    KUEUE_API_VERSION, KUEUE_CLUSTER_QUEUE, KUEUE_CPU_FLAVOR, KUEUE_PROVISIONING, LOCAL_QUEUE_NAME, MANAGED_BY_LABELS,
+    NODE_POOL_LABEL,
     TPU_ACCELERATOR_LABEL, TPU_GROUP_LABEL, TPU_RESOURCE, TPU_TOPOLOGY_LABEL, kueue_tpu_flavor,
 )
-from ..config.target import LOCAL_QUEUE_NAME
 
 COVERED_RESOURCES = ("cpu", "memory", TPU_RESOURCE)
 HOST_RESOURCES_NOT_LIMITED = {"cpu": "1000000", "memory": "1000Ti"}
-MANAGED_BY = {"app.kubernetes.io/managed-by": "pathways-gke"}
 
 # Queued provisioning (GKE DWS) through Kueue's ProvisioningRequest admission check
 # (https://cloud.google.com/kubernetes-engine/docs/how-to/provisioningrequest)
@@ -62,7 +61,7 @@ def cpu_pool_quota(stack: StackConfig) -> dict[str, str]:
 # --- objects -------------------------------------------------------------------------------------
 
 def _meta(name: str, namespace: Optional[str] = None) -> dict[str, Any]:
-    meta: dict[str, Any] = {"name": name, "labels": dict(MANAGED_BY)}
+    meta: dict[str, Any] = {"name": name, "labels": dict(MANAGED_BY_LABELS)}
     if namespace is not None:
         meta["namespace"] = namespace
     return meta

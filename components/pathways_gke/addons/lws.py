@@ -19,14 +19,13 @@ from typing import Any
 
 import yaml
 
-from ..naming import LWS_API_VERSION, LWS_GATE, NODE_POOL_LABEL
+from ..naming import LWS_API_VERSION, LWS_GATE, MANAGED_BY_LABELS, NODE_POOL_LABEL
 
 PROBE_NAME = "pathways-gke-lws-probe"
 KUBECTL = "/bin/kubectl"  # where registry.k8s.io/kubectl images keep the binary (they have no shell)
 PROBE_FILE = "probe.yaml"
 GATE_BACKOFF_LIMIT = 10
 GATE_DEADLINE_SECONDS = 1200
-MANAGED_BY = {"app.kubernetes.io/managed-by": "pathways-gke"}
 
 
 def probe_lws(namespace: str, image: str) -> dict[str, Any]:
@@ -41,7 +40,7 @@ def probe_lws(namespace: str, image: str) -> dict[str, Any]:
 
 def gate_objects(namespace: str, image: str, cpu_pool: str) -> tuple[tuple[str, dict[str, Any]], ...]:
     """(child suffix, object) of the gate, in creation order: identity, permission, probe, Job."""
-    meta = {"name": LWS_GATE, "namespace": namespace, "labels": dict(MANAGED_BY)}
+    meta = {"name": LWS_GATE, "namespace": namespace, "labels": dict(MANAGED_BY_LABELS)}
     account = {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": dict(meta)}
     role = {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role", "metadata": dict(meta),
             "rules": [{"apiGroups": [LWS_API_VERSION.split("/")[0]], "resources": ["leaderworkersets"],
@@ -57,7 +56,7 @@ def gate_objects(namespace: str, image: str, cpu_pool: str) -> tuple[tuple[str, 
             "backoffLimit": GATE_BACKOFF_LIMIT,
             "activeDeadlineSeconds": GATE_DEADLINE_SECONDS,
             "template": {
-                "metadata": {"labels": dict(MANAGED_BY)},
+                "metadata": {"labels": dict(MANAGED_BY_LABELS)},
                 "spec": {
                     "serviceAccountName": LWS_GATE,
                     "restartPolicy": "Never",

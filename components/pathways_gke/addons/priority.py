@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..naming import PRIORITY_LADDER, PRIORITY_NAMES
+from ..naming import MANAGED_BY_LABELS, PRIORITY_LADDER, PRIORITY_NAMES
 
 __all__ = ["PRIORITY_LADDER", "PRIORITY_NAMES", "priority_class"]
 
@@ -13,7 +13,7 @@ def priority_class(name: str, value: int) -> dict[str, Any]:
     return {
         "apiVersion": "scheduling.k8s.io/v1",
         "kind": "PriorityClass",
-        "metadata": {"name": name, "labels": {"app.kubernetes.io/managed-by": "pathways-gke"}},
+        "metadata": {"name": name, "labels": dict(MANAGED_BY_LABELS)},
         "value": value,
         "globalDefault": False,
         "preemptionPolicy": "PreemptLowerPriority",

@@ -232,6 +232,8 @@ class ClusterConfig(Model):
 
     @property
     def network_name(self) -> str:
+        """The network's name (the last part of a self link; `default` when unset): an auto-mode network's
+        subnetwork in each region has this name (the NAT's subnetwork when cluster.subnetwork is unset)."""
         return (self.network or "default").rsplit("/", 1)[-1]
 
     @property

@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 from typing import Any, Mapping
 
-from pydantic import BaseModel, TypeAdapter, ValidationError
+from pydantic import TypeAdapter, ValidationError
 
 from ..errors import ConfigError, Problem, allowed, did_you_mean
 from .access import BucketConfig
@@ -253,7 +253,3 @@ def from_pulumi_config() -> StackConfig:
 
     values = {**runtime_config.get_config_env(), **runtime_config.CONFIG.get()}
     return stack_from_cli(values, [key for key in values if runtime_config.is_config_secret(key)])
-
-
-def as_plain(model: BaseModel) -> dict[str, Any]:
-    return model.model_dump(by_alias=True, exclude_none=True)

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from ..catalog import SliceShape
-from ..naming import workload_policy_name
+from ..naming import LOCAL_QUEUE_NAME, workload_policy_name
 from .model import StackConfig
 from .workloads import WorkloadConfig
 
@@ -24,7 +24,6 @@ class WorkloadTarget:
     queue_name: Optional[str] = None  # Kueue LocalQueue when Kueue is enabled
 
 
-LOCAL_QUEUE_NAME = "pathways-queue"
 
 
 def target_for(stack: StackConfig, workload: WorkloadConfig) -> WorkloadTarget:

@@ -6,7 +6,7 @@ from typing import Any, Optional
 
 from ..config.stack import StackConfig
 from ..gke_rules import PROVIDER_DEFAULT_TIMEOUT_MINUTES
-from ..naming import (MANAGED_BY_GCE_LABEL, nat_name, node_service_account_id, router_name,
+from ..naming import (MANAGED_BY_GCE_LABELS, nat_name, node_service_account_id, router_name,
                       webhook_firewall_name)
 from ..tokens import GKE_CLUSTER
 from .nodepools import CLOUD_PLATFORM_SCOPE
@@ -200,7 +200,7 @@ def cluster_args(stack: StackConfig, service_account: Any = None) -> dict[str, A
         "networking_mode": "VPC_NATIVE",
         "ip_allocation_policy": ip_allocation_policy(stack),
         "deletion_protection": cluster.deletion_protection,
-        "resource_labels": dict(sorted({**cluster.labels, MANAGED_BY_GCE_LABEL: "pathways-gke"}.items())),
+        "resource_labels": dict(sorted({**cluster.labels, **MANAGED_BY_GCE_LABELS}.items())),
     }
     if service_account is not None:
         args["node_config"] = {"service_account": service_account, "oauth_scopes": [CLOUD_PLATFORM_SCOPE]}

@@ -8,7 +8,7 @@ caller and placed as-is, so this module needs no Pulumi import.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Optional
 
 from ..capacity import NO_RESERVATION, PROVISIONED_ON_DEMAND
@@ -48,7 +48,6 @@ class NodePoolSpec:
     delete_before_replace: bool = False
     protect: bool = False
     custom_timeouts: Optional[dict[str, str]] = None
-    notes: tuple[str, ...] = field(default_factory=tuple)
 
 
 IMAGE_CACHE_MODE = "CONTAINER_IMAGE_CACHE"

@@ -13,6 +13,7 @@ from urllib.parse import quote
 
 from ..config.stack import StackConfig
 from ..config.workloads import WorkloadConfig
+from ..naming import MANAGED_BY_GCE_LABELS
 
 CONSOLE = "https://console.cloud.google.com"
 JOBSET_NAME_LOG_LABEL = 'labels."k8s-pod/jobset_sigs_k8s_io/jobset-name"'  # Cloud Logging's form of the pod label
@@ -106,7 +107,7 @@ def alert_policy_specs(stack: StackConfig) -> list[tuple[str, dict[str, Any]]]:
             "project": stack.project,
             "combiner": "OR",
             "notification_channels": list(obs.notification_channels),
-            "user_labels": {"managed-by": "pathways-gke", "cluster": stack.cluster.name},
+            "user_labels": {**MANAGED_BY_GCE_LABELS, "cluster": stack.cluster.name},
         }
         stuck = {
             **common,

@@ -362,7 +362,7 @@ def bucket_args(stack: StackConfig, name: str) -> dict[str, Any]:
         "hierarchical_namespace": {"enabled": True},
         "public_access_prevention": "enforced",
         "force_destroy": False,
-        "labels": {"managed-by": "pathways-gke"},
+        "labels": dict(naming.MANAGED_BY_GCE_LABELS),
     }
     prefixes = scratch_prefixes(stack, name)
     if prefixes:

@@ -19,7 +19,7 @@ from typing import Any, Mapping, Optional
 import pulumi
 import pulumi_kubernetes as k8s
 
-from ..args_types import JaxSettings, JaxWorkloadArgs, JaxWorkloadSpec
+from ..args_types import JaxWorkloadArgs
 from ..component import checking_args, env_secret, rehydrated, split_options
 from ..config.stack import StackConfig
 from ..config.workloads import JaxWorkloadConfig
@@ -30,11 +30,6 @@ from ..protection import protect_child
 from ..tokens import JAX_WORKLOAD
 from .jax_inputs import jax_inputs_from_stack, validate_jax_args
 from .jax_jobset import build_jax_jobset, coordinator_address, jax_layout
-
-
-# the names before the schema dropped the "Args" suffix, and the process layout's name before it was generated
-JaxProcess = JaxProcessArgs = JaxSettings
-JaxWorkloadSpecArgs = JaxWorkloadSpec
 
 
 class JaxWorkload(pulumi.ComponentResource):

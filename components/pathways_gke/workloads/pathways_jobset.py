@@ -50,9 +50,6 @@ REPLICATED_JOB_NAME_PATH = "metadata.annotations['jobset.sigs.k8s.io/replicatedj
 REPLICATED_JOB_REPLICAS_PATH = "metadata.labels['jobset.sigs.k8s.io/replicatedjob-replicas']"
 JOB_INDEX_PATH = "metadata.labels['jobset.sigs.k8s.io/job-index']"
 
-# Injected into the user container, in this order (PATHWAYS_HEAD must precede JAX_BACKEND_TARGET).
-USER_ENV_NAMES = ("PATHWAYS_HEAD", "JAX_PLATFORMS", "XCLOUD_ENVIRONMENT", "JAX_BACKEND_TARGET")
-
 
 # --- small helpers ---------------------------------------------------------------------------------------
 
