@@ -24,6 +24,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import functools
+import re
 import string
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional, get_args
@@ -170,10 +171,19 @@ def gce_labels() -> st.SearchStrategy[dict[str, str]]:
 @functools.cache
 def node_labels() -> st.SearchStrategy[dict[str, str]]:
     """Node-pool labels (Kubernetes: [prefix/]name, mixed case, '.', '_' and '-')."""
-    key = st.one_of(choice(["team", "Team", "example.com/part-of", "acme.com/cost-center", "tier_1"]),
-                    st.from_regex(r"[A-Za-z0-9]([-A-Za-z0-9_.]{0,10}[A-Za-z0-9])?", fullmatch=True))
-    value = st.one_of(st.just(""), st.from_regex(r"[A-Za-z0-9]([-A-Za-z0-9_.]{0,10}[A-Za-z0-9])?", fullmatch=True))
+    text = st.from_regex(r"[A-Za-z0-9]([-A-Za-z0-9_.]{0,10}[A-Za-z0-9])?", fullmatch=True).filter(_yaml_string)
+    key = st.one_of(choice(["team", "Team", "example.com/part-of", "acme.com/cost-center", "tier_1"]), text)
+    value = st.one_of(st.just(""), text)
     return st.dictionaries(key, value, max_size=3)
+
+
+# Strings PyYAML writes unquoted that a YAML 1.2 reader (the Pulumi CLI's, config/stack_file.py) reads as numbers:
+# `08`, `1e5`, `0x1f` — a label the test meant as text would reach the config as an int.
+_YAML12_NUMBER = re.compile(r"[-+]?([0-9]+|0o[0-7]+|0x[0-9a-fA-F]+|(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?)")
+
+
+def _yaml_string(text: str) -> bool:
+    return _YAML12_NUMBER.fullmatch(text) is None
 
 
 @st.composite
