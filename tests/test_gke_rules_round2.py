@@ -213,7 +213,9 @@ def test_a_scratch_location_names_a_bucket_cloud_storage_accepts():
     ("n2_standard_64", "FAMILY-KIND-VCPUS"),
     ("n2-standard-0", "FAMILY-KIND-VCPUS"),
     ("n9-standard-64", "family 'n9'"),
-    ("a3-highgpu-8g", "FAMILY-KIND-VCPUS"),
+    ("n2-highgpu-8g", "accelerator-optimized"),
+    ("a3-highgpu-8", "FAMILY-KIND-VCPUS"),
+    ("custom-8", "FAMILY-KIND-VCPUS"),
     ("n2-medium", "shared-core"),
     ("ct5p-hightpu-4t", "TPU machine type"),
 ])
@@ -222,7 +224,8 @@ def test_cpu_machine_types_are_well_formed_and_of_a_known_family(machine, fragme
 
 
 @pytest.mark.parametrize("machine", ["n2-standard-64", "n2d-highmem-32", "c4-standard-48-lssd", "e2-medium",
-                                     "n2-custom-8-32768", "c3-highcpu-176", "m3-ultramem-32", "t2d-standard-60"])
+                                     "n2-custom-8-32768", "c3-highcpu-176", "m3-ultramem-32", "t2d-standard-60",
+                                     "custom-8-32768", "a2-ultragpu-1g"])
 def test_cpu_machine_types_compute_engine_offers_are_accepted(machine):
     assert problems_of(dev(cpuPool={"machineType": machine})) == []
 
