@@ -207,7 +207,7 @@ def command() -> st.SearchStrategy[Any]:
 @functools.cache
 def env_values() -> st.SearchStrategy[str]:
     return st.one_of(choice(["1", "0", "", "gs://acme/data", "--xla_foo=true", "a b c", "$(JOBSET_NAME)"]),
-                     st.text(string.ascii_letters + string.digits + "-_=./ ", max_size=12))
+                     st.text(string.ascii_letters + string.digits + "-_=./ ", max_size=12).filter(_yaml_string))
 
 
 @functools.lru_cache(maxsize=256)
