@@ -39,6 +39,8 @@ SECTIONS = [
     (A.PathwaysEnv, pathways.PathwaysEnv),
     (A.ContainerResources, pathways.ContainerResources),
     (A.GcsFuseVolume, pathways.GcsFuseVolume),
+    (A.Sidecar, pathways.Sidecar),
+    (A.SidecarResources, pathways.SidecarResources),
     (A.Nat, access.NatConfig),
     (A.AuthorizedNetwork, access.AuthorizedNetwork),
     (A.Bucket, access.BucketConfig),

@@ -42,6 +42,7 @@ SAMPLES: dict[str, Any] = {
     "mode": ("headless", ("image", "command", "serving", "service")),  # headless: no user container
     "image": OTHER_IMAGE,
     "command": "python3 other.py",
+    "args": ["--steps=10"],
     "maxRestarts": 2,
     "priorityClass": "high",
     "env": {"FOO": "1"},
@@ -59,6 +60,7 @@ SAMPLES: dict[str, Any] = {
     "buckets": [{"bucket": "acme-data", "access": "read"}],
     "serving": {"port": 9000},
     "service": {"clients": ["carol"]},
+    "sidecars": [{"name": "http", "image": OTHER_IMAGE, "ports": [8001]}],
     "pathways.version": "jax-0.9.3",
     "pathways.gcsScratch": "gs://acme-pw/other",
     "pathways.elasticSlices": 1,
@@ -163,3 +165,137 @@ def test_every_key_changes_the_rendered_jobset_or_is_refused_at_its_path(base, k
         assert any(p == key or p.startswith(key + ".") or key.startswith(p + ".") for p in paths), paths
         return
     assert after != before, f"{base}: {key} was accepted and changed nothing"
+
+
+# --- stack-level keys, in every combination that decides whether a builder reads them ------------------------
+#
+# A key of cluster / cpuPool / buckets / observability set to a non-default value must change the offline plan
+# (some resource input, or an output) or be refused at its path, in each context: a created or an adopted
+# cluster and head pool, public or private nodes, a stack whose every workload serves.
+
+STACK_CONTEXTS: dict[str, dict[str, Any]] = {
+    "created": {},
+    "adopted": {"cluster": {"create": False}, "cpuPool": {"create": False}},
+    "private": {"cluster": {"privateNodes": True, "masterIpv4CidrBlock": "172.16.0.32/28"}},
+    "public": {"cluster": {"privateNodes": False}},
+    "serving-only": {"workloads": "serving"},
+}
+
+# key -> a valid non-default value
+STACK_SAMPLES: dict[str, Any] = {
+    "cluster.releaseChannel": "STABLE",
+    "cluster.version": "1.34",
+    "cluster.network": "projects/acme-ml-dev/global/networks/ml",
+    "cluster.subnetwork": "ml-east5",
+    "cluster.deletionProtection": False,
+    "cluster.protect": True,
+    "cluster.labels": {"team": "ml"},
+    "cluster.nodeServiceAccount": {"create": False, "email": "nodes@acme-ml-dev.iam.gserviceaccount.com"},
+    "cluster.maintenance": {"window": {"dailyStartTime": "03:00"}},
+    "cluster.projectNumber": "210987654321",
+    "cluster.networkProject": "acme-net-host",
+    "cluster.nat.enabled": False,
+    "cluster.nat.router": "ml-router",
+    "cluster.masterAuthorizedNetworks": [{"cidrBlock": "203.0.113.0/24"}],
+    "cluster.dns": "nodelocal-dnscache",
+    "cpuPool.name": "head-np",
+    "cpuPool.machineType": "n2-standard-80",
+    "cpuPool.minNodes": 2,
+    "cpuPool.maxNodes": 5,
+    "cpuPool.diskSizeGb": 300,
+    "cpuPool.diskType": "pd-ssd",
+    "cpuPool.spot": True,
+    "cpuPool.imageStreaming": False,
+    "cpuPool.imageCacheDisk": "projects/acme-ml-dev/global/images/cache-2026-11",
+    "cpuPool.labels": {"team": "ml"},
+    "buckets[0].create": True,
+    "buckets[0].location": "US-EAST5",
+    "buckets[0].temporaryObjectDays": 14,
+    "observability.managedPrometheus": False,
+    "observability.consoleLinks": False,
+    "observability.alerts": True,
+    "observability.stuckMinutes": 30,
+    "jobset.version": "v0.9.0",
+    "jobset.sizeForCluster": False,
+    "kueue.enabled": True,
+    "kueue.version": "v0.18.0",
+    "kueue.sizeForCluster": False,
+    "lws.version": "v0.6.1",
+    "lws.gateImage": "registry.k8s.io/kubectl:v1.33.0",
+}
+
+TRAIN_WORKLOAD = {"name": "train", "runtime": "pathways", "tpuPool": "main", "image": IMAGE, "command": "python3 t.py",
+                  "pathways": {"version": "jax-0.9.2", "gcsScratch": "gs://acme-pw/tmp"},
+                  "buckets": [{"bucket": "acme-data", "access": "read"}]}
+SERVE_WORKLOAD = {"name": "chat", "runtime": "pathways", "mode": "serving", "tpuPool": "main", "image": IMAGE,
+                  "command": "python3 serve.py", "serving": {"port": 8000},
+                  "pathways": {"version": "jax-0.9.2", "gcsScratch": "gs://acme-pw/tmp"},
+                  "buckets": [{"bucket": "acme-data", "access": "read"}]}
+
+
+def stack_config(context: str) -> dict[str, Any]:
+    spec = STACK_CONTEXTS[context]
+    config: dict[str, Any] = {
+        "gcp:project": "acme-ml-dev",
+        "pathways-gke:cluster": {"name": "pw", "location": "us-east5", "projectNumber": "123456789012",
+                                 **spec.get("cluster", {})},
+        "pathways-gke:cpuPool": {**({} if context == "adopted" else {"zone": "us-east5-a"}), **spec.get("cpuPool", {})},
+        "pathways-gke:tpuPools": [{"name": "main", **POOL}],
+        "pathways-gke:buckets": [{"name": "acme-data"}],
+        "pathways-gke:workloads": [SERVE_WORKLOAD if spec.get("workloads") == "serving" else TRAIN_WORKLOAD],
+    }
+    return config
+
+
+def with_stack_key(config: dict[str, Any], key: str, value: Any) -> dict[str, Any]:
+    out = json.loads(json.dumps(config))
+    section, _, rest = key.partition(".")
+    index = None
+    if section.endswith("]"):
+        section, index = section[:-3], int(section[-2])
+    node = out.setdefault(f"pathways-gke:{section}", {})
+    if index is not None:
+        node = node[index]
+    *parents, leaf = rest.split(".")
+    for part in parents:
+        node = node.setdefault(part, {})
+    node[leaf] = value
+    return out
+
+
+def planned(config: dict[str, Any]) -> str:
+    from pathways_gke.plan.engine import plan_config
+
+    plan = plan_config(config, stack="walk")
+    return json.dumps({"resources": json.loads(plan.dumps())["resources"], "outputs": plan.outputs},
+                      sort_keys=True, default=str)
+
+
+# accepted without a change to the plan, and why that is not a dropped key
+STACK_EXEMPT = {
+    ("adopted", "cpuPool.machineType"): "describes the existing head pool: the head-pod fit check reads it",
+    # a fact about the project, read when a grant names a Workload Identity principal (the serving-only context:
+    # its pods do not use host networking); the host-network training pods act as the node service account
+    **{(context, "cluster.projectNumber"): "a project fact, read by the grants that need it"
+       for context in ("adopted", "created", "private", "public")},
+}
+
+
+@pytest.fixture(scope="module")
+def context_plans() -> dict[str, str]:
+    return {context: planned(stack_config(context)) for context in STACK_CONTEXTS}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("context", sorted(STACK_CONTEXTS))
+@pytest.mark.parametrize("key", sorted(STACK_SAMPLES))
+def test_every_stack_key_changes_the_plan_or_is_refused_in_every_context(context, key, context_plans):
+    try:
+        after = planned(with_stack_key(stack_config(context), key, STACK_SAMPLES[key]))
+    except ConfigError as error:
+        paths = [p.path for p in error.problems]
+        assert any(p == key or p.startswith(key + ".") or p.startswith(key + "[") or key.startswith(p + ".")
+                   for p in paths), (context, key, error.render())
+        return
+    assert after != context_plans[context] or (context, key) in STACK_EXEMPT, \
+        f"{context}: {key} was accepted and changed nothing"

@@ -6,7 +6,7 @@ import pytest
 import yaml
 
 from pathways_gke.provider import package_schema
-from tests.support.examples import EXAMPLES, as_wire, construct_plan, plan_example
+from tests.support.examples import EXAMPLES, as_wire, construct_plan, example_config, plan_example
 from tests.conftest import ROOT
 from tests.support.offline import Cloud
 from tests.support.pulumi_schema import schema_errors
@@ -72,7 +72,7 @@ def yaml_program():
 
 @pytest.fixture(scope="module")
 def yaml_stack():
-    return yaml.safe_load((YAML_DIR / "Pulumi.dev.yaml").read_text())["config"]
+    return example_config("yaml", "dev")
 
 
 def ours(program):
@@ -240,3 +240,12 @@ def test_workloads_only_refuses_a_pool_group_the_cluster_does_not_have():
         "name": args.resource_id, "outputs": outputs, "secretOutputNames": []}})
     with pytest.raises(Exception, match=r"workloads\[sweep-a\].tpuPool: 'main' is not a TPU pool group"):
         plan_example("workloads-only", "dev", mocks=cloud)
+
+
+def test_example_stacks_carry_no_made_up_ciphertext():
+    """A `secure:` value no key decrypts fails `pulumi preview`; the user sets each secret (the file says how)."""
+    for path in EXAMPLES.rglob("Pulumi.*.yaml"):
+        text = path.read_text()
+        assert "secure:" not in text, path
+    for name in ("yaml", "workloads-only"):
+        assert "pulumi config set --secret" in (EXAMPLES / name / "Pulumi.dev.yaml").read_text(), name

@@ -251,7 +251,8 @@ RANGES = {"podsRangeName": "gke-pods", "servicesRangeName": "gke-services"}
     {"network": "projects/acme-host/global/networks/vpc", "subnetwork":
      "https://www.googleapis.com/compute/v1/projects/acme-host/regions/us-east5/subnetworks/nodes", **RANGES},
     {"network": "https://www.googleapis.com/compute/v1/projects/acme-host/global/networks/vpc",
-     "networkProject": "acme-host", "subnetwork": "projects/acme-host/regions/us-east5/subnetworks/s", **RANGES},
+     "networkProject": "acme-host", "subnetwork": "projects/acme-host/regions/us-east5/subnetworks/s", **RANGES,
+     "privateNodes": True, "masterIpv4CidrBlock": "172.16.0.32/28"},  # networkProject: where the firewall goes
 ])
 def test_networks_gke_takes_are_accepted(cluster):
     assert problems_of(dev(cluster=cluster)) == []

@@ -6,6 +6,7 @@ import pulumi
 import pytest
 from pulumi.runtime import rpc
 
+from pathways_gke.apply_rules import JOBSET_REPLACE_ON_CHANGES
 from pathways_gke.component import property_path
 from pathways_gke.tokens import JAX_WORKLOAD
 from pathways_gke.workloads.jax import JaxWorkload, jax_args_from_stack
@@ -44,7 +45,7 @@ def test_children_options_and_outputs():
     assert component.outputs == {"jobsetName": "mst", "coordinatorAddress": "mst-workers-0-0.mst:8482",
                                  "processes": 4, "namespace": "default"}
     assert job.type == "kubernetes:jobset.x-k8s.io/v1alpha2:JobSet" and job.parent == component.urn
-    assert job.options["replaceOnChanges"] == ["spec"] and job.options["deleteBeforeReplace"]
+    assert job.options["replaceOnChanges"] == sorted(JOBSET_REPLACE_ON_CHANGES) and job.options["deleteBeforeReplace"]
     assert secret.type == "kubernetes:core/v1:Secret" and secret.parent == component.urn
     # the JobSet waits for the Secret and for what the component was told to wait for
     assert {secret.urn, plan.named("ready").urn} <= set(job.depends_on)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 import yaml
 
+from pathways_gke.apply_rules import JOBSET_REPLACE_ON_CHANGES
 from pathways_gke.cli import main as cli_main
 from tests.conftest import ROOT
 from tests.support.crd import jobset_schema_errors
@@ -45,7 +46,7 @@ def test_each_jobset_is_replaced_with_the_pools_it_runs_on_and_uses_the_cluster_
         assert job.parent == by_name[job.name[:-len("-jobset")]].urn
         assert not by_name[job.name[:-len("-jobset")]].options.get("replaceWith")  # only the JobSet carries it
         assert job.options["provider"].startswith(provider)
-        assert job.options["replaceOnChanges"] == ["spec"] and job.options["deleteBeforeReplace"]
+        assert job.options["replaceOnChanges"] == sorted(JOBSET_REPLACE_ON_CHANGES) and job.options["deleteBeforeReplace"]
         assert job.type == "kubernetes:jobset.x-k8s.io/v1alpha2:JobSet"
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from tests.conftest import ROOT
 
 PACKAGE = ROOT / "components" / "pathways_gke"
-BOTTOM = {"catalog", "naming", "errors", "capacity", "releases", "gke_rules", "tokens", "property_paths"}
+BOTTOM = {"apply_rules", "catalog", "naming", "errors", "capacity", "releases", "gke_rules", "tokens", "property_paths"}
 
 
 def module_name(path: Path) -> str:

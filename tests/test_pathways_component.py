@@ -9,6 +9,7 @@ import pulumi_kubernetes as k8s
 import pytest
 from pulumi.runtime import rpc
 
+from pathways_gke.apply_rules import JOBSET_REPLACE_ON_CHANGES
 from pathways_gke.component import property_path
 from pathways_gke.config import load_stack_file
 from pathways_gke.errors import ConfigError
@@ -33,7 +34,7 @@ def test_children_names_parents_and_jobset_options():
     jobset = plan.named("train-jobset")
     assert jobset.type == "kubernetes:jobset.x-k8s.io/v1alpha2:JobSet"
     assert jobset.parent == component.urn
-    assert jobset.options["replaceOnChanges"] == ["spec"] and jobset.options["deleteBeforeReplace"] is True
+    assert jobset.options["replaceOnChanges"] == sorted(JOBSET_REPLACE_ON_CHANGES) and jobset.options["deleteBeforeReplace"] is True
     assert sorted(r.name for r in plan.resources) == ["train", "train-jobset"]  # no Secret without secretEnv
 
 

@@ -55,7 +55,10 @@ def test_colocated_on_a_multi_slice_pool_is_refused():
 
 
 def test_colocated_on_a_host_too_small_for_the_head_is_refused():
-    found = problems(stack_with({"mode": "colocated"}, pool={"type": "v5e", "topology": "1x1", "slices": 1}))
+    # the Pathways servers on a TPU VM take at most a quarter of it (pathways_checks.tpu_head_server_sizes); the user
+    # container's own requests must fit in the rest
+    found = problems(stack_with({"mode": "colocated", "resources": {"requests": {"cpu": "20", "memory": "40Gi"}}},
+                                pool={"type": "v5e", "topology": "1x1", "slices": 1}))
     assert "ct5lp-hightpu-1t" in found["workloads[0].mode"] and "cannot hold it" in found["workloads[0].mode"]
 
 

@@ -7,6 +7,7 @@ import sys
 
 import yaml
 
+from pathways_gke.apply_rules import JOBSET_REPLACE_ON_CHANGES
 from pathways_gke.config import load_stack_file
 from pathways_gke.plan import plan_config
 from pathways_gke.plan.render import write_out
@@ -26,7 +27,7 @@ def test_prod_plan_has_the_workload_component_and_its_jobset(stack_plans):
     jobset = plan.named("pw-prod-llm-pretrain-jobset")
     assert component.type == "pathways-gke:index:PathwaysWorkload"
     assert jobset.type == JOBSET and jobset.parent == component.urn
-    assert jobset.options["replaceOnChanges"] == ["spec"] and jobset.options["deleteBeforeReplace"] is True
+    assert jobset.options["replaceOnChanges"] == sorted(JOBSET_REPLACE_ON_CHANGES) and jobset.options["deleteBeforeReplace"] is True
     pools = [plan.named(f"pw-prod-train-{i}").urn for i in range(4)]
     assert jobset.options["replaceWith"] == pools  # a replaced slice replaces the JobSet
     assert set(pools) <= set(jobset.depends_on) and plan.named("pw-prod-cpu").urn in jobset.depends_on

@@ -143,8 +143,13 @@ def test_a_kubernetes_object_is_replaced_when_renamed_and_updated_otherwise():
     old = mini_plan()
     renamed = diff_plans(old, edited(old, "pw-dev-hf-token", inputs__metadata={"name": "x", "namespace": "default"}))
     assert renamed.changed[0].replace and renamed.changed[0].replace_reasons == ("metadata.name",)
+    labels = diff_plans(old, edited(old, "pw-dev-hf-token", inputs__metadata={
+        "name": "hf-token", "namespace": "default", "labels": {"team": "a"}}))
+    assert not labels.changed[0].replace and labels.changed[0].verdict == "update"
+    # a Secret's data is in pulumi-kubernetes' forceNew table (provider/pkg/provider/diff.go): replaced, and
+    # delete-first, since the object keeps its name (provider.go)
     data = diff_plans(old, edited(old, "pw-dev-hf-token", inputs__stringData={"HF_TOKEN": "<secret>", "B": "1"}))
-    assert not data.changed[0].replace
+    assert data.changed[0].replace and data.changed[0].replace_mode == "delete-first"
 
 
 def test_changed_options_are_reported_without_property_changes():

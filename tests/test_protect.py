@@ -96,3 +96,31 @@ def test_the_table_decides_every_kind_the_code_uses():
         k for k, rule in CHILD_PROTECTION.items() if rule == INFRASTRUCTURE}
     for replaceable in ("jobset", "workload-secret", "readiness", "kubernetes-provider", "workload"):
         assert protect_child(replaceable, True) is False
+
+
+def test_a_retained_component_never_retains_what_is_replaced_delete_first():
+    """retainOnDelete is inherited by children that leave it unset (pulumi/pulumi source_eval.go inheritFromParent;
+    the plan records it as the engine applies it): a retained JobSet or Service replaced delete-first under its
+    fixed name would hit 409. Replaceable kinds set it false; infrastructure keeps the component's wish."""
+    plan, _ = plan_component("serve", pulumi.ResourceOptions(retain_on_delete=True))
+    retain = {r.name: r.options["retainOnDelete"] for r in plan.resources if r.custom}
+    assert retain["pw-serve-cluster"] is True
+    assert all(retain[r.name] for r in plan.resources if r.type == "gcp:container/nodePool:NodePool")
+    replaceable = [r for r in plan.resources if r.custom and r.type.split(":")[-1] in (
+        "JobSet", "LeaderWorkerSet", "Service", "Deployment", "Secret", "ConfigMap")]
+    assert replaceable and not any(retain[r.name] for r in replaceable)
+    assert retain["pw-serve-k8s"] is False
+    # and without the option nothing is retained
+    plain, _ = plan_component("serve", pulumi.ResourceOptions())
+    assert not any(r.options["retainOnDelete"] for r in plain.resources if r.custom)
+
+
+def test_a_workload_component_is_never_protected_itself():
+    """Children are deleted before their parent: a protected workload component would be half-deleted (its JobSet
+    gone, the component refused). Its own protect is dropped; its JobSet is never protected."""
+    from pathways_gke.workloads.pathways import PathwaysWorkload
+    from tests.test_pathways_component import ARGS
+
+    plan = run(lambda: PathwaysWorkload("train", ARGS, pulumi.ResourceOptions(protect=True)))
+    assert plan.named("train").options["protect"] is False
+    assert plan.named("train-jobset").options["protect"] is False

@@ -17,7 +17,7 @@ from pathways_gke.addons.kueue import (
     COVERED_RESOURCES, HOST_RESOURCES_NOT_LIMITED, kueue_objects, tpu_chips,
 )
 from pathways_gke.addons.priority import PRIORITY_LADDER
-from pathways_gke.releases import controller_image_tags, manifest_problems
+from pathways_gke.releases import RELEASES, controller_image_tags, manifest_problems
 from pathways_gke.catalog import CpuMachine, gke_allocatable
 from pathways_gke.naming import JOBSET_CRD, NODE_POOL_LABEL, TPU_GROUP_LABEL
 from pathways_gke.addons.install import PATCH_FORCE_ANNOTATION, with_force_apply
@@ -33,7 +33,9 @@ RELEASE_URL = "https://github.com/kubernetes-sigs/jobset/releases/download/{}/ma
 
 def test_jobset_installs_the_pinned_release_url_by_default():
     source = services_spec(parsed("dev")).jobset
-    assert (source.version, source.origin, source.file) == ("v0.10.1", "release", RELEASE_URL.format("v0.10.1"))
+    assert (source.version, source.origin, source.file) == ("v0.12.0", "release", RELEASE_URL.format("v0.12.0"))
+    # a stack without jobset.version gets the one default, releases.py's
+    assert services_spec(parsed("dev", jobset={})).jobset.version == RELEASES["jobset"].default == "v0.12.0"
 
 
 def test_a_version_bump_changes_only_the_url_so_it_is_an_update_not_a_replace():
@@ -56,7 +58,8 @@ def test_a_local_manifest_replaces_the_url_and_keeps_the_version_on_record(tmp_p
 def test_kueue_is_off_by_default_and_pinned_when_on():
     assert services_spec(parsed("dev")).kueue is None
     kueue = services_spec(parsed("prod")).kueue
-    assert kueue is not None and kueue.file.endswith("/kueue/releases/download/v0.17.1/manifests.yaml")
+    assert kueue is not None and kueue.file.endswith("/kueue/releases/download/v0.19.5/manifests.yaml")
+    assert kueue.version == RELEASES["kueue"].default
 
 
 # --- local manifests ----------------------------------------------------------------------------
@@ -200,10 +203,10 @@ def test_the_readiness_marker_lives_in_the_workloads_namespace_and_records_versi
     sized = {k: v for k, v in marker["data"].items() if k.endswith(".resources")}
     assert sorted(sized) == ["jobset.resources", "kueue.resources"]  # tests/test_at_scale.py checks the values
     assert {k: v for k, v in marker["data"].items() if k not in sized} == {
-        "jobset.source": RELEASE_URL.format("v0.10.1"), "jobset.version": "v0.10.1",
+        "jobset.source": RELEASE_URL.format("v0.12.0"), "jobset.version": "v0.12.0",
         "kueue.localQueue": LOCAL_QUEUE_NAME,
-        "kueue.source": "https://github.com/kubernetes-sigs/kueue/releases/download/v0.17.1/manifests.yaml",
-        "kueue.version": "v0.17.1"}
+        "kueue.source": "https://github.com/kubernetes-sigs/kueue/releases/download/v0.19.5/manifests.yaml",
+        "kueue.version": "v0.19.5"}
 
 
 # --- Kueue objects -------------------------------------------------------------------------------

@@ -80,9 +80,15 @@ def test_all_service_problems_are_reported_together(tmp_path):
     assert set(found) == {"jobset.manifest", "kueue.manifest", "namespace", "workloads[0].priorityClass"}
 
 
-def test_kueue_manifest_is_not_checked_while_kueue_is_off(tmp_path):
-    s = parsed("dev", kueue={"enabled": False, "manifest": str(tmp_path / "absent.yaml")})
-    assert s.kueue.enabled is False
+def test_kueue_settings_while_kueue_is_off_are_refused_not_ignored(tmp_path):
+    """Nothing is installed with kueue.enabled false: a manifest (even one that is absent) is refused for that
+    reason, never silently dropped."""
+    from pathways_gke.errors import ConfigError
+
+    with pytest.raises(ConfigError) as caught:
+        parsed("dev", kueue={"enabled": False, "manifest": str(tmp_path / "absent.yaml")})
+    assert caught.value.paths == ["kueue.manifest"]
+    assert "kueue.enabled is false" in caught.value.render()
 
 
 # --- the CLI contract: exit 2 naming the path, nothing planned ------------------------------------

@@ -43,7 +43,7 @@ def test_the_jobset_install_is_the_pinned_release_awaited_after_the_cpu_pool_onl
     install = plan.named(f"{cluster}-services-jobset")
     assert install.type == CONFIG_FILE and install.remote
     assert install.inputs == {
-        "file": "https://github.com/kubernetes-sigs/jobset/releases/download/v0.10.1/manifests.yaml",
+        "file": "https://github.com/kubernetes-sigs/jobset/releases/download/v0.12.0/manifests.yaml",
         "resourcePrefix": f"{cluster}-services-jobset", "skipAwait": False}
     assert install.depends_on == [plan.named(f"{cluster}-cpu").urn]
     assert install.options["providers"]["kubernetes"].endswith(f"::{cluster}-k8s")
@@ -65,7 +65,7 @@ def test_the_readiness_gate_comes_after_every_install(env, cluster):
     assert gate.type == "kubernetes:core/v1:ConfigMap"
     installs = {r.urn for r in plan.of_type(CONFIG_FILE)}
     assert installs and installs <= set(gate.depends_on)
-    assert gate.inputs["data"]["jobset.version"] == "v0.10.1"
+    assert gate.inputs["data"]["jobset.version"] == "v0.12.0"
 
 
 @pytest.mark.parametrize("env", ["dev", "prod"])
@@ -94,7 +94,7 @@ def test_prod_has_kueue_its_queues_namespace_and_priority_ladder():
         "pw-prod-services-local-queue",
         *(f"pw-prod-services-priority-{p}" for p in ("very-low", "low", "medium", "high", "very-high"))}
     kueue = plan.named("pw-prod-services-kueue")
-    assert kueue.inputs["file"] == "https://github.com/kubernetes-sigs/kueue/releases/download/v0.17.1/manifests.yaml"
+    assert kueue.inputs["file"] == "https://github.com/kubernetes-sigs/kueue/releases/download/v0.19.5/manifests.yaml"
     assert set(kueue.depends_on) == {plan.named("pw-prod-cpu").urn, plan.named("pw-prod-services-jobset").urn}
     for r in services_subtree(plan, "pw-prod-services"):
         if r.type.startswith("kubernetes:kueue.x-k8s.io/"):
@@ -136,7 +136,7 @@ def test_a_local_manifest_is_the_install_source_shown_in_the_plan(tmp_path):
 
 
 def test_a_jobset_upgrade_keeps_every_urn_and_changes_only_the_source():
-    old = plan_config(stack("dev"), stack="dev")
+    old = plan_config(stack("dev", jobset={"version": "v0.10.1"}), stack="dev")
     new = plan_config(stack("dev", jobset={"version": "v0.12.0"}), stack="dev")
     assert [r.urn for r in old.resources] == [r.urn for r in new.resources]
     changed = {r.name for r, s in zip(old.resources, new.resources) if r.inputs != s.inputs}
@@ -145,7 +145,7 @@ def test_a_jobset_upgrade_keeps_every_urn_and_changes_only_the_source():
 
 def test_the_component_outputs_name_versions_and_queue():
     outputs = planned("prod").named("pw-prod-services").outputs
-    assert outputs["jobsetVersion"] == "v0.10.1" and outputs["kueueVersion"] == "v0.17.1"
+    assert outputs["jobsetVersion"] == "v0.12.0" and outputs["kueueVersion"] == "v0.19.5"
     assert outputs["queueName"] == "pathways-queue" and outputs["namespace"] == "ml"
 
 

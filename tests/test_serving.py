@@ -341,8 +341,8 @@ def _service_client_slices(config):
 @pytest.mark.parametrize("mutate, path, fragments", [
     (_lws_04, "lws.version", ("v0.4.0", "older than v0.5.0", "kube-rbac-proxy")),
     (_long_name, "workloads[3].name", ("51 characters", "50 in modes serving/service")),
-    (_too_many_replicas, "workloads[3].serving.replicas", ("3 x 1 = 3 slices", "has (2)")),
-    (_two_slices_each, "workloads[3].serving.replicas", ("2 x 2 = 4 slices", "'serve'")),
+    (_too_many_replicas, "workloads[3].serving.replicas", ("3 x serving.slicesPerReplica 1 = 3 slices", "has (2)")),
+    (_two_slices_each, "workloads[3].serving.replicas", ("2 x serving.slicesPerReplica 2 = 4 slices", "'serve'")),
     (_proxy_port, "workloads[3].serving.port", ("29000", "Pathways servers")),
     (_rm_port_in_list, "workloads[3].serving.ports[1].port", ("29001",)),
     (_cpu_leader_old_lws, "workloads[3].serving.leader", ("v0.6.0", "v0.5.0")),
@@ -399,14 +399,17 @@ def test_plan_json_is_deterministic_for_the_serve_stack(stack_plans):
     assert json.loads(again.dumps()) == json.loads(stack_plans("serve").dumps())
 
 
-def test_switching_to_an_internal_load_balancer_replaces_only_the_service_deleting_it_first(stack_plans):
+def test_dropping_the_internal_load_balancer_updates_only_the_service_in_place(stack_plans):
+    # pulumi-kubernetes forces replacement of a Service only on spec.clusterIP (provider/pkg/provider/diff.go);
+    # spec.type and the load-balancer annotation are updated in place, and the API server drops the node ports
+    # a ClusterIP Service no longer has.
     config = shipped("serve")
     workload(config, "llama-serve")["serving"].pop("loadBalancer")
     diff = diff_plans(stack_plans("serve"), plan_config(config, stack="serve"))
     [change] = diff.changed
-    assert change.name == "pw-serve-llama-serve-svc" and change.replace  # pulumi-kubernetes: spec.type is forceNew
-    assert "spec.type" in change.replace_reasons
-    assert diff.new_resources[change.urn]["options"]["deleteBeforeReplace"] is True  # fixed name
+    assert change.name == "pw-serve-llama-serve-svc" and "spec.type" in change.properties
+    assert not change.replace and change.refusals == ()
+    assert diff.new_resources[change.urn]["options"]["deleteBeforeReplace"] is True  # if it is ever replaced
 
 
 # --- the LWS install: same machinery as JobSet/Kueue -----------------------------------------------------------
@@ -451,9 +454,12 @@ def test_the_workloads_namespace_cannot_be_the_lws_system_namespace():
     assert caught.value.paths == ["namespace"] and "lws" in str(caught.value)
 
 
+QUEUE_NAME = 'metadata.labels["kueue.x-k8s.io/queue-name"]'  # Kueue refuses adding or removing it in place
+
+
 @pytest.mark.parametrize("version, replaced", [
-    ("v0.10.0", ["spec.leaderWorkerTemplate.subGroupPolicy"]),
-    ("v0.6.1", ["spec.leaderWorkerTemplate.subGroupPolicy", "spec.leaderWorkerTemplate.size"]),
+    ("v0.10.0", [QUEUE_NAME, "spec.leaderWorkerTemplate.subGroupPolicy"]),
+    ("v0.6.1", [QUEUE_NAME, "spec.leaderWorkerTemplate.subGroupPolicy", "spec.leaderWorkerTemplate.size"]),
 ])
 def test_fields_the_lws_webhook_will_not_update_replace_the_leaderworkerset(version, replaced):
     config = shipped("serve")
@@ -581,10 +587,11 @@ def test_any_accepted_serving_layout_renders_a_valid_leaderworkerset(shape, slic
         stack = parse_stack(config)
     except ConfigError as exc:
         assert exc.paths and all(p.startswith(SERVING_PATHS) for p in exc.paths), str(exc)
-        assert (replicas + surge) * per_replica > slices or port in (29000, 8080) or \
+        assert (replicas + surge) * per_replica > slices or port == 29000 or \
             (leader == "cpu" and lws_version == "v0.5.0"), str(exc)
         return
-    assert (replicas + surge) * per_replica <= slices and port not in (29000, 8080)
+    # 8080 is a worker port, in the worker pods: the server shares its pod with the proxy and RM only
+    assert (replicas + surge) * per_replica <= slices and port != 29000
     [wl] = stack.workloads
     target = target_for(stack, wl)
     lws = serving_objects(wl, target).lws
@@ -618,7 +625,12 @@ def test_console_links_and_alerts_know_a_leaderworkerset_is_not_a_jobset(stack_p
         assert "leaderworkerset_sigs_k8s_io%2Fname" in links[name]["logs"] and f"%22{name}%22" in links[name]["logs"]
     from pathways_gke.gke.observability import alert_policy_specs
 
-    assert alert_policy_specs(parsed("serve", observability={"alerts": True})) == []  # JobSet metrics say nothing about a LeaderWorkerSet
+    # JobSet metrics say nothing about a LeaderWorkerSet: alerts on a stack whose every workload serves are refused
+    with pytest.raises(ConfigError, match="observability.alerts: true watches the JobSets") as caught:
+        parsed("serve", observability={"alerts": True})
+    assert "every workload serves on a LeaderWorkerSet" in str(caught.value)
+    mixed = parsed("dev", observability={"alerts": True})
+    assert alert_policy_specs(mixed) and all("llama" not in suffix for suffix, _ in alert_policy_specs(mixed))
 
 
 def test_a_standalone_pathways_serving_refuses_keys_its_runtime_does_not_read():

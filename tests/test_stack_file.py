@@ -127,6 +127,30 @@ CASES = {
             "pathways": {"version": "jax-0.9.2", "gcsScratch": "gs://acme-ml-dev-pathways/tmp"}}],
         ).replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026").replace("\\u00e9", "é")},
         [], True),
+    # yaml.v3 decode.go: an explicit key next to a merge overrides the merged one
+    "merge-key-overridden": (
+        base().replace("    minNodes: 1\n", "    minNodes: 1\n    labels: &team {team: ml, tier: a}\n").replace(
+            "      capacity: spot\n", "      capacity: spot\n      labels: {<<: *team, tier: spot}\n"),
+        {**expected(),
+         "pathways-gke:cpuPool": go_json({"machineType": "n2-standard-64", "minNodes": 1, "maxNodes": 2,
+                                          "labels": {"team": "ml", "tier": "a"}}),
+         "pathways-gke:tpuPools": go_json([{"name": "main", "type": "v6e", "topology": "2x4", "zone": "us-east5-b",
+                                            "capacity": "spot", "labels": {"team": "ml", "tier": "spot"}}])},
+        [], True),
+    # resolve.go: an int asked for as !!float is that float (Go's encoding/json prints 3.0 as 3)
+    "float-tag": (base(max_nodes="!!float 3"), expected(max_nodes=3), [], True),
+    # key.go ParseKey: the legacy `ns:config:key` form is `ns:key`
+    "legacy-key-form": (base().replace("  pathways-gke:cpuPool:", "  pathways-gke:config:cpuPool:"), expected(),
+                        [], True),
+    # yaml.go unmarshal: one document; the second is never read
+    "second-document-ignored": (base() + "---\nconfig:\n  gcp:project: other-project\n", expected(), [], True),
+    # object.go: a key that is not text is spelled with Go's %v (1.5 -> "1.5"), here a node label key
+    "float-label-key": (
+        base().replace("    minNodes: 1\n", "    minNodes: 1\n    labels: {1.5: x}\n"),
+        {**expected(), "pathways-gke:cpuPool": go_json({"machineType": "n2-standard-64", "minNodes": 1,
+                                                        "maxNodes": 2, "labels": {"1.5": "x"}})},
+        [], True),
+    "bool-for-int": (base(max_nodes="true"), expected(max_nodes=True), [], False),
 }
 ENCODINGS = {"utf-8-bom": lambda t: b"\xef\xbb\xbf" + t.encode(), "utf-16": lambda t: t.encode("utf-16")}
 

@@ -16,6 +16,7 @@ import yaml
 from pathways_gke import PathwaysCluster
 from pathways_gke.addons.install import child_resource, manifest_objects, predicted_child_urns
 from pathways_gke.plan.engine import Plan
+from pathways_gke.releases import RELEASES
 from tests.support.examples import plan_example
 from tests.support.offline import run
 
@@ -49,10 +50,14 @@ def plan() -> Plan:
     return run(two_clusters, stack="dev", project="platform")
 
 
-# the objects of each pinned release manifest (names and kinds), standing in for the URL offline
+# the objects of each pinned release manifest (names and kinds), standing in for the URL offline: the fixtures are
+# the v0.10.1 / v0.17.1 manifests; the duplicate-URN check reads only the objects' names and kinds, so they stand in
+# for the default releases' URLs too
 RELEASE_OBJECTS = {
     "https://github.com/kubernetes-sigs/jobset/releases/download/v0.10.1/manifests.yaml": "jobset-manifests.yaml",
     "https://github.com/kubernetes-sigs/kueue/releases/download/v0.17.1/manifests.yaml": "kueue-manifests.yaml",
+    RELEASES["jobset"].url.format(version=RELEASES["jobset"].default): "jobset-manifests.yaml",
+    RELEASES["kueue"].url.format(version=RELEASES["kueue"].default): "kueue-manifests.yaml",
 }
 
 

@@ -15,7 +15,7 @@ from . import naming
 from .config.types import gsa_project
 from .config.stack import StackConfig
 from .gke.cluster_spec import api_and_role_notes, egress_notes, nat_args, router_args, shared_vpc_notes
-from .protection import protect_child
+from .protection import child_options
 from .workloads.identity import (GCP_SA_ANNOTATION, WORKLOAD_IDENTITY_USER, bucket_args, grant_plan,
                                  identities_report, ksa_bindings, manual_grants)
 
@@ -31,11 +31,11 @@ def egress(parent: pulumi.Resource, name: str, stack: StackConfig, protected: bo
     router = router_args(stack)
     if router is not None:
         out.append(gcp.compute.Router(f"{name}-router", **router,
-                                      opts=fixed_name(parent, protect=protect_child("router", protected))))
+                                      opts=fixed_name(parent, **child_options("router", protected))))
     nat = nat_args(stack)
     if nat is not None:
         out.append(gcp.compute.RouterNat(f"{name}-nat", **nat, opts=fixed_name(
-            parent, depends_on=out[:1], protect=protect_child("router", protected))))
+            parent, depends_on=out[:1], **child_options("router", protected))))
     return out
 
 
@@ -86,7 +86,7 @@ class Access:
                 self.service_accounts.append(k8s.core.v1.ServiceAccount(
                     f"{name}-ksa-{ksa['name']}", metadata=metadata,
                     opts=pulumi.ResourceOptions(parent=parent, provider=kubernetes, depends_on=namespace_ready,
-                                                protect=protect_child("service-account", protected))))
+                                                **child_options("service-account", protected))))
             gsa = ksa["gcpServiceAccount"]
             if gsa:
                 self.bindings.append(gcp.serviceaccount.IAMMember(
@@ -95,11 +95,10 @@ class Access:
                     role=WORKLOAD_IDENTITY_USER, member=ksa["member"],
                     # the workload pool <project>.svc.id.goog exists once the cluster has Workload Identity
                     opts=pulumi.ResourceOptions(parent=parent, depends_on=[cluster] if cluster else None,
-                                                protect=protect_child("grant", protected))))
+                                                **child_options("grant", protected))))
         self.buckets = {
             b.name: gcp.storage.Bucket(f"{name}-bucket-{b.name}", **bucket_args(stack, b.name),
-                                       opts=pulumi.ResourceOptions(parent=parent, retain_on_delete=True,
-                                                                   protect=protect_child("bucket", protected)))
+                                       opts=pulumi.ResourceOptions(parent=parent, **child_options("bucket", protected)))
             for b in stack.buckets if b.create
         }
         self.grants: list[pulumi.Resource] = []
@@ -112,7 +111,7 @@ class Access:
                                 node_service_account if grant.identity.kind == "node" else None,
                                 cluster if grant.identity.kind == "workload-identity" else None) if d is not None]
             grant_opts = pulumi.ResourceOptions(parent=parent, depends_on=deps or None,
-                                                protect=protect_child("grant", protected))
+                                                **child_options("grant", protected))
             if grant.bucket:
                 self.grants.append(gcp.storage.BucketIAMMember(
                     grant.resource_name(name), bucket=grant.bucket, role=grant.role, member=member, opts=grant_opts))

@@ -28,8 +28,8 @@ from .args_types import (  # noqa: F401 - re-exported; generated from the config
     CpuPool, DiskType, GcsFuseVolume, HostMaintenanceInterval, ImagePullPolicy, JaxSettings, JobSet, Kueue,
     LeaderPlacement, LoadBalancer, Lws, Maintenance, MaintenanceExclusion, MaintenanceScope, MaintenanceWindow, Nat,
     NodeServiceAccount, Observability, PathwaysEnv, PathwaysFlags, PathwaysImages, PathwaysSettings, ReleaseChannel,
-    Reservation, Runtime, ServiceSettings, ServingPort, ServingProbes, ServingSettings, TpuPool, Workload,
-    WorkloadMode,
+    Reservation, Runtime, ServiceSettings, ServingPort, ServingProbes, ServingSettings, Sidecar, SidecarResources,
+    TpuPool, Workload, WorkloadMode,
 )
 from .config.deferrable import accepted_paths
 from .errors import ConfigError, Problem

@@ -111,7 +111,7 @@ class ClusterDns(str, Enum):
     """Cluster DNS provider."""
 
     AUTO = "auto"
-    """Cloud DNS (cluster scope) when the stack has a multi-host TPU slice, else GKE's default."""
+    """Decided once, when the cluster is created: Cloud DNS (cluster scope) when the stack then has a multi-host TPU slice, else GKE's default; later pool edits never change it."""
     CLOUD_DNS = "cloud-dns"
     """Cloud DNS for GKE, cluster scope: DNS answered on every node, no in-cluster DNS server."""
     NODELOCAL_DNSCACHE = "nodelocal-dnscache"
@@ -348,7 +348,7 @@ class JobSet(TypedDict):
     """The JobSet controller installed into the cluster."""
 
     version: NotRequired[str]
-    """Pinned JobSet release (vMAJOR.MINOR.PATCH). Default: "v0.10.1"."""
+    """Pinned JobSet release (vMAJOR.MINOR.PATCH, >= v0.7.0; releases.py). Default: "v0.12.0"."""
     manifest: NotRequired[str]
     """Path of a vendored install manifest to use instead of the bundled one."""
     size_for_cluster: NotRequired[bool]
@@ -361,7 +361,7 @@ class Kueue(TypedDict):
     enabled: NotRequired[bool]
     """Install Kueue and submit workloads through its queue. Default: false."""
     version: NotRequired[str]
-    """Pinned Kueue release (vMAJOR.MINOR.PATCH). Default: "v0.17.1"."""
+    """Pinned Kueue release (vMAJOR.MINOR.PATCH, >= v0.17.0; releases.py). Default: "v0.19.5"."""
     manifest: NotRequired[str]
     """Path of a vendored install manifest to use instead of the bundled one."""
     size_for_cluster: NotRequired[bool]
@@ -472,6 +472,38 @@ class GcsFuseVolume(TypedDict):
     """Also mount into every pathways-worker container. Default: false."""
 
 
+class SidecarResources(TypedDict):
+    """Requests and limits of a sidecar container (none by default: it shares the head's node with the Pathways
+    servers, and on a TPU VM with a worker)."""
+
+    requests: NotRequired[dict[str, str]]
+    """Resource requests (quantities)."""
+    limits: NotRequired[dict[str, str]]
+    """Resource limits (quantities)."""
+
+
+class Sidecar(TypedDict):
+    """An extra container in the head pod (a serving leader, a service backend's leader, a training head),
+    beside the user container and the Pathways servers: e.g. JetStream's `jetstream-http` in front of the
+    maxengine gRPC server (https://cloud.google.com/kubernetes-engine/docs/tutorials/serve-multihost-tpu-jetstream)."""
+
+    name: str
+    """Container name (DNS label), unique in the pod; not containerName nor a Pathways container's name."""
+    image: pulumi.Input[str]
+    """Image, pinned to a tag other than latest or to a digest."""
+    command: NotRequired[list[str]]
+    """Entrypoint as an argument list (Kubernetes `command`; no shell): default the image's."""
+    args: NotRequired[list[str]]
+    """Arguments (Kubernetes `args`)."""
+    env: NotRequired[dict[str, pulumi.Input[str]]]
+    """Environment variables."""
+    ports: NotRequired[list[int]]
+    """TCP ports it listens on (1-65535, unique in the pod); serving.port may be one of them, and then the Service
+    and the probes go to this container."""
+    resources: NotRequired[SidecarResources]
+    """Requests and limits (default none)."""
+
+
 class ServingPort(TypedDict):
     """One port of the user's server."""
 
@@ -540,6 +572,9 @@ class Workload(TypedDict):
     image built in the same program)."""
     command: NotRequired[list[str]]
     """The user program as an argument list (the stack file also accepts one shell string)."""
+    args: NotRequired[list[str]]
+    """Arguments of the user container: without command, the image's entrypoint gets them (Kubernetes `args`,
+    e.g. MaxText's key=value settings); with command, they are appended to it as shell-quoted words."""
     max_restarts: NotRequired[int]
     """JobSet failure-policy restarts (0-1000). Default: 0."""
     priority_class: NotRequired[str]
@@ -581,6 +616,9 @@ class Workload(TypedDict):
     """Requests and limits of the user container."""
     gcs_fuse: NotRequired[list[GcsFuseVolume]]
     """Cloud Storage buckets mounted into the user container (and optionally the workers)."""
+    sidecars: NotRequired[list[Sidecar]]
+    """Extra containers in the head pod (a serving leader, a service backend's leader, a training head), e.g.
+    JetStream's HTTP front end beside the maxengine server."""
     serving: NotRequired[ServingSettings]
     """mode serving: ports, replicas, probes, load balancer."""
     service: NotRequired[ServiceSettings]
@@ -621,7 +659,7 @@ class Lws(TypedDict):
     """The LeaderWorkerSet controller (installed only when a workload runs in mode serving or service)."""
 
     version: NotRequired[str]
-    """Pinned LWS release (vMAJOR.MINOR.PATCH, >= v0.5.0). Default: "v0.10.0"."""
+    """Pinned LWS release (vMAJOR.MINOR.PATCH, >= v0.5.0; releases.py). Default: "v0.10.0"."""
     manifest: NotRequired[str]
     """Path of a vendored install manifest to use instead of the release URL."""
     gate_image: NotRequired[str]
@@ -641,6 +679,9 @@ class JaxWorkloadSpec(TypedDict):
     image built in the same program)."""
     command: list[str]
     """The user program as an argument list (the stack file also accepts one shell string)."""
+    args: NotRequired[list[str]]
+    """Arguments of the user container: without command, the image's entrypoint gets them (Kubernetes `args`,
+    e.g. MaxText's key=value settings); with command, they are appended to it as shell-quoted words."""
     max_restarts: NotRequired[int]
     """JobSet failure-policy restarts (0-1000). Default: 0."""
     priority_class: NotRequired[str]
@@ -776,6 +817,8 @@ class PathwaysServingArgs(TypedDict):
     """Kueue LocalQueue; sets kueue.x-k8s.io/queue-name on the JobSet or LeaderWorkerSet."""
     lws_version: NotRequired[str]
     """Release of the LWS controller in the cluster (vMAJOR.MINOR.PATCH, >= v0.5.0; default v0.10.0)."""
+    kueue_version: NotRequired[str]
+    """Release of the Kueue controller that admits the workload when queue_name is set (vMAJOR.MINOR.PATCH, >= v0.17.0; default v0.19.5): before v0.18.0 a LeaderWorkerSet name is limited to 39 characters."""
     secrets: NotRequired[dict[str, pulumi.Input[str]]]
     """Secret values by name (give Pulumi secrets, e.g. config.require_secret), for the workload's
     secretEnv (ENV_VAR: secret name); stored in a Kubernetes Secret."""

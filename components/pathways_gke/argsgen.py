@@ -99,7 +99,10 @@ COMPONENT_ARGS = (
             "serving: block) or service (and a service: block); see docs/serving.md.", required=True),
         tpu_required=True,
         rest=(Arg("lws_version", "str", "Release of the LWS controller in the cluster (vMAJOR.MINOR.PATCH, >= "
-                  "v0.5.0; default v0.10.0)."), SECRETS)),
+                  "v0.5.0; default v0.10.0)."),
+              Arg("kueue_version", "str", "Release of the Kueue controller that admits the workload when queue_name "
+                  "is set (vMAJOR.MINOR.PATCH, >= v0.17.0; default v0.19.5): before v0.18.0 a LeaderWorkerSet name "
+                  "is limited to 39 characters."), SECRETS)),
 )
 """The workload components' Args TypedDicts (PathwaysWorkload, JaxWorkload, PathwaysServing)."""
 

@@ -406,3 +406,14 @@ def gke_allocatable(machine: CpuMachine) -> Allocatable:
 
 def is_tpu_machine_type(name: str) -> bool:
     return any(name == m.name for g in GENERATIONS.values() for m in g.machine_types)
+
+
+# Compute Engine's regional TPU chip quotas (regions.get `quotas[].metric`), per generation: (on-demand metric,
+# preemptible metric). Source: the `Quota.metric` enum of the Compute Engine v1 discovery document
+# (https://compute.googleapis.com/discovery/v1/apis/compute/v1/rest; also bundled in google-api-python-client):
+# it names the v4 and v5e podslice metrics only. The other generations' TPU quotas live in the Cloud Quotas API
+# (https://cloud.google.com/kubernetes-engine/docs/how-to/tpus#ensure-quota), so `preflight` reports them unknown.
+COMPUTE_TPU_QUOTA_METRICS: dict[str, tuple[str, str]] = {
+    "v4": ("TPU_PODSLICE_V4", "PREEMPTIBLE_TPU_PODSLICE_V4"),
+    "v5e": ("TPU_LITE_PODSLICE_V5", "PREEMPTIBLE_TPU_LITE_PODSLICE_V5"),
+}

@@ -1,7 +1,8 @@
 """`pathways-gke`: offline plans (and, from other modules, diffs and graphs) without credentials.
 
 Exit codes: 0 ok, 1 runtime failure (or `diff --exit-code` found changes), 2 invalid config or usage,
-3 a guardrail refused (a mandatory policy violation in `plan`; see plan/commands.py).
+3 a guardrail refused (a mandatory policy violation in `plan`; see plan/commands.py), 4 `wait` timed out.
+The day-2 commands (status, wait, logs, preflight) talk to a cluster and Google's APIs: day2/ and docs/day2.md.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import sys
 from pathlib import Path
 from typing import Callable, Optional, Sequence
 
+from .day2 import commands as day2_commands
 from .errors import ConfigError
 from .plan import commands as plan_commands
 from .plan.commands import add_critical_path_arguments, add_policy_arguments
@@ -24,14 +26,22 @@ def add_source_arguments(parser: argparse.ArgumentParser) -> None:
     source.add_argument("--config", type=Path, help="a stack config file (Pulumi.<stack>.yaml format)")
     parser.add_argument("--project-dir", type=Path, default=Path("."),
                         help="Pulumi project directory (default: the current directory)")
+    add_esc_argument(parser)
+
+
+def add_esc_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--esc-env", type=Path, metavar="JSON",
+                        help="the stack's ESC environment exported with `esc env open ORG/PROJECT/ENV` (a stack file "
+                             "with `environment:` is refused without it); its pulumiConfig is merged as `pulumi up` "
+                             "merges it")
 
 
 def load_plan(args: argparse.Namespace):
     from .plan.engine import plan_file, plan_stack
 
     if args.stack:
-        return plan_stack(args.stack, args.project_dir)
-    return plan_file(args.config, args.project_dir)
+        return plan_stack(args.stack, args.project_dir, esc=args.esc_env)
+    return plan_file(args.config, args.project_dir, esc=args.esc_env)
 
 
 def cmd_plan(args: argparse.Namespace) -> int:
@@ -77,7 +87,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 # other modules add their subcommands here: each takes the subparsers object and sets `handler`
 EXTRA_COMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [
-    plan_commands.register_diff, plan_commands.register_graph,
+    plan_commands.register_diff, plan_commands.register_graph, day2_commands.register,
 ]
 
 

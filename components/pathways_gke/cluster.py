@@ -20,13 +20,13 @@ from .config.tpu import TpuPoolConfig
 from .config.workloads import JaxWorkloadConfig, PathwaysWorkloadConfig
 from .deferred import Deferred
 from .gke.adopt import adopted_cluster_problems
-from .gke.cluster_spec import (CLUSTER_IGNORE_CHANGES, CLUSTER_TIMEOUTS, cluster_args, node_service_account_roles,
+from .gke.cluster_spec import (CLUSTER_TIMEOUTS, cluster_args, cluster_ignore_changes, node_service_account_roles,
                                cluster_identifier, webhook_firewall_args)
 from .gke.kubeconfig import kubeconfig
 from .gke.observability import alert_policy_specs, console_links
 from .gke.nodepools import NodePoolSpec, cpu_pool_spec, tpu_pool_specs, workload_policy_args
 from .naming import node_service_account_id, workload_policy_name
-from .protection import protect_child
+from .protection import child_options, protect_child
 from .services import ClusterServices
 from .tokens import PATHWAYS_CLUSTER, TPU_SLICE_GROUP
 from .workloads.jax import JaxWorkload, jax_args_from_stack
@@ -35,7 +35,7 @@ from .workloads.serving import PathwaysServing, serving_args_from_stack
 
 
 def node_pool(spec: NodePoolSpec, parent: pulumi.Resource, depends_on: Optional[list] = None,
-              protect: Optional[bool] = None) -> gcp.container.NodePool:
+              protect: Optional[bool] = None, retain_on_delete: Optional[bool] = None) -> gcp.container.NodePool:
     """`protect`: the decided protect (protection.py); None keeps the spec's (cluster.protect / pool.protect)."""
     timeouts = pulumi.CustomTimeouts(**spec.custom_timeouts) if spec.custom_timeouts else None
     return gcp.container.NodePool(
@@ -46,6 +46,7 @@ def node_pool(spec: NodePoolSpec, parent: pulumi.Resource, depends_on: Optional[
             ignore_changes=list(spec.ignore_changes) or None,
             delete_before_replace=spec.delete_before_replace,
             protect=spec.protect if protect is None else protect,
+            retain_on_delete=retain_on_delete,
             custom_timeouts=timeouts,
         ),
         **spec.args,
@@ -110,13 +111,13 @@ class TpuSliceGroup(pulumi.ComponentResource):
                 f"{name}-wp",
                 # a fixed name and no update (every field is force-new): the old one goes first
                 opts=pulumi.ResourceOptions(parent=self, delete_before_replace=True,
-                                            protect=protect_child("workload-policy", pools_protected)),
+                                            **child_options("workload-policy", pools_protected)),
                 **workload_policy_args(stack, pool, workload_policy_name(stack.cluster.name, pool.name)),
             )
             policy_name = self.workload_policy.name
         component = name.rsplit(f"-{pool.name}", 1)[0]
         self.node_pools = [
-            node_pool(spec, self, depends_on=grants or None, protect=protect_child("node-pool", pools_protected))
+            node_pool(spec, self, depends_on=grants or None, **child_options("node-pool", pools_protected))
             for spec in tpu_pool_specs(stack, pool, component=component, cluster=args["cluster"],
                                        service_account=args["service_account"], policy_name=policy_name)
         ]
@@ -207,9 +208,9 @@ class PathwaysCluster(pulumi.ComponentResource):
             self.cluster = gcp.container.Cluster(
                 f"{name}-cluster",
                 # a fixed GKE name: a replacement must delete the old cluster first (else 409)
-                opts=pulumi.ResourceOptions(parent=self, protect=protect_child("cluster", protected),
+                opts=pulumi.ResourceOptions(parent=self, **child_options("cluster", protected),
                                             delete_before_replace=True,
-                                            ignore_changes=list(CLUSTER_IGNORE_CHANGES),
+                                            ignore_changes=list(cluster_ignore_changes(stack)),
                                             custom_timeouts=pulumi.CustomTimeouts(**CLUSTER_TIMEOUTS)),
                 **cluster_args(stack, service_account),
             )
@@ -220,7 +221,7 @@ class PathwaysCluster(pulumi.ComponentResource):
             self.cluster = gcp.container.Cluster.get(
                 f"{name}-cluster",
                 f"projects/{stack.project}/locations/{stack.cluster.location}/clusters/{stack.cluster.name}",
-                opts=pulumi.ResourceOptions(parent=self, protect=protect_child("adopted", protected)))
+                opts=pulumi.ResourceOptions(parent=self, **child_options("adopted", protected)))
             # its prerequisites are checked from what was read (a component output, so the engine awaits it)
             self.adoption_check = self._adoption_check(stack)
             cluster_ref = stack.cluster.name
@@ -229,21 +230,21 @@ class PathwaysCluster(pulumi.ComponentResource):
         firewall = webhook_firewall_args(stack)
         self.webhook_firewall = gcp.compute.Firewall(
             # a fixed name per project: a replacement (new network, direction) must delete the old rule first
-            f"{name}-webhooks", opts=fixed_name(self, protect=protect_child("webhook-firewall", protected)),
+            f"{name}-webhooks", opts=fixed_name(self, **child_options("webhook-firewall", protected)),
             **firewall) if firewall else None
         # private nodes reach registry.k8s.io (the controllers' images) only through Cloud NAT
         self.egress = egress(self, name, stack, protected)
         if stack.cpu_pool.create:
             self.cpu_pool = node_pool(
                 cpu_pool_spec(stack, component=name, cluster=cluster_ref, service_account=service_account), self,
-                depends_on=grants or None, protect=protect_child("node-pool", protected))
+                depends_on=grants or None, **child_options("node-pool", protected))
         else:
             # an existing head pool (XPK's cpu-np) is read, never created, changed or deleted
             self.cpu_pool = gcp.container.NodePool.get(
                 f"{name}-cpu",
                 f"projects/{stack.project}/locations/{stack.cluster.location}/clusters/{stack.cluster.name}"
                 f"/nodePools/{stack.cpu_pool.name}",
-                opts=pulumi.ResourceOptions(parent=self, protect=protect_child("adopted", protected)))
+                opts=pulumi.ResourceOptions(parent=self, **child_options("adopted", protected)))
         self.tpu_groups = {
             pool.name: TpuSliceGroup(f"{name}-{pool.name}",
                                      {"stack": stack, "pool": pool, "cluster": cluster_ref,
@@ -278,7 +279,7 @@ class PathwaysCluster(pulumi.ComponentResource):
         # optional alert policies: GCP resources with server-assigned names (replaceable, deleted on destroy)
         self.alert_policies = [
             gcp.monitoring.AlertPolicy(f"{name}-{suffix}", **policy, opts=pulumi.ResourceOptions(
-                parent=self, protect=protect_child("alert-policy", protected)))
+                parent=self, **child_options("alert-policy", protected)))
             for suffix, policy in alert_policy_specs(stack)
         ]
 
@@ -362,7 +363,7 @@ class PathwaysCluster(pulumi.ComponentResource):
             out[workload.name] = component(
                 f"{name}-{workload.name}", args,
                 pulumi.ResourceOptions(parent=self, providers=[self.kubernetes_provider],
-                                       protect=protect_child("workload", self.protected),
+                                       **child_options("workload", self.protected),
                                        depends_on=[*ready, *head, *pools], replace_with=pools),
             )
         return out
@@ -376,7 +377,7 @@ class PathwaysCluster(pulumi.ComponentResource):
             return None  # GKE's default: the Compute Engine default service account
         self.node_service_account = gcp.serviceaccount.Account(
             f"{name}-node-sa",
-            opts=pulumi.ResourceOptions(parent=self, protect=protect_child("node-service-account", self.protected)),
+            opts=pulumi.ResourceOptions(parent=self, **child_options("node-service-account", self.protected)),
             account_id=node_service_account_id(stack.cluster.name, stack.cluster.location),
             display_name=f"GKE nodes of {stack.cluster.name} (pathways-gke)",
             project=stack.project,
@@ -386,7 +387,7 @@ class PathwaysCluster(pulumi.ComponentResource):
             gcp.projects.IAMMember(
                 f"{name}-node-sa-{role.split('/')[-1].replace('.', '-').lower()}",
                 opts=pulumi.ResourceOptions(parent=self,
-                                            protect=protect_child("node-service-account-role", self.protected)),
+                                            **child_options("node-service-account-role", self.protected)),
                 project=stack.project, role=role, member=member,
             )
             for role in node_service_account_roles(stack)
@@ -435,9 +436,13 @@ class PathwaysCluster(pulumi.ComponentResource):
 
     def _cluster_provider(self, resource_name: str, stack: StackConfig, **extra: Any) -> k8s.Provider:
         """A Kubernetes provider for this cluster: its kubeconfig, server-side apply, a stable identity."""
+        # Replaced with a created cluster (apply_rules `k8s-provider-identity`): its clusterIdentifier names the
+        # cluster, not the instance, so a re-created cluster would otherwise keep the old objects in state.
+        created = getattr(self, "cluster", None) if stack.cluster.create else None
         return k8s.Provider(
             resource_name,
-            opts=pulumi.ResourceOptions(parent=self, protect=protect_child("kubernetes-provider", self.protected)),
+            opts=pulumi.ResourceOptions(parent=self, **child_options("kubernetes-provider", self.protected),
+                                        replace_with=[created] if created is not None else None),
             kubeconfig=self.kubeconfig,
             cluster_identifier=cluster_identifier(stack),
             enable_server_side_apply=True,

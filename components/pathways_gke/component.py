@@ -22,7 +22,7 @@ from .args import camel
 from .deferred import Deferred
 from .errors import ConfigError, Problem
 from .naming import WORKLOAD_LABEL, workload_secret_name
-from .protection import protect_child
+from .protection import child_options
 
 
 def rehydrated(component: pulumi.ComponentResource, token: str, name: str,
@@ -50,13 +50,21 @@ class Inherited:
                                       replace_with=(list(self.replace_with) or None) if replaced else None, **extra)
 
 
-def split_options(opts: Optional[pulumi.ResourceOptions],
-                  deferred: Optional[Deferred] = None) -> tuple[Optional[pulumi.ResourceOptions], Inherited]:
+def split_options(opts: Optional[pulumi.ResourceOptions], deferred: Optional[Deferred] = None, *,
+                  protectable: bool = True) -> tuple[Optional[pulumi.ResourceOptions], Inherited]:
     """(the component's own options, what its children inherit). Its own keep everything but `replace_with`;
-    with Outputs among the args (`deferred`), they carry the transformation that swaps them into the children."""
+    with Outputs among the args (`deferred`), they carry the transformation that swaps them into the children.
+
+    `protectable=False` (the workload components): the component's own `protect` is dropped. Its children are
+    never protected (a JobSet or LeaderWorkerSet must stay replaceable), and the engine deletes children before
+    their parent, so a protected workload component removed from the program would be half-deleted: its objects
+    gone, the component refused ("unable to delete resource … protect", pulumi/pulumi pkg/resource/deploy/step.go).
+    """
     own = copy.copy(opts)
     if own is not None:
         own.replace_with = None
+        if not protectable:
+            own.protect = False
     if deferred:
         own = pulumi.ResourceOptions.merge(own, pulumi.ResourceOptions(transformations=[deferred.transformation]))
     if opts is None:
@@ -117,5 +125,5 @@ def env_secret(parent: pulumi.Resource, name: str, *, workload: str, namespace: 
                   "labels": {WORKLOAD_LABEL: workload, **(labels or {})}},
         type="Opaque",
         string_data={env: pulumi.Output.secret(value) for env, value in sorted(values.items())},
-        opts=inherited.child(parent, protect=protect_child("workload-secret", False)),
+        opts=inherited.child(parent, **child_options("workload-secret", False)),
     )

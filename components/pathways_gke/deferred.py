@@ -123,7 +123,7 @@ def defer_workload_outputs(workload: Any, deferred: Deferred, path: str = "") ->
 
 def _join(path: str, key: Any) -> str:
     """Config path of a key: camelCase, except keys of maps that hold user data (env variable names)."""
-    in_env = path == "env" or path.startswith("pathways.env")
+    in_env = path == "env" or path.startswith("pathways.env") or path.endswith("].env")
     return f"{path}.{key}" if in_env else (f"{path}.{camel(str(key))}" if path else camel(str(key)))
 
 

@@ -36,6 +36,7 @@ def _models() -> dict[str, Any]:
         "PathwaysImages": pathways.PathwaysImages, "PathwaysFlags": pathways.PathwaysFlags,
         "PathwaysEnv": pathways.PathwaysEnv, "ContainerResources": pathways.ContainerResources,
         "GcsFuseVolume": pathways.GcsFuseVolume, "Lws": addons.LwsConfig,
+        "Sidecar": pathways.Sidecar, "SidecarResources": pathways.SidecarResources,
         "ServingSettings": serving.ServingSettings, "ServingPort": serving.ServingPort,
         "ServingProbes": serving.ServingProbes, "ServiceSettings": serving.ServiceSettings,
     }

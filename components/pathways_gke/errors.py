@@ -8,6 +8,7 @@ a user fixes a stack file in one pass instead of one error per run.
 from __future__ import annotations
 
 import difflib
+import re
 from dataclasses import dataclass
 from typing import Any, Iterable, Sequence
 
@@ -35,12 +36,22 @@ class ConfigError(ValueError):
 
     def render(self) -> str:
         lines = [f"invalid config ({len(self.problems)} problem{'s' if len(self.problems) != 1 else ''}):"]
-        lines += [f"  - {p}" for p in self.problems]
+        lines += [f"  - {printable(str(p))}" for p in self.problems]
         return "\n".join(lines)
 
     @property
     def paths(self) -> list[str]:
         return [p.path for p in self.problems]
+
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
+def printable(text: str) -> str:
+    """Text with every control character (a newline, NUL, a terminal colour code) written as an escape: a message
+    is one line and never drives the terminal."""
+    return _CONTROL.sub(lambda m: {"\n": "\\n", "\t": "\\t", "\r": "\\r"}.get(m.group(), f"\\x{ord(m.group()):02x}"),
+                        text)
 
 
 def show_value(value: Any) -> str:

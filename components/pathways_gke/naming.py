@@ -116,6 +116,10 @@ HEAD_POD_LABEL = "pathways-gke/head"  # ours: "true" on head pods only (their pe
 SPOT_LABEL = "cloud.google.com/gke-spot"
 FLEX_START_LABEL = "cloud.google.com/gke-flex-start"
 PROXY_PORT = 29000
+# XLA's IFRT proxy client and server use insecure gRPC credentials instead of ALTS when this is exactly "true"
+# (openxla/xla xla/python/ifrt_proxy/common/grpc_credentials_possibly_insecure_wrapper.cc); set on pod-network
+# proxies and their clients (workloads/serving_lws.py).
+IFRT_PROXY_INSECURE_ENV = "IFRT_PROXY_USE_INSECURE_GRPC_CREDENTIALS"
 # The Pathways servers' ports (resource manager, worker; as XPK and the PathwaysJob operator set them). A serving
 # port must not reuse them.
 RM_PORTS = (29001, 29002)

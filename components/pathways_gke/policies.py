@@ -258,6 +258,24 @@ def stack_one_zone_per_tpu_group(resources: Sequence[Resource], settings: Mappin
     return out
 
 
+def stack_pods_fit(resources: Sequence[Resource], settings: Mapping[str, Any],
+                   queued: bool = False) -> list[tuple[Optional[Resource], str]]:
+    """Every declared pod has a place on the pools it is pinned to at their maximum size (fit.py)."""
+    from .fit import lws_version_of, place  # noqa: PLC0415 (the placement model)
+
+    by_owner = {f"{value_at(r, 'inputs.kind')} {value_at(r, 'inputs.metadata.name')}": r for r in resources
+                if "apiVersion" in (r.get("inputs") or {})}
+    return [(by_owner.get(s.owner), s.message()) for s in place(resources, lws_version_of(resources))
+            if s.queued == queued]
+
+
+def stack_queued_pods_fit(resources: Sequence[Resource], settings: Mapping[str, Any]) \
+        -> list[tuple[Optional[Resource], str]]:
+    """Pods that cannot all run at once but wait their turn (Kueue-admitted, or groups waiting for pools another
+    workload holds): advisory, with the number waiting."""
+    return stack_pods_fit(resources, settings, queued=True)
+
+
 @dataclass(frozen=True)
 class Rule:
     name: str
@@ -282,6 +300,12 @@ RULES: tuple[Rule, ...] = (
          f"characters (LeaderWorkerSet names: {MAX_LWS_NAME})", MANDATORY, rule_workload_names),
     Rule("pathways-gke-tpu-placement", "Multi-host TPU pools carry a placement policy", ADVISORY,
          rule_tpu_placement),
+    Rule("pathways-gke-pods-fit", "Every declared pod fits on the node pools it is pinned to at their maximum size "
+         "(requests vs allocatable, one head per node, exclusive topology, LeaderWorkerSet subgroups)",
+         MANDATORY, stack_pods_fit, stack=True),
+    Rule("pathways-gke-queued-pods-fit", "Pods that cannot all run at once and wait their turn (Kueue, or node "
+         "pools another workload holds)",
+         ADVISORY, stack_queued_pods_fit, stack=True),
 )
 RULES_BY_NAME = {r.name: r for r in RULES}
 

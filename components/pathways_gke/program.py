@@ -8,7 +8,25 @@ from .deferred import ConfigRunError
 from .errors import ConfigError
 
 
+# The engine this program needs: ResourceOptions.replace_with (a replaced TPU pool replaces the JobSet that ran on
+# it) came with Pulumi 3.207.0 (pulumi CHANGELOG 3.207.0). Pulumi.yaml states it as requiredPulumiVersion, but
+# the CLI reads that key only since 3.219.0 (CHANGELOG 3.219.0, #21627), so no CLI that reads it can fail it:
+# the program asks the engine for the feature itself, before it registers anything.
+MIN_PULUMI_CLI = "3.207.0"
+
+
+def require_engine() -> None:
+    """Refuse an engine without replaceWith up front (the SDK would fail at the first JobSet, mid-deployment)."""
+    from pulumi.runtime.proto import resource_pb2
+    from pulumi.runtime.settings import monitor_supports_feature
+
+    if not monitor_supports_feature(resource_pb2.RESOURCE_MONITOR_FEATURE_REPLACE_WITH):
+        raise pulumi.RunError(f"pathways-gke needs a Pulumi CLI >= {MIN_PULUMI_CLI} (the replaceWith resource "
+                              "option); this engine does not support it: upgrade the CLI (pulumi version shows it)")
+
+
 def main() -> PathwaysCluster:
+    require_engine()
     try:
         stack = from_pulumi_config()
     except ConfigError as exc:

@@ -16,6 +16,8 @@ Pure data (no Pulumi import). A new child kind must be added here; `protect_chil
 
 from __future__ import annotations
 
+from typing import Optional, TypedDict
+
 INFRASTRUCTURE = "infrastructure"
 REPLACEABLE = "replaceable"
 
@@ -50,6 +52,33 @@ CHILD_PROTECTION: dict[str, str] = {
 }
 
 
+# retainOnDelete per child kind. Children inherit retainOnDelete from their parent when they leave it unset
+# (pulumi/pulumi pkg/resource/deploy/source_eval.go, inheritFromParent): a component created with
+# retain_on_delete=True would retain its JobSets and Services too, and a retained object with a fixed name that is
+# replaced delete-first is never deleted, so its successor fails with 409 AlreadyExists (apply_rules
+# `retain-on-delete-409`). So: REPLACEABLE kinds are never retained; INFRASTRUCTURE kinds inherit what the
+# component was told (None); a bucket is always retained (its data outlives a destroy).
+ALWAYS_RETAINED = frozenset({"bucket"})
+
+
+def retain_child(kind: str) -> Optional[bool]:
+    """`retain_on_delete` for a child of `kind`: True (always kept), False (never), None (inherit the parent's)."""
+    protect_child(kind, False)  # an unknown kind is refused here too
+    if kind in ALWAYS_RETAINED:
+        return True
+    return None if CHILD_PROTECTION[kind] == INFRASTRUCTURE else False
+
+
+class ChildOptions(TypedDict):
+    protect: bool
+    retain_on_delete: Optional[bool]
+
+
+def child_options(kind: str, protected: bool) -> ChildOptions:
+    """The `protect` and `retain_on_delete` keyword arguments of a child of `kind` (ResourceOptions(**...))."""
+    return ChildOptions(protect=protect_child(kind, protected), retain_on_delete=retain_child(kind))
+
+
 def protect_child(kind: str, protected: bool) -> bool:
     """`protect` for a child of `kind` when the infrastructure is (`protected`) or is not protected."""
     try:
@@ -59,4 +88,5 @@ def protect_child(kind: str, protected: bool) -> bool:
     return protected and rule == INFRASTRUCTURE
 
 
-__all__ = ["CHILD_PROTECTION", "INFRASTRUCTURE", "REPLACEABLE", "protect_child"]
+__all__ = ["ALWAYS_RETAINED", "CHILD_PROTECTION", "INFRASTRUCTURE", "REPLACEABLE", "child_options", "protect_child",
+           "retain_child"]

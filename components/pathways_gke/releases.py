@@ -25,6 +25,7 @@ class Release:
     namespace: str  # namespace the release manifest creates
     crd: str  # the CRD whose presence identifies the manifest
     oldest: str  # oldest version this project supports (see MINIMUM_REASON)
+    default: str  # the release a stack gets without `<addon>.version` (the newest patch of a current minor)
 
 
 RELEASES: dict[str, Release] = {
@@ -32,16 +33,23 @@ RELEASES: dict[str, Release] = {
         addon="jobset",
         url="https://github.com/kubernetes-sigs/jobset/releases/download/{version}/manifests.yaml",
         image="jobset", namespace=JOBSET_NAMESPACE, crd=JOBSET_CRD, oldest="v0.7.0",
+        # v0.12.0 (2026-05, kubernetes-sigs/jobset#1213); v0.13.0 not released as of 2026-09 (jobset#1317). Since
+        # v0.10.1: the exclusive-placement race fix (jobset#1077 for #1057), in-place and per-Job restarts.
+        default="v0.12.0",
     ),
     "kueue": Release(
         addon="kueue",
         url="https://github.com/kubernetes-sigs/kueue/releases/download/{version}/manifests.yaml",
         image="kueue", namespace=KUEUE_NAMESPACE, crd="clusterqueues.kueue.x-k8s.io", oldest="v0.17.0",
+        # v0.19.5 (kubernetes-sigs/kueue#15458, images registry.k8s.io/kueue/kueue:v0.19.5): past v0.18.0, where
+        # WorkloadIdentifierAnnotations went on by default (LWS names up to 52 characters, see LWS_LONG_NAMES_SINCE)
+        default="v0.19.5",
     ),
     "lws": Release(
         addon="lws",
         url="https://github.com/kubernetes-sigs/lws/releases/download/{version}/manifests.yaml",
         image="lws", namespace=LWS_NAMESPACE, crd=LWS_CRD, oldest="v0.5.0",
+        default="v0.10.0",  # the CRD validated in tests (../shared/reference/lws/v0.10.0)
     ),
 }
 
@@ -57,6 +65,78 @@ MINIMUM_REASON = {
 def version_key(version: str) -> tuple[int, int, int]:
     major, minor, patch = (int(p) for p in version.lstrip("v").split("."))
     return major, minor, patch
+
+
+def default_version(addon: str) -> str:
+    """The release installed when the stack pins none (the config models' defaults read this)."""
+    return RELEASES[addon].default
+
+
+# --- Kueue and LeaderWorkerSet names ----------------------------------------------------------------
+
+# Kueue's LWS integration writes `kueue.x-k8s.io/pod-group-name` / `prebuilt-workload-name` labels derived from
+# the LWS name ("leaderworkerset-<name>-<group>-<hash>"); for names over 39 characters they pass 63 and every pod
+# create fails with `metadata.labels: Invalid value` (kubernetes-sigs/kueue#10032). The fix (kueue#10311, on
+# release-0.17 as #11409) moves them to annotations behind the WorkloadIdentifierAnnotations feature gate, off by
+# default in v0.17 and on by default (Beta) from v0.18.0 (pkg/features/kube_features.go). The release manifest
+# keeps the default gates, so before v0.18.0 an LWS name is limited to this.
+KUEUE_LWS_NAME_LIMIT = 39
+LWS_LONG_NAMES_SINCE = "v0.18.0"
+
+
+def kueue_lws_name_problem(kueue_version: str, name: str) -> str | None:
+    """Why Kueue `kueue_version` cannot admit the pods of a LeaderWorkerSet named `name` (None when it can)."""
+    if version_key(kueue_version) >= version_key(LWS_LONG_NAMES_SINCE) or len(name) <= KUEUE_LWS_NAME_LIMIT:
+        return None
+    return (f"is {len(name)} characters; Kueue {kueue_version} labels a LeaderWorkerSet's pods with "
+            f"'leaderworkerset-<name>-<group>-<hash>', longer than 63 characters for names over "
+            f"{KUEUE_LWS_NAME_LIMIT}, and the pods are never created (kubernetes-sigs/kueue#10032, fixed by default "
+            f"from {LWS_LONG_NAMES_SINCE}): shorten the name to {KUEUE_LWS_NAME_LIMIT} or raise kueue.version")
+
+
+# --- changing a pinned release ----------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class PinChange:
+    """What `pulumi up` does when `<addon>.version` goes from `old` to `new` (release_change)."""
+
+    addon: str
+    old: str
+    new: str
+    refused: str | None  # why the change is refused (None: allowed)
+    effects: tuple[str, ...]  # what the update does, in order
+
+
+def release_change(addon: str, old: str, new: str) -> PinChange:
+    """The rule for moving a controller pin (docs/jobset-and-kueue.md "Changing a pinned release").
+
+    The install is a server-side apply of the release manifest (addons/install.py): `pulumi up` updates the CRDs in
+    place (new fields, new served versions), the controller Deployment rolls to the new image, and the webhook
+    configurations are re-applied with their CA bundle kept (the controllers' cert managers own it). Objects
+    already stored stay as written. A downgrade to an older minor release is refused: its CRDs would prune the
+    fields the newer release wrote into stored objects (JobSets, Workloads, LeaderWorkerSets) and its controller
+    cannot reconcile what the newer one left (Kueue supports upgrades only, minor by minor — its release notes'
+    "Actions Required Before Upgrading"). A patch change within one minor keeps the same API and is allowed both
+    ways.
+    """
+    o, n = version_key(old), version_key(new)
+    if o == n:
+        return PinChange(addon, old, new, None, ())
+    if n[:2] < o[:2]:
+        return PinChange(addon, old, new, (
+            f"would downgrade {addon} from {old} to {new}, an older minor release: its CRDs prune the fields {old} "
+            f"stores in existing objects and its controller cannot reconcile them. Keep {old} (or a newer release), "
+            f"or delete the {addon} objects and the release first"), ())
+    effects = [f"{addon}: server-side apply of the {new} release manifest: CRDs updated in place, the controller "
+               f"Deployment rolls to {new}, webhook configurations re-applied (CA bundles kept)"]
+    if addon == "kueue" and o < version_key(LWS_LONG_NAMES_SINCE) <= n:
+        effects.append("kueue: from v0.18.0 WorkloadIdentifierAnnotations is on: LeaderWorkerSet pods are tracked "
+                       "by annotations; workloads admitted before keep their labels (read as a fallback since "
+                       "kueue#13636)")
+    if addon == "jobset" and n[:2] != o[:2]:
+        effects.append("jobset: running JobSets keep their spec (it is immutable); the new controller reconciles "
+                       "them, and the Pathways JobSets are replaced only when their own spec changes")
+    return PinChange(addon, old, new, None, tuple(effects))
 
 
 # --- local manifest checks --------------------------------------------------------------------

@@ -19,7 +19,17 @@ SNAPSHOT = Path("schema") / "pathways-gke.schema.json"
 
 
 def render(schema: dict[str, Any]) -> str:
-    return json.dumps(schema, indent=2, sort_keys=True) + "\n"
+    return json.dumps(_without_null_descriptions(schema), indent=2, sort_keys=True) + "\n"
+
+
+def _without_null_descriptions(value: Any) -> Any:
+    """The analyzer writes `"description": null` for an enum value without a meaning; Pulumi's metaschema
+    (pkg/codegen/schema/pulumi.json: an enum value's description is a string) refuses null: leave it out."""
+    if isinstance(value, dict):
+        return {k: _without_null_descriptions(v) for k, v in value.items() if not (k == "description" and v is None)}
+    if isinstance(value, list):
+        return [_without_null_descriptions(v) for v in value]
+    return value
 
 
 def current() -> str:

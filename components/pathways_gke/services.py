@@ -27,7 +27,7 @@ from .addons.lws import GATE_DEADLINE_SECONDS
 from .addons.sizing import ControllerResources, size_controller
 from .component import rehydrated, split_options
 from .config.stack import StackConfig
-from .protection import protect_child
+from .protection import child_options
 from .tokens import CLUSTER_SERVICES
 
 
@@ -51,7 +51,7 @@ def protect_crds(crds: tuple[str, ...], protected: bool = True) -> Callable[[pul
 
     def transform(args: pulumi.ResourceTransformArgs) -> Optional[pulumi.ResourceTransformResult]:
         kind = "crd" if is_protected_crd(args.type_, args.props or {}, crds) else "controller"
-        opts = pulumi.ResourceOptions.merge(args.opts, pulumi.ResourceOptions(protect=protect_child(kind, protected)))
+        opts = pulumi.ResourceOptions.merge(args.opts, pulumi.ResourceOptions(**child_options(kind, protected)))
         return pulumi.ResourceTransformResult(props=args.props, opts=opts)
 
     return transform
@@ -176,16 +176,18 @@ class ClusterServices(pulumi.ComponentResource):
         self.protected = protected
         self.namespace = spec.namespace
         self.queue_name = spec.queue_name
-        child = pulumi.ResourceOptions(parent=self, protect=protect_child("priority-class", protected),
-                                       # XPK's very-low..very-high: same names and values, taken over, kept
-                                       provider=self._install_provider if self.adopted else None,
-                                       retain_on_delete=self.adopted or None)
+        # XPK's very-low..very-high on an adopted cluster: same names and values, taken over (upsert) and kept on
+        # destroy; the upserting provider makes a delete-first replacement of a kept one safe (no 409)
+        kept = child_options("priority-class", protected)
+        child = pulumi.ResourceOptions(parent=self, protect=kept["protect"],
+                                       retain_on_delete=True if self.adopted else kept["retain_on_delete"],
+                                       provider=self._install_provider if self.adopted else None)
 
         namespace: list[pulumi.Resource] = []
         if spec.namespace_object is not None:
             namespace.append(k8s.core.v1.Namespace(
                 f"{name}-namespace", metadata=spec.namespace_object["metadata"],
-                opts=pulumi.ResourceOptions(parent=self, protect=protect_child("namespace", protected))))
+                opts=pulumi.ResourceOptions(parent=self, **child_options("namespace", protected))))
 
         jobset = self._install(name, "jobset", spec.jobset, spec, depends_on=[cpu_pool])
         kueue = (self._install(name, "kueue", spec.kueue, spec, depends_on=[cpu_pool, jobset])
@@ -211,7 +213,7 @@ class ClusterServices(pulumi.ComponentResource):
             queues[suffix] = k8s.apiextensions.CustomResource(
                 f"{name}-{suffix}", api_version=obj["apiVersion"], kind=obj["kind"], metadata=obj["metadata"],
                 spec=obj["spec"],
-                opts=pulumi.ResourceOptions(parent=self, protect=protect_child("queue", protected),
+                opts=pulumi.ResourceOptions(parent=self, **child_options("queue", protected),
                                             depends_on=[*installs, *(namespace if needs_namespace else [])]))
 
         # The gate is created last: after the awaited installs (controller Deployments Available, so the
@@ -219,7 +221,7 @@ class ClusterServices(pulumi.ComponentResource):
         marker = spec.marker
         gate = k8s.core.v1.ConfigMap(
             f"{name}-ready", metadata=marker["metadata"], data=marker["data"],
-            opts=pulumi.ResourceOptions(parent=self, protect=protect_child("readiness", protected), depends_on=[
+            opts=pulumi.ResourceOptions(parent=self, **child_options("readiness", protected), depends_on=[
                 *installs, *namespace, *priorities, *([queues["local-queue"]] if "local-queue" in queues else []),
                 *gate_job]))
 
@@ -250,7 +252,7 @@ class ClusterServices(pulumi.ComponentResource):
                 job = k8s.batch.v1.Job(
                     f"{name}-{suffix}", **body,
                     opts=pulumi.ResourceOptions(parent=self, depends_on=[*depends_on, *before],
-                                                protect=protect_child("readiness", self.protected),
+                                                **child_options("readiness", self.protected),
                                                 # a Job's pod template is immutable: a new gate image is a new Job
                                                 replace_on_changes=["spec"], delete_before_replace=True,
                                                 # await as long as the Job itself may retry
@@ -261,7 +263,7 @@ class ClusterServices(pulumi.ComponentResource):
                     f"{name}-{suffix}", **body,
                     # fixed names (a RoleBinding's roleRef is immutable): a replacement deletes the old object first
                     opts=pulumi.ResourceOptions(parent=self, depends_on=depends_on, delete_before_replace=True,
-                                                protect=protect_child("readiness", self.protected))))
+                                                **child_options("readiness", self.protected))))
         assert job is not None
         return job
 
@@ -279,7 +281,7 @@ class ClusterServices(pulumi.ComponentResource):
             resource_prefix=prefix,
             skip_await=False,
             opts=pulumi.ResourceOptions(
-                parent=self, depends_on=depends_on, protect=protect_child("install", self.protected),
+                parent=self, depends_on=depends_on, **child_options("install", self.protected),
                 providers={"kubernetes": self._install_provider} if self._install_provider is not None else None,
                 transforms=install_transforms(spec, addon, self.protected, prefix, source.legacy_prefix,
                                               self.adopted)),

@@ -96,3 +96,13 @@ CLUSTER_QUEUE = kubernetes_type(KUEUE_API_VERSION, "ClusterQueue")
 LOCAL_QUEUE = kubernetes_type(KUEUE_API_VERSION, "LocalQueue")
 ADMISSION_CHECK = kubernetes_type(KUEUE_API_VERSION, "AdmissionCheck")
 PROVISIONING_REQUEST_CONFIG = kubernetes_type(KUEUE_API_VERSION, "ProvisioningRequestConfig")
+
+
+GCP_PREFIX = "gcp:"
+
+
+def gcp_module(type_: str) -> str | None:
+    """The pulumi-gcp module of a type token (`gcp:container/nodePool:NodePool` -> `container`), else None."""
+    if not type_.startswith(GCP_PREFIX):
+        return None
+    return type_[len(GCP_PREFIX):].split("/", 1)[0].split(":", 1)[0]

@@ -43,7 +43,8 @@ from pathways_gke.config.pathways import DEFAULT_USER_REQUESTS, MANAGED_FLAGS, I
 from pathways_gke.catalog import TPU_HOSTS
 from pathways_gke.config.pathways_checks import GB, MANAGED_ENV, SERVER_REQUESTS
 from pathways_gke.config.stack import KNOWN_KEYS
-from pathways_gke.config.stack_file import _GoYamlLoader as _StackFileLoader  # the CLI-compatible reader
+from pathways_gke.config.stack_file import parse_stack_yaml  # the CLI-compatible reader
+from pathways_gke.errors import ConfigError
 from pathways_gke.config.tpu import Capacity, TpuPoolConfig
 from pathways_gke.config.workloads import JOBSET_MODES, MAX_WORKLOAD_NAME, RESERVED_CONTAINER_NAMES, WORKLOAD_MODELS, \
     Runtime
@@ -251,7 +252,8 @@ def cluster_section(draw, name: str, region: str) -> tuple[dict[str, Any], str]:
                            {"email": "gke-nodes@acme-ml-dev.iam.gserviceaccount.com"}]))
     if account is not None:
         cluster["nodeServiceAccount"] = account
-    if draw(st.integers(0, 5)) == 0:
+    # an adopted cluster's network is read only for the firewall / NAT of private nodes (checks.ignored_key_problems)
+    if draw(st.integers(0, 5)) == 0 and (not adopt or cluster.get("privateNodes")):
         cluster["network"] = "vpc-ml"
         if not adopt:
             cluster["subnetwork"] = "pw-subnet"
@@ -522,7 +524,8 @@ def valid_configs(draw) -> ValidDraw:
     if not config[P + "cpuPool"] and draw(st.booleans()):
         del config[P + "cpuPool"]
     if kueue or draw(st.booleans()):
-        config[P + "kueue"] = {"enabled": kueue, **draw(addon_version("kueue"))}
+        # Kueue settings with kueue.enabled false are refused (nothing is installed)
+        config[P + "kueue"] = {"enabled": kueue, **(draw(addon_version("kueue")) if kueue else {})}
     jobset = draw(addon_version("jobset"))
     if jobset or draw(st.booleans()):
         config[P + "jobset"] = jobset
@@ -571,9 +574,10 @@ def cpu_pool_section(draw, region: str, location: str, pools: list[PoolFacts], w
     if draw(st.booleans()):
         cpu["name"] = draw(choice(["cpu-np", "head", "cpu", "system-pool"]).filter(
             lambda n: n not in tpu_node_pools))
-    if draw(st.booleans()):
+    # one head per node (the head guard, fit.py): the pool can grow to a node per head
+    if draw(st.booleans()) or len(heads) > CpuPoolConfig().max_nodes:
         low = draw(st.integers(0, 3))
-        cpu["minNodes"], cpu["maxNodes"] = low, draw(st.integers(max(low, 1), 8))
+        cpu["minNodes"], cpu["maxNodes"] = low, draw(st.integers(max(low, 1, len(heads)), max(8, len(heads))))
     regional = location == region
     if (regional and not pools) or draw(st.integers(0, 3)) == 0:
         cpu["zone"] = draw(choice(region_zones(region)))
@@ -1781,8 +1785,9 @@ def _secret_env(draw, cfg, base, taken):
     bad = draw(choice(["hf", "HF_TOKEN", "hf-token", "wandb"]).filter(lambda s: s not in secrets))
     w["secretEnv"] = {"MY_SECRET": bad}
     w.get("env", {}).pop("MY_SECRET", None)
+    # the value is never echoed: one that names no secret may be a token pasted in
     return Mistake("secret-env-unknown-secret", f"workloads[{j}]", f"workloads[{j}].secretEnv.MY_SECRET",
-                   (show(bad), "pathways-gke:secrets"), "cross")
+                   ("value not shown", "pathways-gke:secrets"), "cross")
 
 
 @mistake("secret-env-also-in-env")
@@ -2053,8 +2058,8 @@ def broken_stack_files(draw, kind: str) -> BrokenFile:
         lines.insert(i + 1, lines[i])
     text = "\n".join(lines) + "\n"
     try:
-        yaml.load(text, Loader=_StackFileLoader)  # noqa: S506 (a SafeLoader)
-    except yaml.YAMLError:
+        parse_stack_yaml(text)
+    except ConfigError:
         return BrokenFile(text=text, kind=kind, line=i + 1 if kind != "duplicate-key" else i + 2)
     reject()
     raise AssertionError("unreachable")  # reject() raises

@@ -6,7 +6,7 @@ from typing import Annotated, Optional
 
 from pydantic import AfterValidator
 
-from ..releases import MINIMUM_REASON, RELEASES, version_key
+from ..releases import MINIMUM_REASON, RELEASES, default_version, version_key
 from .base import Model, fail
 from .types import RELEASE_TAG, ImageRef
 
@@ -39,8 +39,8 @@ ManifestPath = Annotated[str, AfterValidator(_manifest)]
 class JobSetConfig(Model):
     """The JobSet controller installed into the cluster."""
 
-    version: Annotated[str, release("jobset", "v0.10.1")] = "v0.10.1"
-    """Pinned JobSet release (vMAJOR.MINOR.PATCH). Default: "v0.10.1"."""
+    version: Annotated[str, release("jobset", default_version("jobset"))] = default_version("jobset")
+    """Pinned JobSet release (vMAJOR.MINOR.PATCH, >= v0.7.0; releases.py). Default: "v0.12.0"."""
     manifest: Optional[ManifestPath] = None
     """Path of a vendored install manifest to use instead of the bundled one."""
     size_for_cluster: bool = True
@@ -52,8 +52,8 @@ class KueueConfig(Model):
 
     enabled: bool = False
     """Install Kueue and submit workloads through its queue. Default: false."""
-    version: Annotated[str, release("kueue", "v0.17.1")] = "v0.17.1"
-    """Pinned Kueue release (vMAJOR.MINOR.PATCH). Default: "v0.17.1"."""
+    version: Annotated[str, release("kueue", default_version("kueue"))] = default_version("kueue")
+    """Pinned Kueue release (vMAJOR.MINOR.PATCH, >= v0.17.0; releases.py). Default: "v0.19.5"."""
     manifest: Optional[ManifestPath] = None
     """Path of a vendored install manifest to use instead of the bundled one."""
     size_for_cluster: bool = True
@@ -63,8 +63,8 @@ class KueueConfig(Model):
 class LwsConfig(Model):
     """The LeaderWorkerSet controller (installed only when a workload runs in mode serving or service)."""
 
-    version: Annotated[str, release("lws", "v0.10.0")] = "v0.10.0"
-    """Pinned LWS release (vMAJOR.MINOR.PATCH, >= v0.5.0). Default: "v0.10.0"."""
+    version: Annotated[str, release("lws", default_version("lws"))] = default_version("lws")
+    """Pinned LWS release (vMAJOR.MINOR.PATCH, >= v0.5.0; releases.py). Default: "v0.10.0"."""
     manifest: Optional[ManifestPath] = None
     """Path of a vendored install manifest to use instead of the release URL."""
     gate_image: ImageRef = "registry.k8s.io/kubectl:v1.34.1"

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, ClassVar, Iterable, get_args, get_origin
+from types import UnionType
+from typing import Annotated, Any, ClassVar, Iterable, Union, get_args, get_origin
 
-from pydantic import BaseModel, ConfigDict, Tag, ValidationError
+from pydantic import BaseModel, ConfigDict, Tag, ValidationError, ValidationInfo, field_validator
 from pydantic.alias_generators import to_camel
 from pydantic_core import PydanticCustomError
 
@@ -25,13 +26,38 @@ class Model(BaseModel):
     refused_keys: ClassVar[dict[str, str]] = {}
     """Keys a sibling kind reads (camelCase) -> why this kind refuses them; reported instead of "unknown key"."""
 
+    @field_validator("*", mode="before")
+    @classmethod
+    def _no_bool_for_int(cls, value: Any, info: ValidationInfo) -> Any:
+        """Every int field is strict about booleans: pydantic's lax mode reads `true` as 1 (`maxNodes: true`)."""
+        if isinstance(value, bool) and info.field_name is not None:
+            field = cls.model_fields.get(info.field_name)
+            if field is not None and _takes_int_not_bool(field.annotation):
+                raise PydanticCustomError("int_type", "is invalid: should be an integer, not a boolean")
+        return value
+
+
+def _leaf_types(annotation: Any) -> set[Any]:
+    if get_origin(annotation) is Annotated:
+        return _leaf_types(get_args(annotation)[0])
+    args = get_args(annotation)
+    if args and get_origin(annotation) in (Union, UnionType):
+        return set().union(*(_leaf_types(a) for a in args))
+    return {annotation}
+
+
+def _takes_int_not_bool(annotation: Any) -> bool:
+    leaves = _leaf_types(annotation)
+    return int in leaves and bool not in leaves
+
 
 def fail(kind: str, message: str, **context: Any) -> PydanticCustomError:
     """A custom error whose text already says what is allowed.
 
-    Braces in the message are escaped so user values are never treated as template fields.
+    pydantic replaces only `{key}` for the keys of `context` and never unescapes `{{`: the message goes as it is
+    (escaping it printed doubled braces).
     """
-    return PydanticCustomError(kind, message.replace("{", "{{").replace("}", "}}"), context)
+    return PydanticCustomError(kind, message, context)
 
 
 def _field_names(model: type[BaseModel] | None) -> list[str]:
@@ -116,9 +142,14 @@ def problems_from(error: ValidationError, root: type[BaseModel], prefix: Iterabl
             problems.append(Problem(path, str(item["ctx"]["error"]), item.get("input")))
         else:
             message = item["msg"]
+            given = item.get("input")
             if message.startswith("Input should be "):
                 message = "is invalid: should be " + message[len("Input should be "):]
-            problems.append(Problem(path, message, item.get("input")))
+            elif isinstance(given, (dict, list)) and not kind.endswith(("_type", "_parsing")):
+                # our check of a whole mapping or list quotes the bad entry itself: the block is not repeated
+                problems.append(Problem(path, message))
+                continue
+            problems.append(Problem(path, message, given))
     return problems
 
 

@@ -27,7 +27,80 @@ RESERVED_NAMESPACES = ("kube-system", "kube-public", "kube-node-lease", "jobset-
 
 def cross_section_problems(stack: StackConfig) -> list[Problem]:
     return [*cluster_and_pool_problems(stack), *addon_problems(stack), *workload_problems(stack),
-            *jax_workload_problems(stack), *access_problems(stack), *at_scale_problems(stack)]
+            *jax_workload_problems(stack), *access_problems(stack), *at_scale_problems(stack),
+            *ignored_key_problems(stack)]
+
+
+def ignored_key_problems(stack: StackConfig) -> list[Problem]:
+    """Keys no builder would read in this combination: refused with the path, the value and what to do."""
+    out: list[Problem] = []
+    cluster, cpu, obs = stack.cluster, stack.cpu_pool, stack.observability
+    if cluster.nat.router and not cluster.private_nodes:
+        out.append(Problem("cluster.nat.router", "puts a Cloud NAT on that router, but a NAT is made only for private "
+                           "nodes (cluster.privateNodes is false: the nodes have public addresses); set "
+                           "cluster.privateNodes: true or drop nat.router", cluster.nat.router))
+    if not cpu.create:
+        for name in ("image_streaming", "image_cache_disk"):
+            if name in cpu.model_fields_set:
+                key = type(cpu).model_fields[name].alias or name
+                out.append(Problem(f"cpuPool.{key}", "only shapes a head pool pathways-gke creates; with "
+                                   "cpuPool.create: false the existing pool is used as it is: remove it (or change "
+                                   "the pool with gcloud container node-pools update)", getattr(cpu, name)))
+    nat_fields = cluster.nat.model_fields_set
+    if "enabled" in nat_fields and not cluster.private_nodes:
+        out.append(Problem("cluster.nat.enabled", "decides the Cloud NAT of private nodes, and cluster.privateNodes is "
+                           "false (the nodes have public addresses, no NAT is made): drop cluster.nat, or set "
+                           "cluster.privateNodes: true", cluster.nat.enabled))
+    # the network's own objects: the webhook firewall (a private control plane) and the Router + NAT
+    network_objects = cluster.private_nodes and bool(cluster.master_ipv4_cidr_block or
+                                                     (cluster.nat_on(stack.project) and not cluster.nat.router))
+    if cluster.network_project and not network_objects:
+        out.append(Problem("cluster.networkProject", "is where the webhook firewall and the Cloud Router + NAT of "
+                           "private nodes are created, and this stack makes none (cluster.privateNodes false, or no "
+                           "masterIpv4CidrBlock and no NAT of its own): remove it", cluster.network_project))
+    if cluster.network and not cluster.create and not network_objects:
+        out.append(Problem("cluster.network", "with cluster.create: false is read only for the webhook firewall and "
+                           "the NAT of private nodes, and this stack makes neither (the adopted cluster keeps its "
+                           "network): remove it", cluster.network))
+    if not cluster.create and "managed_prometheus" in obs.model_fields_set:
+        out.append(Problem("observability.managedPrometheus", "is a setting of a cluster pathways-gke creates (its "
+                           "monitoring config); with cluster.create: false the existing cluster keeps its own: "
+                           "remove it (or change it with gcloud container clusters update --enable-managed-"
+                           "prometheus)", obs.managed_prometheus))
+    if "stuck_minutes" in obs.model_fields_set and not obs.alerts:
+        out.append(Problem("observability.stuckMinutes", "sets when an alert fires, and observability.alerts is "
+                           "false: set observability.alerts: true or drop it", obs.stuck_minutes))
+    kueue = stack.kueue
+    if not kueue.enabled:
+        for name in sorted(kueue.model_fields_set - {"enabled"}):
+            key = type(kueue).model_fields[name].alias or name
+            out.append(Problem(f"kueue.{key}", "configures the Kueue install, and kueue.enabled is false (nothing is "
+                               "installed): set kueue.enabled: true or remove it", getattr(kueue, name)))
+    if not stack.needs_lws:
+        for name in sorted(stack.lws.model_fields_set):
+            key = type(stack.lws).model_fields[name].alias or name
+            out.append(Problem(f"lws.{key}", "configures the LeaderWorkerSet install, which is made only for "
+                               "workloads in modes serving and service, and this stack has none: remove it",
+                               getattr(stack.lws, name)))
+    if not cluster.create and cluster.master_authorized_networks:
+        out.append(Problem("cluster.masterAuthorizedNetworks", "only shapes a cluster pathways-gke creates; with "
+                           "cluster.create: false the existing cluster keeps its own networks: remove it (or change "
+                           "them with gcloud container clusters update --master-authorized-networks)"))
+    for i, bucket in enumerate(stack.buckets):
+        if bucket.create:
+            continue
+        for name in ("temporary_object_days", "location"):
+            if name in bucket.model_fields_set:
+                key = type(bucket).model_fields[name].alias or name
+                out.append(Problem(f"buckets[{i}].{key}", f"applies only to a bucket this stack creates; bucket "
+                                   f"'{bucket.name}' is not created here (buckets[{i}].create is false), so its own "
+                                   "settings stand: set create: true or remove it", getattr(bucket, name)))
+    if obs.alerts and not any(not w.on_lws for w in stack.workloads):
+        out.append(Problem("observability.alerts", "watches the JobSets of this stack's workloads (kube_jobset_* "
+                           "metrics), and this stack has none: " + ("every workload serves on a LeaderWorkerSet"
+                                                                    if stack.workloads else "it has no workloads")
+                           + "; set observability.alerts: false", True))
+    return out
 
 
 def access_problems(stack: StackConfig) -> list[Problem]:
@@ -36,6 +109,10 @@ def access_problems(stack: StackConfig) -> list[Problem]:
     bindings: dict[str, tuple[int, Optional[str], bool]] = {}
     for i, w in enumerate(stack.workloads):
         at = f"workloads[{i}]"
+        for name, count in Counter(b.bucket for b in w.buckets).items():
+            if count > 1:  # every workload, with or without its own service account
+                out.append(Problem(f"{at}.buckets", "names a bucket more than once; give each bucket one entry "
+                                   "with the access it needs (read or readWrite)", name))
         if w.service_account is None:
             for field, given in (("gcpServiceAccount", w.gcp_service_account), ("serviceAccountExists",
                                                                                  w.service_account_exists)):
@@ -48,9 +125,6 @@ def access_problems(stack: StackConfig) -> list[Problem]:
             out.append(Problem(f"{at}.serviceAccount", f"is also used by workloads[{seen[0]}] with a different "
                                "gcpServiceAccount/serviceAccountExists; one Kubernetes service account has one "
                                "binding", w.service_account))
-        for name, count in Counter(b.bucket for b in w.buckets).items():
-            if count > 1:
-                out.append(Problem(f"{at}.buckets", "names a bucket more than once", name))
     names = [b.name for b in stack.buckets]
     for i, bucket in enumerate(stack.buckets):
         if names.index(bucket.name) != i:
@@ -314,10 +388,12 @@ def workload_problems(stack: StackConfig) -> list[Problem]:
             out.append(Problem(f"{path}.command", "is required for runtime 'jax' (the program every process runs)"))
         for env_name, secret in workload.secret_env.items():
             if secret not in stack.secret_names:
-                out.append(Problem(f"{path}.secretEnv.{env_name}", "names no key of pathways-gke:secrets; "
+                # never echoed: a value that names no secret may be the secret itself, pasted in
+                out.append(Problem(f"{path}.secretEnv.{env_name}", "names no key of pathways-gke:secrets (value not "
+                                   "shown: a secretEnv value is the NAME of a secret, never the secret itself); "
                                    + (allowed(stack.secret_names) if stack.secret_names else
-                                      "set it with `pulumi config set --secret --path 'secrets.NAME' VALUE`"),
-                                   secret))
+                                      "set the secret with `pulumi config set --secret --path "
+                                      "'pathways-gke:secrets.NAME' VALUE` and write secretEnv: {VAR: NAME}")))
     out.extend(pathways_problems(stack))
     return out
 
@@ -338,7 +414,8 @@ def pathways_problems(stack: StackConfig) -> list[Problem]:
         out.extend(pathways_workload_problems(workload, target, f"workloads[{i}]",
                                               cpu_machine_type=stack.cpu_pool.machine_type))
         out.extend(serving_workload_problems(workload, target, f"workloads[{i}]", lws_version=stack.lws.version,
-                                             cpu_machine_type=stack.cpu_pool.machine_type))
+                                             cpu_machine_type=stack.cpu_pool.machine_type,
+                                             kueue_version=stack.kueue.version if stack.kueue.enabled else None))
     out.extend(lws_name_problems(stack))
     return out
 
@@ -365,7 +442,7 @@ def lws_name_problems(stack: StackConfig) -> list[Problem]:
             suffix = other[len(workload.name) + 1:] if other.startswith(workload.name + "-") else ""
             if suffix.isdigit() and stack.workloads[j].on_lws:
                 out.append(Problem(f"workloads[{j}].name", f"collides with the LeaderWorkerSet '{workload.name}' "
-                                   f"(its worker StatefulSet '{other}'); rename one of them", other))
+                                   "(the name of one of its worker StatefulSets); rename one of them", other))
             elif other in derived:
                 out.append(Problem(f"workloads[{j}].name", f"is the name of {derived[other]} of workload "
                                    f"'{workload.name}'; rename one of them", other))

@@ -66,7 +66,8 @@ CLOSED_SETS: tuple[ClosedSet, ...] = (
     ClosedSet("LoadBalancer", LoadBalancer, 'How the serving Service is exposed beyond ClusterIP.',
               {'internal': 'A GKE internal passthrough Network Load Balancer (a VPC-internal address).'}),
     ClosedSet("ClusterDns", ClusterDns, 'Cluster DNS provider.',
-              {'auto': "Cloud DNS (cluster scope) when the stack has a multi-host TPU slice, else GKE's default.",
+              {'auto': "Decided once, when the cluster is created: Cloud DNS (cluster scope) when the stack then "
+                       "has a multi-host TPU slice, else GKE's default; later pool edits never change it.",
                'cloud-dns': 'Cloud DNS for GKE, cluster scope: DNS answered on every node, no in-cluster DNS server.',
                'nodelocal-dnscache': 'kube-dns with the NodeLocal DNSCache add-on (a cache on every node).',
                'gke-default': "Send no DNS settings: GKE's default for the cluster version."}),

@@ -24,6 +24,8 @@ WORKLOAD_FIELDS: dict[str, str] = {
     "env.*": "text",
     "pathways.images.*": "image",
     "pathways.env.*.*": "text",
+    "sidecars[].image": "image",
+    "sidecars[].env.*": "text",
 }
 
 # config path pattern -> kind of stand-in; `[]` = any list index, `*` = any one key

@@ -11,11 +11,12 @@ from __future__ import annotations
 import re
 from typing import Annotated, Literal, Optional
 
-from pydantic import AfterValidator, Field, model_validator
+from pydantic import AfterValidator, BeforeValidator, Field, model_validator
 
 from .base import Model, fail
-from .types import (IMAGE_TAG, BucketName, EnvVars, GcsFuseMountOptions, GcsPath, ImageRef, dns_1123_label,
-                    parse_quantity)
+from .types import _number_as_text
+from .types import (IMAGE_TAG, BucketName, ContainerName, EnvVars, GcsFuseMountOptions, GcsPath, ImageRef,
+                    dns_1123_label, parse_quantity)
 
 FLAG = re.compile(r"^--[A-Za-z][A-Za-z0-9_.\-]*(=[^\n\r]*)?$")
 
@@ -42,6 +43,9 @@ def _resource_list(what: str) -> AfterValidator:
     return AfterValidator(check)
 
 
+# `cpu: 4` unquoted arrives as a number; a quantity is its text
+_Quantity = Annotated[str, BeforeValidator(_number_as_text)]
+
 # The user container's defaults: requests so the head pod schedules next to the two Pathways servers on a
 # 64-vCPU / 256 GB CPU node (CTK's requests); limits as XPK writes them.
 DEFAULT_USER_REQUESTS = {"cpu": "2", "memory": "8Gi"}
@@ -54,10 +58,10 @@ class ContainerResources(Model):
     Giving `requests` or `limits` replaces that half of the default as a whole.
     """
 
-    requests: Annotated[dict[str, str], _resource_list("requests")] = Field(
+    requests: Annotated[dict[str, _Quantity], _resource_list("requests")] = Field(
         default_factory=lambda: dict(DEFAULT_USER_REQUESTS))
     """Resource requests (quantities). Default: cpu 2, memory 8Gi."""
-    limits: Annotated[dict[str, str], _resource_list("limits")] = Field(
+    limits: Annotated[dict[str, _Quantity], _resource_list("limits")] = Field(
         default_factory=lambda: dict(DEFAULT_USER_LIMITS))
     """Resource limits (quantities). Default: cpu 24, memory 100G."""
 
@@ -138,6 +142,17 @@ def _pathways_version(value: str) -> str:
 
 PathwaysVersion = Annotated[str, AfterValidator(_pathways_version)]
 
+# The JAX release a Pathways image tag is built for: `jax-0.9.2`, `20260128-jax_0.9.0` (Google's two tag styles).
+_JAX_IN_TAG = re.compile(r"(?:^|-)jax[-_](\d+)\.(\d+)(?:\.(\d+))?$")
+
+
+def jax_release_of(tag: str) -> Optional[tuple[int, int, int]]:
+    """(major, minor, patch) of the JAX release in a Pathways image tag; None when the tag does not name one."""
+    match = _JAX_IN_TAG.search(tag)
+    if match is None:
+        return None
+    return int(match.group(1)), int(match.group(2)), int(match.group(3) or 0)
+
 
 class PathwaysSettings(Model):
     """Pathways server options."""
@@ -189,3 +204,62 @@ class GcsFuseVolume(Model):
     """gcsfuse mount options, e.g. implicit-dirs, only-dir=ckpt."""
     workers: bool = False
     """Also mount into every pathways-worker container. Default: false."""
+
+
+# --- extra containers of the head pod ---------------------------------------------------------------------
+
+
+class SidecarResources(Model):
+    """Requests and limits of a sidecar container (none by default: it shares the head's node with the Pathways
+    servers, and on a TPU VM with a worker)."""
+
+    requests: Annotated[dict[str, str], _resource_list("requests")] = Field(default_factory=dict)
+    """Resource requests (quantities)."""
+    limits: Annotated[dict[str, str], _resource_list("limits")] = Field(default_factory=dict)
+    """Resource limits (quantities)."""
+
+    @model_validator(mode="after")
+    def _requests_within_limits(self) -> "SidecarResources":
+        for key, request in self.requests.items():
+            limit = self.limits.get(key)
+            if limit is not None and parse_quantity(request) > parse_quantity(limit):
+                raise fail("resources", f"requests.{key} {request} is larger than limits.{key} {limit}; "
+                           "Kubernetes rejects such a pod", field="requests")
+        return self
+
+
+class Sidecar(Model):
+    """An extra container in the head pod (a serving leader, a service backend's leader, a training head),
+    beside the user container and the Pathways servers: e.g. JetStream's `jetstream-http` in front of the
+    maxengine gRPC server (https://cloud.google.com/kubernetes-engine/docs/tutorials/serve-multihost-tpu-jetstream).
+
+    In a LeaderWorkerSet leader it is a regular container; in a JobSet head a native sidecar (an init container
+    with restartPolicy Always), so the head's Job still completes when the user container exits.
+    """
+
+    name: ContainerName
+    """Container name (DNS label), unique in the pod; not containerName nor a Pathways container's name."""
+    image: ImageRef
+    """Image, pinned to a tag other than latest or to a digest."""
+    command: Optional[list[str]] = None
+    """Entrypoint as an argument list (Kubernetes `command`; no shell): default the image's."""
+    args: list[str] = Field(default_factory=list)
+    """Arguments (Kubernetes `args`)."""
+    env: EnvVars = Field(default_factory=dict)
+    """Environment variables."""
+    ports: list[int] = Field(default_factory=list)
+    """TCP ports it listens on (1-65535, unique in the pod); serving.port may be one of them, and then the Service
+    and the probes go to this container."""
+    resources: SidecarResources = Field(default_factory=SidecarResources)
+    """Requests and limits (default none)."""
+
+    @model_validator(mode="after")
+    def _shape(self) -> "Sidecar":
+        if self.command is not None and not self.command:
+            raise fail("command", "is an empty list; remove it to run the image's entrypoint", field="command")
+        for port in self.ports:
+            if not 1 <= port <= 65535:
+                raise fail("ports", f"{port} is not a port number (1-65535)", field="ports")
+        if len(set(self.ports)) != len(self.ports):
+            raise fail("ports", "lists a port twice", field="ports")
+        return self

@@ -12,9 +12,9 @@ from typing import Optional
 from .. import naming
 from ..catalog import TPU_HOSTS, Allocatable, cpu_machine, gke_allocatable
 from ..errors import Problem
-from .pathways import parse_quantity
+from .pathways import ContainerResources, SidecarResources, parse_quantity
 from .target import WorkloadTarget
-from .workloads import PathwaysWorkloadConfig, is_given
+from .workloads import RESERVED_CONTAINER_NAMES, PathwaysWorkloadConfig, is_given
 
 
 GB = Decimal(10**9)
@@ -34,17 +34,98 @@ MANAGED_ENV = {
 
 MAX_DNS_LABEL = 63
 
+# The Pathways servers' default sizes (XPK's limits; workloads/pathways_jobset.py writes them on CPU-pool heads).
+SERVER_SIZES = {"pathways-proxy": {"cpu": Decimal(16), "memory": Decimal(100) * GB},
+                "pathways-rm": {"cpu": Decimal(8), "memory": Decimal(32) * GB}}
+# A head on a TPU VM (a serving leader with leader: tpu, a colocated JobSet head) shares it with that VM's
+# pathways-worker, which requests only the chips but needs the host's
+# CPUs and most of its memory (the TPU runtime's pinned host buffers). Google's JetStream layouts set no resources on
+# the leader at all; XPK's limits would reserve 24 CPU / 132 GB there (141 GB with the user container) — most of a
+# v5e host. On a TPU VM the Pathways servers get at most this share of the host's allocatable, as requests = limits,
+# so they can neither crowd the worker out of memory nor be the first evicted.
+TPU_HEAD_SHARE = Decimal("0.25")
 
-def head_requests(workload: PathwaysWorkloadConfig) -> dict[str, Decimal]:
-    """CPU (cores) and memory (bytes) the head pod requests: sidecars + the user container."""
-    total = dict(SERVER_REQUESTS)
-    if workload.mode != "headless":
-        res = workload.resources
+
+def tpu_head_server_sizes(machine_type: str, *, proxy: bool = True) -> dict[str, dict[str, Decimal]]:
+    """CPU (cores) and memory (bytes) of each Pathways server in a head on a `machine_type` TPU VM: the default
+    sizes, scaled down (CPU and memory each, keeping their ratio) to fit TPU_HEAD_SHARE of the host's GKE
+    allocatable (catalog.gke_allocatable); a machine without host facts in the catalog keeps them. `proxy=False`: a
+    resource-manager-only head (mode service)."""
+    servers = {k: v for k, v in SERVER_SIZES.items() if proxy or k != "pathways-proxy"}
+    host = TPU_HOSTS.get(machine_type)
+    if host is None:  # no host facts in the catalog (e.g. tpu7x): the default sizes, as before
+        return {name: dict(size) for name, size in servers.items()}
+    alloc = gke_allocatable(host)
+    budget = {"cpu": Decimal(alloc.millicores) / 1000 * TPU_HEAD_SHARE,
+              "memory": Decimal(alloc.memory_bytes) * TPU_HEAD_SHARE}
+    out: dict[str, dict[str, Decimal]] = {name: {} for name in servers}
+    for key in ("cpu", "memory"):
+        total = sum(size[key] for size in servers.values())
+        scale = min(Decimal(1), budget[key] / total)
+        for name, size in servers.items():
+            if scale == 1:
+                out[name][key] = size[key]
+            elif key == "cpu":  # whole millicores, rounded down (the sum stays within the budget)
+                out[name][key] = Decimal(int(size[key] * scale * 1000)) / 1000
+            else:  # whole MiB, rounded down
+                out[name][key] = Decimal(int(size[key] * scale / 2**20)) * 2**20
+    return out
+
+
+def quantity(key: str, value: Decimal) -> str:
+    """A Kubernetes quantity for a size from tpu_head_server_sizes: whole cores or m; whole G or Mi."""
+    if key == "cpu":
+        return str(int(value)) if value == int(value) else f"{int(value * 1000)}m"
+    return f"{int(value / GB)}G" if value % GB == 0 else f"{int(value / 2**20)}Mi"
+
+
+def head_requests(workload: PathwaysWorkloadConfig, servers: Optional[dict[str, Decimal]] = None) -> dict[str, Decimal]:
+    """CPU (cores) and memory (bytes) the head pod requests: the Pathways servers (`servers`, default
+    SERVER_REQUESTS), the user container and the workload's sidecars."""
+    total = dict(SERVER_REQUESTS if servers is None else servers)
+    containers: list[ContainerResources | SidecarResources] = [c.resources for c in workload.sidecars]
+    if has_user_container(workload):
+        containers.insert(0, workload.resources)
+    for res in containers:
         for key in ("cpu", "memory"):
             value = res.requests.get(key, res.limits.get(key))  # limits-only: requests = limits
             if value is not None:
                 total[key] += parse_quantity(value)
     return total
+
+
+def has_user_container(workload: PathwaysWorkloadConfig) -> bool:
+    """The head pod runs the user's program (every mode but headless and service)."""
+    return workload.mode not in ("headless", "service")
+
+
+def sidecar_problems(workload: PathwaysWorkloadConfig, path: str) -> list[Problem]:
+    """Names and ports of the head pod's extra containers: unique in the pod, none a Pathways server's."""
+    out: list[Problem] = []
+    names = {workload.container_name} if has_user_container(workload) else set()
+    ports: dict[int, str] = {}
+    reserved_ports = set(naming.PATHWAYS_PORTS)
+    for i, sidecar in enumerate(workload.sidecars):
+        at = f"{path}.sidecars[{i}]"
+        if sidecar.name in RESERVED_CONTAINER_NAMES:
+            out.append(Problem(f"{at}.name", "is the name of a Pathways container; not allowed: "
+                               f"{', '.join(RESERVED_CONTAINER_NAMES)}", sidecar.name))
+        elif sidecar.name in names:
+            other = ("containerName (the user container)" if sidecar.name == workload.container_name
+                     and has_user_container(workload) else "another sidecar")
+            out.append(Problem(f"{at}.name", f"is also the name of {other}; container names are unique in a pod",
+                               sidecar.name))
+        names.add(sidecar.name)
+        for j, port in enumerate(sidecar.ports):
+            if port in reserved_ports:
+                out.append(Problem(f"{at}.ports[{j}]", "is a port of the Pathways servers (the head's own, or a "
+                                   "worker's on the same TPU VM); not allowed: "
+                                   f"{', '.join(str(p) for p in naming.PATHWAYS_PORTS)}", port))
+            elif port in ports:
+                out.append(Problem(f"{at}.ports[{j}]", f"is also a port of sidecar '{ports[port]}'; a port is "
+                                   "unique in a pod", port))
+            ports.setdefault(port, sidecar.name)
+    return out
 
 
 def _fits(need: dict[str, Decimal], alloc: Allocatable) -> Optional[str]:
@@ -80,9 +161,12 @@ def pathways_workload_problems(workload: PathwaysWorkloadConfig, target: Workloa
                            "one slice may restart before the JobSet fails); without elastic slices any worker "
                            "failure restarts the whole JobSet", pw.max_slice_restarts))
 
+    out.extend(sidecar_problems(workload, path))
+
     # headless: no user container, so its options would be silently ignored
     if workload.mode == "headless":
         for field, given in (("image", workload.image is not None), ("command", workload.command is not None),
+                             ("args", bool(workload.args)),
                              ("env", bool(workload.env)), ("secretEnv", bool(workload.secret_env)),
                              ("privileged", workload.privileged),
                              ("containerName", is_given(workload, "container_name")),
@@ -133,7 +217,9 @@ def pathways_workload_problems(workload: PathwaysWorkloadConfig, target: Workloa
                                workload.mode))
         host = TPU_HOSTS.get(shape.machine_type)
         if host is not None:
-            short = _fits(head_requests(workload), gke_allocatable(host))
+            sizes = tpu_head_server_sizes(shape.machine_type)
+            servers = {key: sum((s[key] for s in sizes.values()), Decimal(0)) for key in ("cpu", "memory")}
+            short = _fits(head_requests(workload, servers), gke_allocatable(host))
             if short:
                 out.append(Problem(at("mode"), f"'colocated' puts the head on a {shape.machine_type} TPU host, which "
                                    f"cannot hold it ({short}); use mode 'default' (head on the CPU pool) or lower "

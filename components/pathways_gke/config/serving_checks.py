@@ -14,7 +14,9 @@ from typing import Optional
 from .. import naming
 from ..catalog import TPU_HOSTS, cpu_machine, gke_allocatable
 from ..errors import Problem
-from .pathways_checks import GB, MAX_DNS_LABEL, _fits, head_requests
+from ..releases import kueue_lws_name_problem
+from .pathways import jax_release_of
+from .pathways_checks import GB, MAX_DNS_LABEL, SERVER_REQUESTS, _fits, head_requests, tpu_head_server_sizes
 from .target import WorkloadTarget
 from .workloads import PathwaysWorkloadConfig, is_given
 
@@ -22,11 +24,17 @@ from .workloads import PathwaysWorkloadConfig, is_given
 # LWS releases that bring a feature the rendered LeaderWorkerSet uses (LWS git tags, read from the code).
 LEADER_EXCLUDED_SINCE = "v0.6.0"  # subGroupPolicyType: LeaderExcluded (a head on the CPU pool)
 MUTABLE_SIZE_SINCE = "v0.7.0"  # leaderWorkerTemplate.size may change (earlier: immutable)
+# The oldest Pathways release whose IFRT proxy is documented accepting IFRT_PROXY_USE_INSECURE_GRPC_CREDENTIALS=true on
+# the pod network: AXLearn's LWS layout pins proxy_server:20260128-jax_0.9.0 (PATHWAYS_SERVING.md §2.9); Shared
+# Pathways Service renders it with jax-0.10.0. XLA reads "true" only since grpc_credentials_possibly_insecure_wrapper.cc
+# (2025), which lets Google's internal proxy build allow it; the older grpc_credentials.cc wanted "yes" and CHECK-failed
+# outside OSS builds. Older releases (GKE's JetStream tutorial pins jax-0.5.3) need ALTS, i.e. Workload Identity off
+# on the node pools, which this project does not do (it would hand every pod the node's service account).
+INSECURE_PROXY_SINCE = (0, 9, 0)
 # Env LWS injects into every container of a group (a user variable of the same name is replaced).
 LWS_ENV = ("LWS_LEADER_ADDRESS", "LWS_GROUP_SIZE", "LWS_WORKER_INDEX")
 # Resource-manager-only head (mode service): limits of the pathways-rm container (workloads/pathways_jobset.py).
 RM_ONLY_REQUESTS = {"cpu": Decimal(8), "memory": Decimal(32) * GB}
-
 
 def version_key(version: str) -> tuple[int, ...]:
     return tuple(int(p) for p in version.lstrip("v").split("."))
@@ -65,9 +73,22 @@ def max_lws_name(groups: int) -> int:
     return 52 - 1 - len(str(max(groups - 1, 0)))
 
 
+def leader_server_requests(workload: PathwaysWorkloadConfig, target: WorkloadTarget) -> dict[str, Decimal]:
+    """What the Pathways servers of an LWS leader request, summed: sized for a TPU VM with leader tpu."""
+    assert target.shape is not None
+    serving = workload.mode == "serving"
+    if layout_of(workload, target).leader == "tpu":
+        sizes = tpu_head_server_sizes(target.shape.machine_type, proxy=serving)
+        return {key: sum((s[key] for s in sizes.values()), Decimal(0)) for key in ("cpu", "memory")}
+    return dict(SERVER_REQUESTS) if serving else dict(RM_ONLY_REQUESTS)
+
+
 def serving_workload_problems(workload: PathwaysWorkloadConfig, target: WorkloadTarget, path: str, *, lws_version: str,
-                              cpu_machine_type: Optional[str] = None) -> list[Problem]:
-    """Every problem of a serving/service workload that the LWS builder relies on being absent."""
+                              cpu_machine_type: Optional[str] = None,
+                              kueue_version: Optional[str] = None) -> list[Problem]:
+    """Every problem of a serving/service workload that the LWS builder relies on being absent.
+
+    `kueue_version`: the Kueue release that admits the workload (None: not queued)."""
     if not workload.on_lws or target.shape is None:
         return []
     out: list[Problem] = []
@@ -102,6 +123,10 @@ def serving_workload_problems(workload: PathwaysWorkloadConfig, target: Workload
         if len(longest) > MAX_DNS_LABEL:
             out.append(Problem(at("name"), f"makes worker pod name '{longest}' longer than {MAX_DNS_LABEL} "
                                "characters", workload.name))
+        elif kueue_version is not None and target.queue_name:
+            why = kueue_lws_name_problem(kueue_version, workload.name)
+            if why:
+                out.append(Problem(at("name"), why, workload.name))
 
     if workload.serving is not None:
         out.extend(_serving_problems(workload, target, layout, path))
@@ -110,13 +135,31 @@ def serving_workload_problems(workload: PathwaysWorkloadConfig, target: Workload
 
     for source, names in (("env", workload.env), ("secretEnv", workload.secret_env),
                           ("pathways.env.server", pw.env.server), ("pathways.env.proxy", pw.env.proxy),
-                          ("pathways.env.worker", pw.env.worker)):
+                          ("pathways.env.worker", pw.env.worker),
+                          *((f"sidecars[{i}].env", s.env) for i, s in enumerate(workload.sidecars))):
         for name in sorted(set(names) & set(LWS_ENV)):
             out.append(Problem(at(f"{source}.{name}"), "is set by the LeaderWorkerSet controller in every container "
                                f"of the group; not allowed: {', '.join(LWS_ENV)}"))
 
+    release = jax_release_of(pw.version) if pw.version and pw.images.proxy is None else None
+    if release is not None and release < INSECURE_PROXY_SINCE:
+        out.append(Problem(at("pathways.version"), f"is a Pathways release for JAX {'.'.join(map(str, release))}; in "
+                           f"mode '{workload.mode}' the IFRT proxy listens on the pod network and its clients connect "
+                           "with insecure gRPC credentials (IFRT_PROXY_USE_INSECURE_GRPC_CREDENTIALS=true), which "
+                           "Pathways proxies are known to accept from jax-"
+                           f"{'.'.join(map(str, INSECURE_PROXY_SINCE))} on (older ones speak only ALTS, unreachable "
+                           "from a Workload Identity pod); use jax-0.9.0 or newer", pw.version))
+
+    # the pod-network proxy's credentials are ours (workloads/serving_lws.py INSECURE_CREDENTIALS_ENV)
+    for source, names in (("env", workload.env), ("secretEnv", workload.secret_env),
+                          ("pathways.env.proxy", pw.env.proxy)):
+        if naming.IFRT_PROXY_INSECURE_ENV in names and (source.startswith("pathways") or workload.mode == "serving"):
+            out.append(Problem(at(f"{source}.{naming.IFRT_PROXY_INSECURE_ENV}"), "is set to \"true\" by "
+                               f"pathways-gke in mode '{workload.mode}' (the proxy listens on the pod network, "
+                               "where ALTS credentials cannot be used); remove it"))
+
     # the head pod must fit where it runs
-    need = head_requests(workload) if workload.mode == "serving" else dict(RM_ONLY_REQUESTS)
+    need = head_requests(workload, leader_server_requests(workload, target))
     if layout.leader == "tpu":
         host = TPU_HOSTS.get(target.shape.machine_type)
         short = _fits(need, gke_allocatable(host)) if host else None
@@ -140,14 +183,16 @@ def _serving_problems(workload: PathwaysWorkloadConfig, target: WorkloadTarget, 
     at = lambda field: f"{path}.serving.{field}"  # noqa: E731
     needed = (layout.replicas + layout.surge) * layout.slices
     if layout.replicas * layout.slices > target.slices:
-        out.append(Problem(at("replicas"), f"x serving.slicesPerReplica ({layout.replicas} x {layout.slices} = "
-                           f"{layout.replicas * layout.slices} slices) is more than TPU pool '{target.tpu_group}' has "
+        out.append(Problem(at("replicas"), f"x serving.slicesPerReplica {layout.slices} = "
+                           f"{layout.replicas * layout.slices} slices, more than TPU pool '{target.tpu_group}' has "
                            f"({target.slices}); every group holds whole slices", layout.replicas))
     elif needed > target.slices:
-        out.append(Problem(at("maxSurge"), f"needs {layout.surge} spare group(s) of {layout.slices} slice(s) during a "
-                           f"rolling update: {needed} slices, but TPU pool '{target.tpu_group}' has {target.slices}",
+        out.append(Problem(at("maxSurge"), f"spare group(s) of {layout.slices} slice(s) during a rolling update need "
+                           f"{needed} slices with the replicas, but TPU pool '{target.tpu_group}' has {target.slices}",
                            layout.surge))
-    reserved = set(naming.PATHWAYS_PORTS)
+    # the server container shares the leader pod with the proxy and the resource manager only (no hostNetwork:
+    # the workers' ports are in their own pods), so only those ports clash
+    reserved = set(_LEADER_POD_PORTS)
     if serving.port is not None and serving.port in reserved:
         out.append(Problem(at("port"), _port_clash(), serving.port))
     for i, port in enumerate(serving.ports):
@@ -158,9 +203,12 @@ def _serving_problems(workload: PathwaysWorkloadConfig, target: WorkloadTarget, 
     return out  # env names pathways-gke sets in the server container: pathways_checks (MANAGED_ENV["user"])
 
 
+_LEADER_POD_PORTS = (naming.PROXY_PORT, *naming.RM_PORTS)
+
+
 def _port_clash() -> str:
-    return (f"is a port of the Pathways servers in the same group; not allowed: "
-            f"{', '.join(str(p) for p in naming.PATHWAYS_PORTS)}")
+    return (f"is a port of the Pathways servers in the same pod (proxy, resource manager); not allowed: "
+            f"{', '.join(str(p) for p in _LEADER_POD_PORTS)}")
 
 
 def _service_problems(workload: PathwaysWorkloadConfig, target: WorkloadTarget, path: str) -> list[Problem]:
@@ -177,6 +225,7 @@ def _service_problems(workload: PathwaysWorkloadConfig, target: WorkloadTarget, 
             out.append(Problem(at(f"service.clients[{i}]"), f"makes the proxy Service name '{name}' longer than "
                                f"{MAX_DNS_LABEL} characters; shorten the client or workload name", client))
     for field, given in (("image", workload.image is not None), ("command", workload.command is not None),
+                         ("args", bool(workload.args)),
                          ("env", bool(workload.env)), ("secretEnv", bool(workload.secret_env)),
                          ("privileged", workload.privileged), ("gcsFuse", bool(workload.gcs_fuse)),
                          ("containerName", is_given(workload, "container_name")),

@@ -11,7 +11,7 @@ import json
 
 import re
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Mapping, Optional
 
 from pydantic import TypeAdapter, ValidationError
 
@@ -23,7 +23,8 @@ from .addons import JobSetConfig, KueueConfig, LwsConfig
 from .base import problems_from
 from .cluster import ClusterConfig, CpuPoolConfig
 from .observability import ObservabilityConfig
-from .stack_file import cli_config, read_stack_file
+from .stack_file import (SECRET_PLACEHOLDER, cli_config, go_json, is_secure, read_stack_config, secure_paths)
+from .stack_file import read_stack_file  # noqa: F401  (re-exported: config.read_stack_file)
 from .tpu import TpuPoolConfig
 from .types import NAMESPACE, PROJECT_ID
 from .workloads import WorkloadConfig
@@ -146,9 +147,54 @@ def parse_stack(values: Mapping[str, Any]) -> StackConfig:
     raise ConfigError(problems)
 
 
-def load_stack_file(path: str | Path, project: str = PROJECT) -> StackConfig:
-    """A stack file validated exactly as `pulumi up` would see it (read as the CLI reads it, then its strings)."""
-    return stack_from_cli(*cli_config(read_stack_file(path), project))
+def load_stack_file(path: str | Path, project: str = PROJECT, *, project_dir: str | Path | None = None,
+                    esc: str | Path | None = None) -> StackConfig:
+    """A stack file validated exactly as `pulumi up` would see it (read as the CLI reads it, then its strings).
+
+    With `project_dir`, the project's Pulumi.yaml config (values, defaults) is merged as the CLI merges it."""
+    flat, secret_keys, paths = offline_cli_config(path, project_dir, esc=esc, project=project)
+    return stack_from_cli(flat, secret_keys, paths)
+
+
+def offline_cli_config(path: str | Path, project_dir: str | Path | None = None, *, stack: Optional[str] = None,
+                       esc: str | Path | None = None, project: Optional[str] = None,
+                       ) -> tuple[dict[str, str], list[str], dict[str, list[str]]]:
+    """What `pulumi up` would hand the program for a stack file (stack_file.read_stack_config, then the CLI's
+    strings), with `secure:` values as placeholders; and where the `secure:` values are (for the messages).
+
+    A `secrets` set as one encrypted value (`pulumi config set --secret pathways-gke:secrets '{...}'`) cannot be
+    opened offline: the plan assumes it holds every name a workload's secretEnv refers to."""
+    config, name = read_stack_config(path, project_dir, stack=stack, esc=esc, known_keys=KNOWN_KEYS)
+    if esc is not None and f"{name}:secrets" in config:  # `esc env open` prints secrets in the clear
+        config[f"{name}:secrets"] = _as_secure(config[f"{name}:secrets"])
+    flat, secret_keys = cli_config(config, project or name)
+    flat = assume_secret_names(flat, secret_keys)
+    return flat, secret_keys, secure_paths(config)
+
+
+def _as_secure(value: Any) -> Any:
+    if isinstance(value, Mapping) and not is_secure(value):
+        return {k: _as_secure(v) for k, v in value.items()}
+    return value if is_secure(value) else {"secure": "esc"}
+
+
+def assume_secret_names(flat: Mapping[str, str], secret_keys: Any) -> dict[str, str]:
+    """Offline only: a whole-map encrypted `secrets` -> every name the workloads' secretEnv refers to (placeholders)."""
+    key = f"{PROJECT}:secrets"
+    out = dict(flat)
+    if out.get(key) != SECRET_PLACEHOLDER or key not in secret_keys:
+        return out
+    names: set[str] = set()
+    try:
+        workloads = json.loads(out.get(f"{PROJECT}:workloads", "[]") or "[]")
+    except ValueError:
+        workloads = []
+    for workload in workloads if isinstance(workloads, list) else []:
+        secret_env = workload.get("secretEnv") if isinstance(workload, Mapping) else None
+        if isinstance(secret_env, Mapping):
+            names.update(v for v in secret_env.values() if isinstance(v, str))
+    out[key] = go_json({name: SECRET_PLACEHOLDER for name in sorted(names)})
+    return out
 
 
 # Keys of ours whose value is an object (read with Config.get_object): every section and `secrets`; the one
@@ -158,7 +204,8 @@ _OBJECT_KEYS = (*_SECTIONS, "secrets")
 _PROVIDER_NAMESPACES = ("gcp", "google-native", "kubernetes", "pulumi", "random")
 
 
-def stack_from_cli(values: Mapping[str, str], secret_keys: Any = ()) -> StackConfig:
+def stack_from_cli(values: Mapping[str, str], secret_keys: Any = (),
+                   secure_paths: Optional[Mapping[str, Any]] = None) -> StackConfig:
     """THE config reader: the key -> string map the Pulumi CLI hands the program -> a validated StackConfig.
 
     The program calls it with the running config (`from_pulumi_config`); `pathways-gke plan` calls it with
@@ -202,15 +249,74 @@ def stack_from_cli(values: Mapping[str, str], secret_keys: Any = ()) -> StackCon
     secrets = ours.get("secrets")
     if "secrets" in ours:
         ours["secrets"] = _secret_names(secrets, problems)
+    hidden = {key.partition(":")[2]: ours.get(key.partition(":")[2]) for key in secret_keys
+              if key.partition(":")[0] == PROJECT and key.partition(":")[2] in ours
+              and key.partition(":")[2] != "secrets"}
+    if "gcp:project" in secret_keys:
+        hidden["gcp:project"] = ours.get("gcp:project")
+    problems.extend(secret_outside_secrets_problems(secret_keys, secure_paths or {}))
     try:
         stack = parse_stack(ours)
     except ConfigError as exc:
-        hidden = {key.partition(":")[2]: ours.get(key.partition(":")[2]) for key in secret_keys
-                  if key.partition(":")[0] == PROJECT and key.partition(":")[2] != "secrets"}
-        raise ConfigError([*problems, *(_without_secret_values(p, hidden) for p in exc.problems)]) from None
+        # a key set with --secret is refused above; its own problems would quote its (decrypted) values
+        raise ConfigError([*problems, *(_without_secret_values(p, hidden) for p in exc.problems
+                                        if _root(p.path) not in hidden)]) from None
     if problems:
         raise ConfigError(problems)
     return stack
+
+
+def _root(path: str) -> str:
+    return re.split(r"[.\[]", path.partition(":")[2] if path.startswith(f"{PROJECT}:") else path, maxsplit=1)[0]
+
+
+_ENV_LEAF = re.compile(r"^workloads\[(\d+)\]\.env\.([A-Za-z_][A-Za-z0-9_]*)$")
+
+
+def secret_outside_secrets_problems(secret_keys: Any, secure_paths: Mapping[str, Any]) -> list[Problem]:
+    """A value set with --secret anywhere but under pathways-gke:secrets is refused (never plaintext in a resource).
+
+    Under `pulumi up` the CLI decrypts it and marks the whole top-level key secret (PULUMI_CONFIG_SECRET_KEYS);
+    the program would write the decrypted text into resource inputs (a pod's env, a label, a name) where the
+    state and the cluster keep it in plaintext. Only `secrets` values reach pods, through a Kubernetes Secret
+    (`secretEnv`). `secure_paths`: where in each key the `secure:` values are, when the stack file is at hand
+    (`stack_file.secure_paths`); without it the problem names the key."""
+    out: list[Problem] = []
+    for key in sorted(secret_keys):
+        namespace, _, name = key.partition(":")
+        if key == "gcp:project":
+            out.append(Problem(key, "is set with --secret, but the project id is part of resource names, IAM members "
+                               "and Workload Identity pools, which are stored in plaintext; set it without --secret: "
+                               "`pulumi config set gcp:project PROJECT_ID`"))
+            continue
+        if namespace != PROJECT or name == "secrets" or name not in KNOWN_KEYS:
+            continue
+        leaves = list(secure_paths.get(key) or ())
+        for leaf in leaves or [name]:
+            env = _ENV_LEAF.match(leaf)
+            if env is not None:
+                index, var = env.groups()
+                secret = var.lower().replace("_", "-")
+                out.append(Problem(leaf, "is a secret (`secure:`), but env values are written into the pod spec and "
+                                   "the Pulumi state in plaintext; a secret reaches a pod only through "
+                                   "pathways-gke:secrets and secretEnv (a Kubernetes Secret): `pulumi config rm "
+                                   f"--path '{PROJECT}:{leaf}'`, `pulumi config set --secret --path "
+                                   f"'{PROJECT}:secrets.{secret}' VALUE`, then set workloads[{index}].secretEnv."
+                                   f"{var}: {secret}"))
+            elif leaf == name:
+                out.append(Problem(key, "holds a value set with --secret (`secure:`), but only values under "
+                                   f"{PROJECT}:secrets may be secret: everything else is written into resource "
+                                   "inputs, which the Pulumi state and the cluster keep in plaintext. Set it without "
+                                   "--secret; a credential a workload needs goes under secrets and reaches its pods "
+                                   "through secretEnv (`pulumi config set --secret --path "
+                                   f"'{PROJECT}:secrets.NAME' VALUE`, then workloads[i].secretEnv.VAR: NAME)"))
+            else:
+                out.append(Problem(leaf, "is a secret (`secure:`), but only values under "
+                                   f"{PROJECT}:secrets may be secret: this value is written into resource inputs, "
+                                   "which the Pulumi state and the cluster keep in plaintext. Set it without --secret "
+                                   f"(`pulumi config set --path '{PROJECT}:{leaf}' VALUE`); a credential a workload "
+                                   "needs goes under secrets and reaches its pods through secretEnv"))
+    return out
 
 
 def _without_secret_values(problem: Problem, hidden: Mapping[str, Any]) -> Problem:
@@ -252,4 +358,25 @@ def from_pulumi_config() -> StackConfig:
     from pulumi.runtime import config as runtime_config
 
     values = {**runtime_config.get_config_env(), **runtime_config.CONFIG.get()}
-    return stack_from_cli(values, [key for key in values if runtime_config.is_config_secret(key)])
+    secret_keys = [key for key in values if runtime_config.is_config_secret(key)]
+    return stack_from_cli(values, secret_keys, _secure_paths_of_running_stack(secret_keys))
+
+
+def _secure_paths_of_running_stack(secret_keys: list[str]) -> dict[str, list[str]]:
+    """Under `pulumi up`: where the running stack's file holds `secure:` values (to name them in a refusal).
+
+    Best effort (the file is read only for the positions, never decrypted): {} when the program runs without
+    its project's stack file at hand, and then the refusal names the key."""
+    if not any(key.startswith(f"{PROJECT}:") and key != f"{PROJECT}:secrets" for key in secret_keys):
+        return {}
+    try:
+        import pulumi
+
+        from .stack_file import namespaced_config, read_project, read_stack_document
+
+        project = read_project(".")
+        path = Path(str(project.get("stackConfigDir") or ".")) / f"Pulumi.{pulumi.get_stack()}.yaml"
+        config = read_stack_document(path).get("config") or {}
+        return secure_paths(namespaced_config(config, str(project.get("name") or PROJECT)))
+    except Exception:  # noqa: BLE001 - a hint only: the refusal stands without it
+        return {}

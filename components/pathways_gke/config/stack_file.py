@@ -23,7 +23,7 @@ import math
 import re
 from decimal import Decimal
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Mapping, Optional, Sequence
 
 import yaml
 
@@ -104,28 +104,61 @@ class _GoYamlLoader(yaml.SafeLoader):
             return value
         if wanted == "str":
             return str(node.value)
-        raise yaml.constructor.ConstructorError(None, None, f"cannot decode {node.value!r} as !!{wanted}",
+        if wanted == "float" and kind == "int":  # resolve.go: an int asked for as !!float is that float
+            return float(value)
+        raise yaml.constructor.ConstructorError(None, None, f"cannot decode !!{kind} {node.value!r} as !!{wanted}",
                                                 node.start_mark)
 
-    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
-        self.flatten_mapping(node)
-        seen: dict[Any, yaml.Mark] = {}
-        for key_node, _ in node.value:
-            key = self.construct_object(key_node, deep=True)
-            try:
-                first = seen.get(key)
-            except TypeError:  # unhashable: SafeLoader reports it below
-                continue
-            if first is not None:
-                raise yaml.constructor.ConstructorError(
-                    None, None, f"key {key!r} is given twice in one mapping, at line {first.line + 1} and line "
-                    f"{key_node.start_mark.line + 1}; keep one")
-            seen[key] = key_node.start_mark
-        return super().construct_mapping(node, deep=deep)
+    def construct_other_tag(self, tag_suffix: str, node: yaml.Node) -> Any:
+        """A tag yaml.v3 cannot resolve (`!foo`, `!!set`, `!!omap`): the value as if untagged (decode.go
+        ignores it for collections; a scalar keeps its text)."""
+        if isinstance(node, yaml.MappingNode):
+            return self.construct_mapping(node, deep=True)
+        if isinstance(node, yaml.SequenceNode):
+            return self.construct_sequence(node, deep=True)
+        return str(node.value)
+
+    def construct_binary_text(self, node: yaml.ScalarNode) -> Any:
+        """!!binary: the decoded bytes as a Go string (invalid UTF-8 becomes U+FFFD in encoding/json)."""
+        return self.construct_yaml_binary(node).decode("utf-8", errors="replace")
+
+    def process_directives(self) -> Any:
+        """yaml.v3 parserc.go reads only `%YAML 1.1` documents ("found incompatible YAML document")."""
+        handles = super().process_directives()
+        if self.yaml_version is not None and tuple(self.yaml_version) != (1, 1):
+            raise yaml.parser.ParserError(None, None, f"found incompatible YAML document (%YAML "
+                                          f"{'.'.join(map(str, self.yaml_version))}; the Pulumi CLI's YAML "
+                                          "reader accepts only %YAML 1.1 or no directive)", self.peek_token().start_mark)
+        return handles
 
 
 for _kind in ("bool", "int", "float", "null"):
     _GoYamlLoader.add_constructor(_TAG + _kind, _GoYamlLoader.construct_go_scalar)
+_GoYamlLoader.add_constructor(_TAG + "binary", _GoYamlLoader.construct_binary_text)
+_GoYamlLoader.add_multi_constructor("", _GoYamlLoader.construct_other_tag)
+_SCALAR_TAGS = {_TAG + kind for kind in ("str", "bool", "int", "float", "null", "timestamp", "binary", "merge")}
+
+
+def _go_tags(node: yaml.Node) -> None:
+    """Tags as yaml.v3 decodes them into interface{} (decode.go `unmarshal`: a mapping or sequence is decoded by its
+    kind whatever its tag, `!!str {a: 1}` and `!!set` included; resolve.go: a scalar under a tag it cannot resolve,
+    `!foo x` or `!!map x`, is its text)."""
+    seen: set[int] = set()
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        if isinstance(current, yaml.MappingNode):
+            current.tag = _TAG + "map"
+            for key_node, value_node in current.value:
+                stack.extend((key_node, value_node))
+        elif isinstance(current, yaml.SequenceNode):
+            current.tag = _TAG + "seq"
+            stack.extend(current.value)
+        elif current.tag not in _SCALAR_TAGS:
+            current.tag = _TAG + "str"
 # an explicit !!timestamp, like an implicit one, stays the text as written
 _GoYamlLoader.add_constructor(_TAG + "timestamp", lambda loader, node: str(node.value))
 
@@ -163,13 +196,46 @@ def _expanded_size(node: yaml.Node, limit: int) -> int:
     return size(node)
 
 
+def _duplicate_keys(node: yaml.Node, source: str) -> None:
+    """yaml.v3 decode.go `mapping`: a key whose kind and text repeat in one mapping is an error (merged keys
+    are not compared: an explicit key next to a `<<` merge overrides the merged one)."""
+    seen_nodes: set[int] = set()
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if id(current) in seen_nodes:
+            continue
+        seen_nodes.add(id(current))
+        if isinstance(current, yaml.MappingNode):
+            first: dict[tuple[str, str], yaml.Node] = {}
+            for key_node, value_node in current.value:
+                text = key_node.value if isinstance(key_node, yaml.ScalarNode) else ""
+                mark = (type(key_node).__name__, text)
+                if mark in first:
+                    raise ConfigError([Problem(source, f"is not valid YAML: key {_printable(text)!r} is given twice "
+                                               f"in one mapping, at line {first[mark].start_mark.line + 1} and line "
+                                               f"{key_node.start_mark.line + 1}; keep one")])
+                first[mark] = key_node
+                stack.extend((key_node, value_node))
+        elif isinstance(current, yaml.SequenceNode):
+            stack.extend(current.value)
+
+
 def parse_stack_yaml(text: str, source: str = "stack file") -> Any:
-    """Decode stack-file text as yaml.v3 would (see the module doc). Raises ConfigError."""
-    loader = _GoYamlLoader(text)
+    """Decode stack-file text as yaml.v3's Unmarshal would (see the module doc). Raises ConfigError.
+
+    Only the first document is read (yaml.v3 `unmarshal` parses one document and ignores the rest)."""
     try:
-        node = loader.get_single_node()
+        loader = _GoYamlLoader(text)
+    except yaml.YAMLError as exc:  # the reader refuses a control character (NUL, ESC, ...) before parsing
+        raise ConfigError([Problem(source, f"is not valid YAML: {_yaml_problem(exc)}; control characters are not "
+                                   "allowed in a stack file (write them as escapes in a double-quoted string)")]) from None
+    try:
+        node = loader.get_node() if loader.check_node() else None
         if node is None:
             return None
+        _duplicate_keys(node, source)
+        _go_tags(node)
         try:
             size = _expanded_size(node, MAX_EXPANDED_VALUES)
         except ValueError as exc:
@@ -184,6 +250,14 @@ def parse_stack_yaml(text: str, source: str = "stack file") -> Any:
         raise ConfigError([Problem(source, "cannot be read: nested too deeply")]) from None
     finally:
         loader.dispose()
+
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def _printable(text: str) -> str:
+    """Text with control characters (a terminal colour code, NUL) written as escapes, never raw."""
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
 
 
 def _yaml_problem(exc: yaml.YAMLError) -> str:
@@ -216,8 +290,8 @@ def decode_text(data: bytes, source: str) -> str:
                                    f"{exc.start}); save it as UTF-8")]) from None
 
 
-def read_stack_file(path: str | Path) -> dict[str, Any]:
-    """The `config:` mapping of a Pulumi.<stack>.yaml file (or a bare mapping), decoded as the CLI decodes it.
+def read_stack_document(path: str | Path) -> dict[str, Any]:
+    """The whole top-level mapping of a stack file (`config:`, `environment:`, ...), decoded as the CLI decodes it.
 
     Faults (a directory, a missing or unreadable file, bad encoding, invalid YAML, an alias bomb) are
     ConfigErrors naming the file."""
@@ -231,15 +305,300 @@ def read_stack_file(path: str | Path) -> dict[str, Any]:
         raise ConfigError([Problem(source, "does not exist")]) from None
     except OSError as exc:
         raise ConfigError([Problem(source, f"cannot be read: {exc.strerror or exc}")]) from None
-    parsed = parse_stack_yaml(decode_text(data, source), source) or {}
+    parsed = parse_stack_yaml(decode_text(data, source), source)
+    if parsed is None:
+        return {}  # an empty stack file: no config (loaders.go)
     if not isinstance(parsed, dict):
-        raise ConfigError([Problem(source, "must be a mapping with a 'config:' key")])
-    config = parsed.get("config", parsed)
+        raise ConfigError([Problem(source, "must be a mapping with a 'config:' key (the CLI: expected the stack to "
+                                   f"be an object, was {_go_type(parsed)})")])
+    return parsed
+
+
+def read_stack_file(path: str | Path) -> dict[str, Any]:
+    """The `config:` mapping of a Pulumi.<stack>.yaml file, decoded as the CLI decodes it.
+
+    A file without `config:` has no config (the CLI reads only that key); a file whose config comes from an
+    ESC `environment:` is refused here (`read_stack_config` reads it with an exported environment)."""
+    document = read_stack_document(path)
+    _refuse_environment(document, str(path), None)
+    return _config_block(document, str(path))
+
+
+def _config_block(document: Mapping[str, Any], source: str) -> dict[str, Any]:
+    config = document.get("config")
     if config is None:
         return {}
     if not isinstance(config, dict):
         raise ConfigError([Problem(f"{source}: config", "must be a mapping of keys to values")])
-    return {_go_key(k): v for k, v in config.items()}
+    return {_go_key(k) if not isinstance(k, str) else k: v for k, v in config.items()}
+
+
+def _go_type(value: Any) -> str:
+    return {bool: "bool", int: "int", float: "float64", str: "string", list: "[]interface {}"}.get(type(value), "object")
+
+
+def _refuse_environment(document: Mapping[str, Any], source: str, esc: Optional[Path]) -> None:
+    environment = document.get("environment")
+    if environment in (None, [], {}) or esc is not None:
+        return
+    raise ConfigError([Problem(f"{source}: environment", "imports Pulumi ESC environments, which `pulumi up` "
+                               "merges into the config but an offline plan cannot open (no credentials); export the "
+                               "environment (`esc env open ORG/PROJECT/ENV > env.json`, or `pulumi env open ...`) and "
+                               "pass it: `pathways-gke plan --stack STACK --esc-env env.json`, or copy its pulumiConfig "
+                               "values into the stack file")])
+
+
+# --- the key forms the CLI accepts (config.ParseKey) and the namespace it adds ----------------------------
+
+
+def parse_config_key(key: str) -> Optional[str]:
+    """pulumi sdk/go/common/resource/config/key.go ParseKey: `ns:name`, or the legacy `ns:config:name` -> `ns:name`;
+    anything else (`gcp:foo:bar`, three or more colons) is refused: None."""
+    count = key.count(":")
+    if count == 1:
+        return key
+    if count == 2:
+        namespace, module, name = key.split(":")
+        if module == "config":
+            return f"{namespace}:{name}"
+    return None
+
+
+def namespaced_config(config: Mapping[str, Any], project: str, source: str = "stack file") -> dict[str, Any]:
+    """A stack file's decoded `config:` with every key as the CLI keys it (loaders.go
+    stackConfigNamespacedWithProject, then config.Map UnmarshalYAML / ParseKey).
+
+    Refused as the CLI refuses them: a key ParseKey cannot parse; and, because the CLI then keeps one of them at
+    random (Go map order), two spellings of one key (`cpuPool` and `pathways-gke:cpuPool`, or
+    `pathways-gke:config:cpuPool`)."""
+    problems: list[Problem] = []
+    out: dict[str, Any] = {}
+    spelled: dict[str, str] = {}
+    # a non-text key anywhere in the block stops the CLI from adding the project namespace to any key
+    namespacing = all(isinstance(k, str) for k in config)
+    for raw_key, value in config.items():
+        key = raw_key if isinstance(raw_key, str) else _go_key(raw_key)
+        full = key if ":" in key or not namespacing else f"{project}:{key}"
+        parsed = parse_config_key(full)
+        if parsed is None:
+            problems.append(Problem(f"{source}: {_printable(key)}", "is not a configuration key the Pulumi CLI accepts "
+                                    "(`<namespace>:<name>`, or the legacy `<namespace>:config:<name>`; a namespace "
+                                    "and a name contain no ':'); the CLI refuses the whole stack file"))
+            continue
+        if parsed in spelled:
+            problems.append(Problem(f"{source}: {_printable(key)}", f"is the same config key as "
+                                    f"'{_printable(spelled[parsed])}' ({parsed}); the Pulumi CLI keeps one of the two "
+                                    "at random: keep one"))
+            continue
+        spelled[parsed] = key
+        out[parsed] = value
+    if problems:
+        raise ConfigError(problems)
+    return out
+
+
+def secure_paths(config: Mapping[str, Any]) -> dict[str, list[str]]:
+    """Where each key holds `secure:` values, as config paths under the key's name (`workloads[0].env.TOKEN`)."""
+    def walk(value: Any, path: str, out: list[str]) -> None:
+        if is_secure(value):
+            out.append(path)
+        elif isinstance(value, Mapping):
+            for k, v in value.items():
+                walk(v, f"{path}.{_go_key(k)}", out)
+        elif isinstance(value, list):
+            for i, v in enumerate(value):
+                walk(v, f"{path}[{i}]", out)
+
+    found: dict[str, list[str]] = {}
+    for key, value in config.items():
+        paths: list[str] = []
+        walk(value, str(key).partition(":")[2] or str(key), paths)
+        if paths:
+            found[str(key)] = paths
+    return found
+
+
+# --- Pulumi.yaml: the project's name, stackConfigDir and `config:` block (pkg/workspace/config.go mergeConfig) ---
+
+
+_PROJECT_CONFIG_ATTRIBUTES = ("type", "description", "items", "default", "value", "secret")
+_CONFIG_TYPES = ("string", "integer", "boolean", "array", "object")
+
+
+def read_project(project_dir: str | Path) -> dict[str, Any]:
+    """Pulumi.yaml (or Pulumi.yml) of a project directory, decoded as the CLI decodes it ({} when absent)."""
+    for name in ("Pulumi.yaml", "Pulumi.yml"):
+        path = Path(project_dir) / name
+        if path.is_file():
+            document = read_stack_document(path)
+            return document
+    return {}
+
+
+def _project_config(project: Mapping[str, Any], source: str) -> dict[str, dict[str, Any]]:
+    """The project's `config:` entries as typed definitions (project.go RewriteShorthandConfigValues, Validate)."""
+    name = str(project.get("name") or "")
+    block = project.get("config") or {}
+    if not isinstance(block, Mapping):
+        raise ConfigError([Problem(f"{source}: config", "must be a mapping of config keys to values or definitions")])
+    problems: list[Problem] = []
+    out: dict[str, dict[str, Any]] = {}
+    for raw_key, entry in block.items():
+        key = raw_key if isinstance(raw_key, str) else _go_key(raw_key)
+        at = f"{source}: config.{_printable(key)}"
+        ours = ":" not in key or key.startswith(f"{name}:")
+        if not isinstance(entry, Mapping):  # shorthand: a default of ours, a value of another namespace
+            entry = {"default" if ours else "value": entry}
+        unknown = [str(k) for k in entry if k not in _PROJECT_CONFIG_ATTRIBUTES]
+        if unknown:
+            problems.append(Problem(at, f"has {', '.join(map(repr, unknown))}: a project config entry is a plain value "
+                                    f"or a definition ({', '.join(_PROJECT_CONFIG_ATTRIBUTES)}); an object value goes "
+                                    "under `default:` (or `value:` for another namespace)"))
+            continue
+        if "default" in entry and "value" in entry and entry["default"] is not None and entry["value"] is not None:
+            problems.append(Problem(at, "cannot have both a 'default' and 'value' attribute"))
+            continue
+        kind = entry.get("type")
+        if kind is not None and kind not in _CONFIG_TYPES:
+            problems.append(Problem(at, f"type must be one of {', '.join(_CONFIG_TYPES)}", kind))
+            continue
+        if not ours:
+            if kind is not None:
+                problems.append(Problem(at, "is not namespaced by the project and should not define a type"))
+                continue
+            if entry.get("default") is not None:
+                problems.append(Problem(at, "is not namespaced by the project and cannot define a default value; "
+                                        "use the 'value' attribute"))
+                continue
+            if entry.get("value") is None:
+                problems.append(Problem(at, "is namespaced and must provide an attribute 'value'"))
+                continue
+        elif kind == "array" and entry.get("items") is None:
+            problems.append(Problem(at, "declares an array but does not specify the underlying type via 'items'"))
+            continue
+        elif kind is not None and entry.get("default") is not None and not _of_type(kind, entry["default"]):
+            problems.append(Problem(at, f"has a default value that is not of the expected type '{kind}'"))
+            continue
+        full = key if ":" in key else f"{name}:{key}"
+        parsed = parse_config_key(full)
+        if parsed is None:
+            problems.append(Problem(at, "is not a configuration key the Pulumi CLI accepts (`<namespace>:<name>`)"))
+            continue
+        out[parsed] = dict(entry)
+    if problems:
+        raise ConfigError(problems)
+    return out
+
+
+def _of_type(kind: str, value: Any) -> bool:
+    """project.go ValidateConfigValue (items of an array are not checked here)."""
+    if kind == "string":
+        return isinstance(value, str)
+    if kind == "integer":
+        if isinstance(value, bool):
+            return False
+        if isinstance(value, int) or (isinstance(value, float) and value == int(value)):
+            return True
+        return isinstance(value, str) and re.fullmatch(r"[+-]?[0-9]+", value) is not None
+    if kind == "boolean":
+        return isinstance(value, bool) or value in ("true", "false")
+    if kind == "object":
+        return isinstance(value, Mapping)
+    return isinstance(value, list)
+
+
+def _merge_patch(stack_value: Any, base: Any) -> Any:
+    """config/object.go Merge: JSON merge patch of the stack value onto the environment's, stack values winning."""
+    if isinstance(stack_value, Mapping) and isinstance(base, Mapping) and not is_secure(stack_value):
+        merged = dict(base)
+        for k, v in stack_value.items():
+            merged[k] = _merge_patch(v, merged.get(k))
+        return merged
+    return stack_value
+
+
+def read_esc_export(path: str | Path) -> dict[str, Any]:
+    """`pulumiConfig` of an exported environment (`esc env open ORG/PROJECT/ENV` prints its values as JSON)."""
+    import json
+
+    source = str(path)
+    try:
+        data = json.loads(decode_text(Path(path).read_bytes(), source))
+    except FileNotFoundError:
+        raise ConfigError([Problem(source, "does not exist")]) from None
+    except OSError as exc:
+        raise ConfigError([Problem(source, f"cannot be read: {exc.strerror or exc}")]) from None
+    except ValueError as exc:
+        raise ConfigError([Problem(source, "is not the JSON `esc env open` prints "
+                                   f"({str(exc).split(':')[0]}); export it with `esc env open ORG/PROJECT/ENV > FILE`")]) from None
+    if not isinstance(data, dict):
+        raise ConfigError([Problem(source, "must be the JSON object `esc env open` prints")])
+    config = data.get("pulumiConfig", {})
+    if not isinstance(config, dict):
+        raise ConfigError([Problem(f"{source}: pulumiConfig", "must be an object of config keys to values")])
+    return config
+
+
+# the top-level keys of a stack file the CLI reads (workspace.ProjectStack)
+_STACK_FILE_KEYS = ("config", "environment", "secretsprovider", "encryptedkey", "encryptionsalt")
+
+
+def _refuse_stray_config(document: Mapping[str, Any], source: str, known_keys: Sequence[str]) -> None:
+    """Config keys written at the top level, outside `config:`: the CLI reads only `config:` and drops them."""
+    stray = [str(k) for k in document if k not in _STACK_FILE_KEYS and (":" in str(k) or str(k) in known_keys)]
+    if stray:
+        raise ConfigError([Problem(f"{source}: {_printable(key)}", "is at the top level of the stack file, outside "
+                                   "`config:`; the Pulumi CLI reads only the keys under `config:` and ignores it: "
+                                   "indent it under a `config:` line") for key in stray])
+
+
+def read_stack_config(path: str | Path, project_dir: str | Path | None = None, *, stack: Optional[str] = None,
+                      esc: str | Path | None = None, known_keys: Sequence[str] = ()) -> tuple[dict[str, Any], str]:
+    """The config `pulumi up` gives the program for this stack file (decoded values, keys namespaced), and the
+    project name: the stack file's `config:`, then an ESC environment's `pulumiConfig` under it (stack values win,
+    merged as JSON merge patch), then the project's values and defaults from Pulumi.yaml for keys the stack does
+    not set (pkg/workspace/config.go mergeConfig). The CLI's refusals are ConfigErrors with its reason."""
+    source = str(path)
+    project_doc = read_project(project_dir) if project_dir is not None else {}
+    project = str(project_doc.get("name") or "pathways-gke")
+    document = read_stack_document(path)
+    _refuse_environment(document, source, Path(esc) if esc is not None else None)
+    _refuse_stray_config(document, source, known_keys)
+    config = namespaced_config(_config_block(document, source), project, source)
+    if esc is not None:
+        for key, value in namespaced_config(read_esc_export(esc), project, str(esc)).items():
+            config[key] = _merge_patch(config[key], value) if key in config else value
+    definitions = _project_config(project_doc, str(Path(project_dir or ".") / "Pulumi.yaml")) if project_doc else {}
+    problems: list[Problem] = []
+    stack_name = stack or Path(path).name.removeprefix("Pulumi.").removesuffix(".yaml")
+    missing: list[str] = []
+    for key in sorted(definitions):
+        entry = definitions[key]
+        if key not in config:
+            value = entry.get("default") if entry.get("default") is not None else entry.get("value")
+            if value is None:
+                if key.partition(":")[0] == project:
+                    missing.append(key.partition(":")[2] if key.startswith(f"{project}:") else key)
+                continue
+            config[key] = value
+            continue
+        given = config[key]
+        if entry.get("secret") and not is_secure(given) and not _holds_secure(given):
+            problems.append(Problem(key, f"must be encrypted as it's secret (Pulumi.yaml declares it `secret: true`); "
+                                    f"set it with `pulumi config set --secret {key} VALUE` (value not shown)"))
+        elif entry.get("type") is not None and not _holds_secure(given) and not _of_type(entry["type"], given):
+            problems.append(Problem(key, f"must be of type '{entry['type']}' (Pulumi.yaml declares it)"))
+    if missing:
+        problems.append(Problem(source, f"Stack '{stack_name}' is missing configuration "
+                                f"value{'s' if len(missing) > 1 else ''} {', '.join(map(repr, missing))} that "
+                                "Pulumi.yaml declares without a default; set them with `pulumi config set`"))
+    if problems:
+        raise ConfigError(problems)
+    return config, project
+
+
+def _holds_secure(value: Any) -> bool:
+    return bool(secure_paths({"k": value}))
 
 
 # --- values -> the strings the CLI passes ---------------------------------------------------------
@@ -252,8 +611,43 @@ def _go_key(key: Any) -> str:
     if key is None:
         return "<nil>"
     if isinstance(key, float):
-        return _go_float(key, json=False)
+        return _go_float_v(key)
     return str(key)
+
+
+def _go_float_v(value: float) -> str:
+    """fmt.Sprintf("%v", float64): strconv 'g' with the shortest digits, an exponent (two digits at least) when
+    the decimal exponent is below -4 or at least 6 (strconv/ftoa.go: "use precision 6 for this decision")."""
+    if math.isnan(value):
+        return "NaN"
+    if math.isinf(value):
+        return "+Inf" if value > 0 else "-Inf"
+    if value == 0:
+        return "-0" if math.copysign(1, value) < 0 else "0"
+    sign = "-" if value < 0 else ""
+    digits, exponent = _shortest_digits(abs(value))
+    if exponent < -4 or exponent >= 6:
+        mantissa = digits[0] + ("." + digits[1:] if len(digits) > 1 else "")
+        return f"{sign}{mantissa}e{'-' if exponent < 0 else '+'}{abs(exponent):02d}"
+    text = format(Decimal(f"{digits[0]}.{digits[1:] or '0'}e{exponent}"), "f")
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    return sign + text
+
+
+def _shortest_digits(value: float) -> tuple[str, int]:
+    """The shortest decimal digits that read back as `value` (Python's repr, as Go's strconv) and the exponent."""
+    text = repr(value)
+    if "e" in text:
+        mantissa, _, exp = text.partition("e")
+        digits = mantissa.replace(".", "").lstrip("0")
+        return digits.rstrip("0") or "0", int(exp)
+    whole, _, frac = text.partition(".")
+    if whole.strip("0"):
+        digits = (whole.lstrip("0") + frac).rstrip("0")
+        return digits or "0", len(whole.lstrip("0")) - 1
+    stripped = frac.lstrip("0")
+    return stripped.rstrip("0"), -(len(frac) - len(stripped)) - 1
 
 
 def _go_float(value: float, json: bool = True) -> str:
@@ -324,14 +718,11 @@ def _decrypt_offline(value: Any) -> tuple[bool, Any]:
 def cli_config(config: Mapping[str, Any], project: str) -> tuple[dict[str, str], list[str]]:
     """A stack file's decoded `config:` -> (the key -> string map the CLI passes the program, secret keys).
 
-    Keys without a namespace get the project's; `secure:` values become SECRET_PLACEHOLDER (offline)."""
+    Keys as the CLI keys them (`namespaced_config`); `secure:` values become SECRET_PLACEHOLDER (offline)."""
     flat: dict[str, str] = {}
     secret_keys: list[str] = []
     problems: list[Problem] = []
-    for raw_key, raw_value in config.items():
-        key = _go_key(raw_key)
-        if ":" not in key:
-            key = f"{project}:{key}"
+    for key, raw_value in namespaced_config(config, project).items():
         secret, value = _decrypt_offline(raw_value)
         if secret:
             secret_keys.append(key)
@@ -350,4 +741,5 @@ def cli_config(config: Mapping[str, Any], project: str) -> tuple[dict[str, str],
 
 
 __all__ = ["MAX_EXPANDED_VALUES", "SECRET_PLACEHOLDER", "cli_config", "decode_text", "go_json", "go_scalar",
-           "is_secure", "parse_stack_yaml", "read_stack_file"]
+           "is_secure", "namespaced_config", "parse_config_key", "parse_stack_yaml", "read_esc_export", "read_project",
+           "read_stack_config", "read_stack_document", "read_stack_file", "secure_paths"]

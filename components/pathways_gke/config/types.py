@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from typing import Annotated, Any, Optional, TypeVar
 
-from pydantic import AfterValidator, BeforeValidator
+from pydantic import AfterValidator, BeforeValidator, StringConstraints
 
 from ..catalog import cpu_machine_type_problem, is_tpu_machine_type
 from ..gke_rules import GKE_VERSION, gce_label_problems, node_label_problem, parse_rrule
@@ -187,7 +187,8 @@ PROJECT_ID = Syntax("project", _pattern(_PROJECT_ID),
 # a user-managed service account; group 1 is its project
 SERVICE_ACCOUNT_EMAIL = Syntax(
     "service_account_email", _pattern(rf"{_SERVICE_ACCOUNT_ID}@({_PROJECT_ID})\.iam\.gserviceaccount\.com"),
-    "is not a user-managed GCP service-account email (name@project.iam.gserviceaccount.com)")
+    "is not a user-managed GCP service-account email (ID@PROJECT.iam.gserviceaccount.com; the ID is 6-30 "
+    "characters: lower-case letters, digits and '-', starting with a letter, not ending with '-')")
 # the Compute Engine default service account (PROJECT_NUMBER-compute@developer.gserviceaccount.com), which GKE's
 # nodes run as unless told otherwise (https://cloud.google.com/compute/docs/access/service-accounts#default_service_account)
 COMPUTE_DEFAULT_SERVICE_ACCOUNT = _pattern(r"[1-9][0-9]{5,18}-compute@developer\.gserviceaccount\.com")
@@ -486,7 +487,8 @@ def check_env(env: dict[str, str]) -> dict[str, str]:
     return ENV_NAME.keys(env)
 
 
-EnvVars = Annotated[dict[str, str], AfterValidator(check_env)]
+# values verbatim: the models strip whitespace from strings, but " " is a value a program may read
+EnvVars = Annotated[dict[str, Annotated[str, StringConstraints(strip_whitespace=False)]], AfterValidator(check_env)]
 
 # Kubernetes resource.Quantity, the subset a container uses
 QUANTITY = _pattern(r"(?P<num>[0-9]+(\.[0-9]+)?)(?P<suffix>m|k|M|G|T|P|E|Ki|Mi|Gi|Ti|Pi|Ei)?")

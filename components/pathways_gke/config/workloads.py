@@ -12,7 +12,7 @@ from pydantic_core import InitErrorDetails, PydanticCustomError
 from ..errors import Problem
 from .access import BucketAccess
 from .base import Model, fail
-from .pathways import ContainerResources, GcsFuseVolume, ImagePullPolicy, PathwaysSettings
+from .pathways import ContainerResources, GcsFuseVolume, ImagePullPolicy, PathwaysSettings, Sidecar
 from .serving import ServiceSettings, ServingSettings
 from .types import (DNS_1035_LABEL, ContainerName, CpuQuantity, EnvVars, ImageRef, MemoryQuantity, SecretNames,
                     ServiceAccountEmail, ServiceAccountName)
@@ -64,6 +64,8 @@ PATHWAYS_ONLY = {
                "driver does not support (read the bucket from the program instead)",
     "serving": "mode serving is a Pathways mode (a LeaderWorkerSet of Pathways heads and workers)",
     "service": "mode service is a Pathways mode (a persistent Pathways backend on a LeaderWorkerSet)",
+    "sidecars": "sidecars join the Pathways head pod; a jax workload has no head (each process is its own pod, "
+                "run helpers from the program instead)",
 }
 JAX_ONLY = {"jax": "the multi-controller JAX settings apply to runtime 'jax' only"}
 # Keys PathwaysCluster acts on outside the workload's own objects (IAM grants, the Kubernetes service account):
@@ -90,6 +92,9 @@ class WorkloadBase(Model):
     image built in the same program)."""
     command: Optional[Union[str, list[str]]] = None
     """The user program as an argument list (the stack file also accepts one shell string)."""
+    args: list[str] = Field(default_factory=list)
+    """Arguments of the user container: without command, the image's entrypoint gets them (Kubernetes `args`,
+    e.g. MaxText's key=value settings); with command, they are appended to it as shell-quoted words."""
     max_restarts: int = Field(default=0, ge=0, le=1000)
     """JobSet failure-policy restarts (0-1000). Default: 0."""
     priority_class: Optional[str] = None
@@ -141,7 +146,7 @@ class WorkloadBase(Model):
         except ValidationError as exc:
             if error is None:
                 raise
-            details: list[InitErrorDetails] = [{"type": PydanticCustomError(e["type"], e["msg"].replace("{", "{{").replace("}", "}}"),
+            details: list[InitErrorDetails] = [{"type": PydanticCustomError(e["type"], e["msg"],
                                                     e.get("ctx")),
                         "loc": e["loc"], "input": e.get("input")} for e in exc.errors(include_url=False)]
             details.append({"type": error, "loc": ("name",), "input": name})
@@ -172,11 +177,20 @@ class WorkloadBase(Model):
             raise fail("command", "is an empty list")
         return value
 
+    @model_validator(mode="after")
+    def _args_after_command(self) -> "WorkloadBase":
+        if self.args and isinstance(self.command, str) and "\n" in self.command.strip():
+            raise fail("args", "cannot follow a multi-line command (a script has no last command line to append "
+                       "them to); write them into the command", field="args")
+        return self
+
     @property
     def command_text(self) -> Optional[str]:
+        """The user's program as bash text: command, then args as shell-quoted words."""
         if self.command is None:
             return None
-        return self.command if isinstance(self.command, str) else shlex.join(self.command)
+        text = self.command if isinstance(self.command, str) else shlex.join(self.command)
+        return f"{text} {shlex.join(self.args)}" if self.args else text
 
 
 class PathwaysWorkloadConfig(WorkloadBase):
@@ -196,6 +210,9 @@ class PathwaysWorkloadConfig(WorkloadBase):
     """Requests and limits of the user container."""
     gcs_fuse: list[GcsFuseVolume] = Field(default_factory=list)
     """Cloud Storage buckets mounted into the user container (and optionally the workers)."""
+    sidecars: list[Sidecar] = Field(default_factory=list)
+    """Extra containers in the head pod (a serving leader, a service backend's leader, a training head), e.g.
+    JetStream's HTTP front end beside the maxengine server."""
     serving: Optional[ServingSettings] = None
     """mode serving: ports, replicas, probes, load balancer."""
     service: Optional[ServiceSettings] = None

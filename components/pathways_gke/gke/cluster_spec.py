@@ -70,6 +70,14 @@ CLUSTER_TIMEOUTS = {op: f"{PROVIDER_DEFAULT_TIMEOUT_MINUTES[GKE_CLUSTER]}m" for 
 # the transient default pool's nodeConfig: GKE may report it differently once the pool is removed
 CLUSTER_IGNORE_CHANGES = ("nodeConfig",)
 
+
+def cluster_ignore_changes(stack: StackConfig) -> tuple[str, ...]:
+    """The cluster's ignoreChanges. With `cluster.dns: auto` the DNS is decided once, when the cluster is created:
+    a later pool edit that flips `auto` (the first or last multi-host slice) must not send a dnsConfig update,
+    which GKE refuses (apply_rules `gke-dns-scope`). An explicit `cluster.dns` is sent as written; changing it
+    needs a new cluster, and `pathways-gke diff` says so."""
+    return CLUSTER_IGNORE_CHANGES + (("dnsConfig",) if stack.cluster.dns == "auto" else ())
+
 # Metric packages the TPU and JobSet dashboards read. SYSTEM_COMPONENTS carries GKE's system metrics, which
 # include the TPU node/container metrics (duty cycle, TensorCore utilization, HBM); the kube state metrics
 # packages need system metrics and managed collection on; JOBSET needs GKE >= 1.32.1-gke.1357001

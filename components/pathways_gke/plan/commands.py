@@ -1,8 +1,9 @@
 """CLI subcommands `diff` and `graph`, and the policy and critical-path steps of `plan` (wired in cli.py).
 
-Exit codes (cli.py's plus one): 0 ok; 1 `diff --exit-code` found changes; 2 invalid config, plan
+Exit codes (cli.py's plus two): 0 ok; 1 `diff --exit-code` found changes; 2 invalid config, plan
 file or usage; 3 a guardrail refused: `plan` found a MANDATORY policy violation, or
-`diff --fail-on-node-pool-disruption` found a node pool that is replaced, deleted or rolled.
+`diff --fail-on-node-pool-disruption` found a node pool that is replaced (cascades included), deleted or
+rolled; 4 `diff` found a change the real `pulumi up` refuses (GKE, a webhook, or protect / retainOnDelete).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Any
 EXIT_CHANGES = 1
 EXIT_INVALID = 2
 EXIT_GUARDRAIL = 3
+EXIT_REFUSED = 4
 
 
 # --- diff -------------------------------------------------------------------------------------
@@ -23,9 +25,11 @@ EXIT_GUARDRAIL = 3
 
 def register_diff(commands: argparse._SubParsersAction) -> None:
     p = commands.add_parser(
-        "diff", help="diff two offline plans: added / removed / changed resources and replacements",
+        "diff", help="diff two offline plans: what the real `pulumi up` does with every resource",
         description="OLD and NEW are each a plan.json (from `plan --json`), a stack config file "
-                    "(Pulumi.<stack>.yaml) or a stack name (stacks/Pulumi.<name>.yaml).")
+                    "(Pulumi.<stack>.yaml) or a stack name (stacks/Pulumi.<name>.yaml). Each changed resource "
+                    "gets a verdict: update in place, replace (create-first or delete-first, with what it "
+                    f"cascades to) or refused (by GKE, a webhook or protect: exit {EXIT_REFUSED}).")
     p.add_argument("old", help="plan.json, stack config file, or stack name")
     p.add_argument("new", help="plan.json, stack config file, or stack name")
     out = p.add_mutually_exclusive_group()
@@ -37,7 +41,8 @@ def register_diff(commands: argparse._SubParsersAction) -> None:
     p.add_argument("--project-dir", type=Path, default=Path("."), help="Pulumi project directory (default: .)")
     p.add_argument("--exit-code", action="store_true", help=f"exit {EXIT_CHANGES} when anything changes")
     p.add_argument("--fail-on-node-pool-disruption", action="store_true",
-                   help=f"exit {EXIT_GUARDRAIL} when a node pool is replaced, deleted or has every node re-created")
+                   help=f"exit {EXIT_GUARDRAIL} when a node pool is replaced (also as a cascade), deleted or has every "
+                        "node re-created")
     p.set_defaults(handler=cmd_diff)
 
 
@@ -60,6 +65,8 @@ def cmd_diff(args: argparse.Namespace) -> int:
         sys.stdout.write(render_markdown(diff, title=args.title, graph=not args.no_graph))
     else:
         sys.stdout.write(render_text(diff))
+    if diff.refused:  # the real `pulumi up` fails: always a failure, whatever the flags
+        return EXIT_REFUSED
     if args.fail_on_node_pool_disruption and node_pool_warnings(diff):
         return EXIT_GUARDRAIL
     if args.exit_code and not diff.empty:
@@ -143,15 +150,20 @@ def policy_step(args: argparse.Namespace, plan: Any) -> int:
 
 def _privileged_workloads(args: argparse.Namespace) -> list[str]:
     """Workloads the stack marks `privileged: true`: the stack allows exactly those."""
-    from ..config.stack import load_stack_file
-    from .engine import stack_file
+    from ..config.stack import PROJECT, load_stack_file
+    from .engine import project_name, stack_file
 
+    project_dir = Path(getattr(args, "project_dir", None) or ".")
+    if project_name(project_dir) != PROJECT:
+        # a consumer project: its stack file is its program's config, not ours (its components checked their args)
+        return []
     path = getattr(args, "config", None)
     if path is None and getattr(args, "stack", None):
-        path = stack_file(Path(getattr(args, "project_dir", ".")), args.stack)
+        path = stack_file(project_dir, args.stack)
     if path is None:
         return []
-    return [w.name for w in load_stack_file(path).workloads if w.privileged]
+    return [w.name for w in load_stack_file(path, project_dir=project_dir, esc=getattr(args, "esc_env", None)).workloads
+            if w.privileged]
 
 
 # --- critical path of `plan` ------------------------------------------------------------------

@@ -5,9 +5,16 @@ resource, renamed). Property paths are Pulumi property paths (property_paths.py)
 `spec.replicatedJobs[1].replicas`, `metadata.labels["pathways-gke/tpu-group"]`. Inputs under the
 new resource's `ignoreChanges` are not changes, as in `pulumi preview`.
 
-A change REPLACES a resource when it touches a replace-forcing input of its type (replacements.py),
-or a path under its own `options.replaceOnChanges`; replacement then cascades to every resource that
-lists a replaced one in `options.replaceWith` and to everything managed by a replaced provider.
+Every change gets the verdict of the real `pulumi up` from the apply-outcome model (apply_rules.py):
+- REPLACE when it touches a replace-forcing input of its type or a path under its own
+  `options.replaceOnChanges`; replacement then cascades to every resource that lists a replaced one in
+  `options.replaceWith`, to everything managed by a replaced provider, and (for a delete-first replacement)
+  to every dependent whose force-new input reads it (the engine's re-diff with those inputs unknown). A
+  replacement is delete-first with `deleteBeforeReplace` or for a Kubernetes object that keeps its name;
+- REFUSED when GKE, a webhook or the engine refuses it: an update the server refuses (a cluster's DNS,
+  Kueue's immutable fields), a protected resource replaced or deleted, a retained fixed name replaced
+  delete-first. Each refusal names its rule, its source and the way out;
+- otherwise an in-place UPDATE.
 
 Works on plan.json dicts (the CLI contract) or engine `Plan` objects. Pure: no Pulumi import.
 """
@@ -19,9 +26,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Optional
 
+from ..apply_rules import (Refusal, create_refusals, forces_replace, provider_deletes_first,
+                           release_refusals, update_refusals)
+from ..gke_rules import SERVER_FILLED_TPU_FIELDS, SERVER_FILLED_WORKLOAD_POLICY_FIELDS
 from ..property_paths import Part, changed_paths, covers, format_path, parse_path, value_at
 from ..tokens import NODE_POOL
-from .replacements import NODES_RECREATED, SERVER_FILLED_NODE_POOL_FIELDS, fixed_name, replace_patterns
+from .replacements import NODES_RECREATED, fixed_name, replace_patterns
+
+UPDATE = "update"
+REPLACE = "replace"
+REFUSED = "refused"
+CREATE_FIRST = "create-first"
+DELETE_FIRST = "delete-first"
 
 # Options whose change is itself an update step (`pulumi preview` shows them); dependsOn,
 # replaceWith and aliases are graph edges / bookkeeping and are not diffs.
@@ -45,6 +61,18 @@ class Change:
     delete_before_replace: bool = False
     name_clash: Optional[str] = None           # replaced create-before-delete under the same fixed name
     server_filled: tuple[str, ...] = ()        # replace reasons that are fields GKE fills in itself
+    replaced_by: tuple[str, ...] = ()          # delete-first replacements whose re-diff replaces this one
+    cascade: tuple[str, ...] = ()              # URNs replaced because this one is (transitively)
+    refusals: tuple[Refusal, ...] = ()         # why the real `pulumi up` fails on this change
+
+    @property
+    def verdict(self) -> str:
+        """update (in place) | replace | refused (GKE, a webhook or the engine refuses it on `pulumi up`)."""
+        return REFUSED if self.refusals else REPLACE if self.replace else UPDATE
+
+    @property
+    def replace_mode(self) -> Optional[str]:
+        return (DELETE_FIRST if self.delete_before_replace else CREATE_FIRST) if self.replace else None
 
     @property
     def disruptive_node_pool(self) -> bool:
@@ -69,7 +97,22 @@ class Change:
             out["nameClash"] = self.name_clash
         if self.server_filled:
             out["serverFilled"] = list(self.server_filled)
+        out["verdict"] = self.verdict
+        if self.replace:
+            out["replaceMode"] = self.replace_mode
+        if self.replaced_by:
+            out["replacedBy"] = list(self.replaced_by)
+        if self.cascade:
+            out["cascade"] = list(self.cascade)
+        if self.refusals:
+            out["refusals"] = [refusal_json(r) for r in self.refusals]
         return out
+
+
+def refusal_json(refusal: Refusal) -> dict[str, Any]:
+    rule = refusal.world_rule
+    return {"rule": rule.id, "by": rule.actor, "paths": list(refusal.paths), "what": rule.rule,
+            "source": rule.source, "wayOut": rule.way_out}
 
 
 @dataclass(frozen=True)
@@ -81,10 +124,21 @@ class PlanDiff:
     changed: tuple[Change, ...]
     old_resources: Mapping[str, Mapping[str, Any]] = field(default_factory=dict, repr=False)
     new_resources: Mapping[str, Mapping[str, Any]] = field(default_factory=dict, repr=False)
+    # URN -> refusals of an added (create) or removed (delete) resource
+    create_refusals: Mapping[str, tuple[Refusal, ...]] = field(default_factory=dict)
+    delete_refusals: Mapping[str, tuple[Refusal, ...]] = field(default_factory=dict)
 
     @property
     def empty(self) -> bool:
         return not (self.added or self.removed or self.changed)
+
+    @property
+    def refused(self) -> list[tuple[str, str, Refusal]]:
+        """(URN, action, refusal) of every step the real `pulumi up` refuses: the diff fails on any."""
+        out = [(urn, "create", r) for urn, rs in self.create_refusals.items() for r in rs]
+        out += [(c.urn, "replace" if c.replace else "update", r) for c in self.changed for r in c.refusals]
+        out += [(urn, "delete", r) for urn, rs in self.delete_refusals.items() for r in rs]
+        return out
 
     @property
     def replaced(self) -> tuple[Change, ...]:
@@ -125,6 +179,13 @@ class PlanDiff:
         out.update({c.urn: "replaced" if c.replace else "changed" for c in self.changed})
         return out
 
+    def verdicts(self) -> dict[str, str]:
+        """URN -> create | delete | update | replace | refused: what the real `pulumi up` does with each."""
+        out = {r["urn"]: REFUSED if self.create_refusals.get(r["urn"]) else "create" for r in self.added}
+        out.update({r["urn"]: REFUSED if self.delete_refusals.get(r["urn"]) else "delete" for r in self.removed})
+        out.update({c.urn: c.verdict for c in self.changed})
+        return out
+
     def to_json(self) -> dict[str, Any]:
         """The CLI contract: {"added":[urn], "removed":[urn], "changed":[{"urn","replace","properties"}, ...]}
         (changed entries carry extra keys: type, name, replaceReasons, and when set replacedWith,
@@ -137,6 +198,9 @@ class PlanDiff:
         renames = self.renames_without_alias
         if renames:
             out["renamesWithoutAlias"] = [{"from": old, "to": new} for old, new in renames]
+        refused = self.refused
+        if refused:
+            out["refused"] = [{"urn": urn, "action": action, **refusal_json(r)} for urn, action, r in refused]
         return out
 
     def dumps(self) -> str:
@@ -175,8 +239,11 @@ def resources_by_urn(plan: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
 def diff_plans(old: Any, new: Any) -> PlanDiff:
     old_plan, new_plan = plan_dict(old), plan_dict(new)
     olds, news = resources_by_urn(old_plan), resources_by_urn(new_plan)
-    # Two different stacks (dev vs prod): match URNs as if the old one had the new stack's name.
+    # Two different stacks (dev vs prod): match URNs as if the old one had the new stack's name, and read the
+    # old resources' references (provider, replaceWith, dependencies) the same way.
     old_stack, new_stack = old_plan.get("stack"), new_plan.get("stack")
+    if old_stack != new_stack:
+        olds = {u: _restack_refs(r, new_stack) for u, r in olds.items()}
     as_new = {(_restack(u, new_stack) if old_stack != new_stack else u): u for u in olds}
 
     pairs: dict[str, tuple[str, Optional[str]]] = {urn: (as_new[urn], None) for urn in news if urn in as_new}
@@ -196,9 +263,13 @@ def diff_plans(old: Any, new: Any) -> PlanDiff:
     for urn, (old_urn, renamed_from) in pairs.items():
         change = _compare(olds[old_urn], news[urn])
         change["renamed_from"] = renamed_from if renamed_from else None
+        change["delete_first"] = bool(value_at(news[urn], "options.deleteBeforeReplace")) or provider_deletes_first(
+            news[urn]["type"], olds[old_urn].get("inputs") or {}, news[urn].get("inputs") or {})
         changes[urn] = change
 
-    _cascade(changes, news)
+    old_to_new = {old_urn: urn for urn, (old_urn, _) in pairs.items()}
+    _cascade(changes, news, {urn: olds[old_urn] for urn, (old_urn, _) in pairs.items()}, old_to_new)
+    cascade = _cascade_lists(changes)
 
     changed = []
     for urn in sorted(changes):
@@ -207,21 +278,55 @@ def diff_plans(old: Any, new: Any) -> PlanDiff:
             continue
         resource = news[urn]
         old_resource = olds[pairs[urn][0]]
-        dbr = bool(value_at(resource, "options.deleteBeforeReplace"))
+        dbr = c["delete_first"]
         name = fixed_name(resource)
         clash = name if (c["replace"] and not dbr and name is not None and name == fixed_name(old_resource)) else None
-        filled = tuple(r for r in c["reasons"] if resource["type"] == NODE_POOL
-                       and any(covers(parse_path(f), parse_path(r)) for f in SERVER_FILLED_NODE_POOL_FIELDS))
         changed.append(Change(
             urn=urn, type=resource["type"], name=resource["name"], properties=tuple(c["properties"]),
             replace=c["replace"], replace_reasons=tuple(c["reasons"]), replaced_with=tuple(c["with"]),
             provider_replaced=c["provider"],
             options=tuple(c["options"]), nodes_recreated=tuple(c["recreated"]), renamed_from=c["renamed_from"],
-            delete_before_replace=dbr, name_clash=clash, server_filled=filled,
+            delete_before_replace=dbr, name_clash=clash, server_filled=_server_filled(resource, c["reasons"]),
+            replaced_by=tuple(c["by"]), cascade=tuple(cascade.get(urn, ())),
+            refusals=tuple(_refusals(old_resource, resource, c, dbr, changes, news)),
         ))
+    creating = {r["urn"]: tuple(create_refusals(r["type"], r.get("inputs") or {})) for r in added}
+    deleting = {r["urn"]: (Refusal("protect-delete", ()),) for r in removed
+                if r.get("custom", True) and value_at(r, "options.protect")}
     return PlanDiff(old_stack=str(old_plan.get("stack", "")), new_stack=str(new_plan.get("stack", "")),
                     added=tuple(added), removed=tuple(removed), changed=tuple(changed),
-                    old_resources=olds, new_resources=news)
+                    old_resources=olds, new_resources=news,
+                    create_refusals={u: r for u, r in creating.items() if r}, delete_refusals=deleting)
+
+
+def _server_filled(resource: Mapping[str, Any], reasons: list[str]) -> tuple[str, ...]:
+    """Replace reasons on a TPU pool that are fields GKE fills in itself. The workload-policy fields count only on a
+    pool that uses a workload policy: elsewhere `placementPolicy.type` is the slice's real shape (multi-host or
+    not), and advice to ignore it would freeze a real change."""
+    if resource["type"] != NODE_POOL:
+        return ()
+    fields = list(SERVER_FILLED_TPU_FIELDS)
+    if value_at(resource, "inputs.placementPolicy.policyName"):
+        fields += list(SERVER_FILLED_WORKLOAD_POLICY_FIELDS)
+    return tuple(r for r in reasons if any(covers(parse_path(f), parse_path(r)) for f in fields))
+
+
+def _refusals(old: Mapping[str, Any], new: Mapping[str, Any], c: Mapping[str, Any], delete_first: bool,
+              changes: Mapping[str, Mapping[str, Any]], news: Mapping[str, Mapping[str, Any]]) -> list[Refusal]:
+    """What refuses this change on the real `pulumi up` (the apply-outcome model, apply_rules.py)."""
+    if not new.get("custom", True):
+        return []
+    out = release_refusals(new["type"], old.get("inputs") or {}, new.get("inputs") or {})
+    if c["replace"]:
+        # step_generator.go: `new.Protect && old.Protect` (unprotecting and replacing in one update is allowed)
+        if value_at(old, "options.protect") and value_at(new, "options.protect"):
+            out.append(Refusal("protect-replace", tuple(c["reasons"])))
+        name = fixed_name(new)
+        retained = value_at(old, "options.retainOnDelete") or value_at(new, "options.retainOnDelete")
+        if retained and delete_first and name is not None and name == fixed_name(old):
+            out.append(Refusal("retain-on-delete-409", tuple(c["reasons"])))
+        return out
+    return out + update_refusals(new["type"], old.get("inputs") or {}, new.get("inputs") or {}, c["properties"])
 
 
 def _compare(old: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str, Any]:
@@ -229,8 +334,7 @@ def _compare(old: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str, Any]:
     ignored = [parse_path(p) for p in options.get("ignoreChanges") or ()]
     paths = [p for p in changed_paths(old.get("inputs") or {}, new.get("inputs") or {})
              if not any(_under(i, p) for i in ignored)]
-    patterns = [parse_path(p) for p in replace_patterns(new["type"], new.get("inputs") or {})]
-    patterns += [parse_path(p) for p in options.get("replaceOnChanges") or ()]
+    patterns = [parse_path(p) for p in _replace_patterns(new)]
     recreating = [parse_path(p) for p in NODES_RECREATED.get(new["type"], ())]
     # Only custom resources are replaced; a component has no state of its own to delete and re-create.
     reasons = [p for p in paths if any(covers(pattern, p) for pattern in patterns)] if new.get("custom", True) else []
@@ -245,16 +349,29 @@ def _compare(old: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str, Any]:
         "replace": bool(reasons),
         "with": [],
         "provider": None,
+        "by": [],
     }
 
 
-def _cascade(changes: dict[str, dict[str, Any]], news: Mapping[str, Mapping[str, Any]]) -> None:
-    """replaceWith and provider replacement, to a fixed point (a chain of cascades is followed).
+def _replace_patterns(resource: Mapping[str, Any]) -> list[str]:
+    """The provider's force-new patterns and the resource's own replaceOnChanges."""
+    return [*replace_patterns(resource["type"], resource.get("inputs") or {}),
+            *(value_at(resource, "options.replaceOnChanges") or ())]
 
-    The causes are recorded on every replaced resource, also on one its own inputs already replace.
+
+def _cascade(changes: dict[str, dict[str, Any]], news: Mapping[str, Mapping[str, Any]],
+             old_of: Mapping[str, Mapping[str, Any]], old_to_new: Mapping[str, str]) -> None:
+    """replaceWith, provider replacement and the delete-before-replace re-diff, to a fixed point.
+
+    The engine (calculateDependentReplacements, step_generator.go) re-diffs every dependent of a resource replaced
+    delete-first with the inputs that read it unknown: a dependent is replaced when such an input is force-new for
+    it (or under its replaceOnChanges). The property dependencies are the old state's (the engine walks the old
+    dependency graph). The causes are recorded on every replaced resource, also on one its own inputs already
+    replace.
     """
     while True:
         replaced = {urn for urn, c in changes.items() if c["replace"]}
+        delete_first = {urn for urn in replaced if changes[urn]["delete_first"]}
         grew = False
         for urn, change in changes.items():
             if not news[urn].get("custom", True):
@@ -262,13 +379,66 @@ def _cascade(changes: dict[str, dict[str, Any]], news: Mapping[str, Mapping[str,
             options = news[urn].get("options") or {}
             with_ = sorted(u for u in options.get("replaceWith") or () if u in replaced)
             provider = options.get("provider") if options.get("provider") in replaced else None
-            if (with_, provider) != (change["with"], change["provider"]):
-                change["with"], change["provider"] = with_, provider
+            by = _delete_first_causes(news[urn], old_of[urn], old_to_new, delete_first)
+            if (with_, provider, by) != (change["with"], change["provider"], change["by"]):
+                change["with"], change["provider"], change["by"] = with_, provider, by
                 grew = True
-            if (with_ or provider) and not change["replace"]:
+            if (with_ or provider or by) and not change["replace"]:
                 change["replace"], grew = True, True
         if not grew:
             return
+
+
+def _delete_first_causes(new: Mapping[str, Any], old: Mapping[str, Any], old_to_new: Mapping[str, str],
+                         delete_first: set[str]) -> list[str]:
+    """The delete-first replaced resources whose unknown outputs replace `new` (its force-new inputs read them)."""
+    deps = old.get("propertyDependencies") or new.get("propertyDependencies") or {}
+    patterns = _replace_patterns(new)
+    causes: set[str] = set()
+    for key, urns in deps.items():
+        hit = {old_to_new.get(u, u) for u in urns} & delete_first
+        if hit and forces_replace(patterns, key):
+            causes |= hit
+    causes.discard(new["urn"])
+    return sorted(causes)
+
+
+def _cascade_lists(changes: Mapping[str, Mapping[str, Any]]) -> dict[str, list[str]]:
+    """URN -> every resource replaced because it is (following cascades of cascades)."""
+    direct: dict[str, set[str]] = {}
+    for urn, c in changes.items():
+        for cause in [*c["with"], *([c["provider"]] if c["provider"] else []), *c["by"]]:
+            direct.setdefault(cause, set()).add(urn)
+    out: dict[str, list[str]] = {}
+    for root in direct:
+        seen: set[str] = set()
+        todo = list(direct[root])
+        while todo:
+            u = todo.pop()
+            if u in seen or u == root:
+                continue
+            seen.add(u)
+            todo.extend(direct.get(u, ()))
+        out[root] = sorted(seen)
+    return out
+
+
+def _restack_refs(resource: Mapping[str, Any], stack: Any) -> dict[str, Any]:
+    """An old resource with the URNs it references (options, dependencies) under the new stack's name."""
+    def walk(value: Any) -> Any:
+        if isinstance(value, str) and value.startswith("urn:pulumi:"):
+            return _restack(value, stack)
+        if isinstance(value, list):
+            return [walk(v) for v in value]
+        if isinstance(value, dict):
+            return {k: walk(v) for k, v in value.items()}
+        return value
+
+    out = dict(resource)
+    for key in ("options", "dependsOn", "propertyDependencies", "parent"):
+        if key in out:
+            out[key] = walk(out[key])
+    return out
 
 
 def _identity(resource: Mapping[str, Any]) -> str:
@@ -328,7 +498,7 @@ def render_text(diff: PlanDiff) -> str:
     for c in diff.changed:
         mark = "+-" if c.replace else "~ "
         extra = f"  (renamed from {c.renamed_from})" if c.renamed_from else ""
-        lines.append(f"  {mark} {c.type}  {c.name}{extra}")
+        lines.append(f"  {mark} {c.type}  {c.name}{extra}  [{verdict_text(c)}]")
         for path in c.properties:
             tag = "  [forces replacement]" if path in c.replace_reasons else (
                 "  [re-creates every node]" if path in c.nodes_recreated else "")
@@ -339,7 +509,11 @@ def render_text(diff: PlanDiff) -> str:
             lines.append(f"        replaced with {urn.rpartition('::')[2]} (options.replaceWith)")
         if c.provider_replaced:
             lines.append(f"        its provider {c.provider_replaced.rpartition('::')[2]} is replaced")
-    loud = node_pool_warnings(diff) + trap_warnings(diff) + rename_warnings(diff)
+        for urn in c.replaced_by:
+            lines.append(f"        replaced because {urn.rpartition('::')[2]} is replaced delete-first")
+        if c.cascade:
+            lines.append(f"        cascades to: {', '.join(u.rpartition('::')[2] for u in c.cascade)}")
+    loud = refusal_lines(diff) + node_pool_warnings(diff) + trap_warnings(diff) + rename_warnings(diff)
     if loud:
         lines.append("")
         lines += [f"!! {w}" for w in loud]
@@ -352,7 +526,31 @@ def summary(diff: PlanDiff) -> str:
     replaced = len(diff.replaced)
     parts = [f"{len(diff.added)} to add", f"{len(diff.changed) - replaced} to change",
              f"{replaced} to replace", f"{len(diff.removed)} to delete"]
+    refused = len({urn for urn, _, _ in diff.refused})
+    if refused:
+        parts.append(f"{refused} REFUSED")
     return ", ".join(parts)
+
+
+def verdict_text(c: Change) -> str:
+    """`update in place` / `replace, delete-first` / `REFUSED (rule, ...)`."""
+    if c.refusals:
+        return "REFUSED: " + ", ".join(sorted({r.rule for r in c.refusals}))
+    if c.replace:
+        return f"replace, {c.replace_mode}"
+    return "update in place"
+
+
+def refusal_lines(diff: PlanDiff) -> list[str]:
+    """One line per step the real `pulumi up` refuses: what, by whom, the rule's source and the way out."""
+    names = {urn: urn.rpartition("::")[2] for urn, _, _ in diff.refused}
+    out = []
+    for urn, action, refusal in diff.refused:
+        rule = refusal.world_rule
+        paths = f" ({', '.join(refusal.paths)})" if refusal.paths else ""
+        out.append(f"REFUSED {action} of {names[urn]}{paths} by {rule.actor} [{rule.id}]: {rule.rule}. "
+                   f"Way out: {rule.way_out}. Source: {rule.source}")
+    return out
 
 
 def node_pool_warnings(diff: PlanDiff) -> list[str]:
@@ -385,8 +583,8 @@ def trap_warnings(diff: PlanDiff) -> list[str]:
                        "deleteBeforeReplace on it, or give the successor another name")
         if c.server_filled:
             out.append(f"node pool {c.name} is replaced because of {', '.join(c.server_filled)}, which GKE fills in "
-                       "itself on TPU hosts: add it to the pool's ignoreChanges (every later update would replace "
-                       "the slice again)")
+                       "itself on TPU hosts and this pool does not ignore: after this change every later update "
+                       "would replace the slice again unless the pool lists it in ignoreChanges")
     return out
 
 
@@ -405,16 +603,11 @@ def load_source_plan(source: str, project_dir: Path = Path(".")) -> dict[str, An
     path = Path(source)
     if path.suffix == ".json" and path.exists():
         return plan_dict(path)
-    from .engine import plan_config, plan_stack, program_for, project_name  # noqa: PLC0415 (runs the program)
+    from .engine import plan_file, plan_stack  # noqa: PLC0415 (runs the program)
 
     if path.suffix in (".yaml", ".yml") and path.exists():
-        from ..config.stack import read_stack_file  # noqa: PLC0415
-
-        name = path.name
-        stack = name[len("Pulumi."):-len(".yaml")] if name.startswith("Pulumi.") and name.endswith(".yaml") \
-            else path.stem
-        return plan_config(read_stack_file(path), stack=stack, project=project_name(project_dir),
-                           program=program_for(project_dir)).to_json()
+        # the one reader of `plan --config` (stack file, Pulumi.yaml config, the project's program)
+        return plan_file(path, project_dir).to_json()
     if path.suffix in (".json", ".yaml", ".yml"):
         raise FileNotFoundError(f"no such file: {source}")
     if path.is_dir() or "/" in source:

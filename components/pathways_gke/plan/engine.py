@@ -14,7 +14,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping, Optional
 
-import yaml
 
 from .. import tokens
 from ..config.stack_file import SECRET_PLACEHOLDER, cli_config
@@ -36,6 +35,8 @@ class PlanResource:
     remote: bool = False
     read: bool = False
     outputs: dict[str, Any] = field(default_factory=dict)
+    # input key -> URNs its value came from (the engine's delete-before-replace cascade follows these)
+    property_dependencies: dict[str, list[str]] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         out = {
@@ -48,6 +49,8 @@ class PlanResource:
             out["read"] = True
         if self.outputs:
             out["outputs"] = self.outputs
+        if self.property_dependencies:
+            out["propertyDependencies"] = self.property_dependencies
         return out
 
 
@@ -165,6 +168,18 @@ def _make_monitor_class():
         def _parent(self, parent: str) -> Optional[str]:
             return None if not parent or parent == self.stack_urn else parent
 
+        def _retain_on_delete(self, request) -> bool:
+            """retainOnDelete as the engine applies it: a child that leaves it unset inherits its parent's
+            (pulumi/pulumi pkg/resource/deploy/source_eval.go, inheritFromParent; the SDK sends it unset)."""
+            try:
+                given = request.HasField("retainOnDelete")
+            except ValueError:  # an SDK whose field is not optional: what it sent is what counts
+                given = True
+            if given or not request.parent:
+                return bool(request.retainOnDelete)
+            parent = next((r for r in self.records if r.urn == request.parent), None)
+            return bool(parent.options.get("retainOnDelete")) if parent is not None else False
+
         def _record(self, request, urn: str) -> PlanResource:
             inputs = plain(rpc.deserialize_properties(request.object, keep_unknowns=True)) or {}
             options: dict[str, Any] = {
@@ -174,7 +189,7 @@ def _make_monitor_class():
                 "deleteBeforeReplace": bool(request.deleteBeforeReplace),
                 "aliases": sorted(_alias_text(a) for a in request.aliases),
                 "provider": _provider_urn(request.provider),
-                "retainOnDelete": bool(request.retainOnDelete),
+                "retainOnDelete": self._retain_on_delete(request),
             }
             replace_with = list(getattr(request, "replace_with", []) or [])
             if replace_with:
@@ -194,6 +209,8 @@ def _make_monitor_class():
                 urn=urn, type=request.type, name=request.name, parent=self._parent(request.parent),
                 custom=bool(request.custom), remote=bool(request.remote),
                 depends_on=sorted(set(request.dependencies)), inputs=inputs, options=options,
+                property_dependencies={key: sorted(set(deps.urns)) for key, deps
+                                       in sorted(request.propertyDependencies.items()) if deps.urns},
             )
 
     return RecordingMonitor
@@ -380,13 +397,15 @@ def flatten_config(config: Mapping[str, Any], project: str = "pathways-gke") -> 
 
 
 def project_name(project_dir: Path) -> str:
-    data = yaml.safe_load((project_dir / "Pulumi.yaml").read_text()) if (project_dir / "Pulumi.yaml").exists() else {}
-    return (data or {}).get("name", "pathways-gke")
+    from ..config.stack_file import read_project
+
+    return str(read_project(project_dir).get("name") or "pathways-gke")
 
 
 def stack_file(project_dir: Path, stack: str) -> Path:
-    data = yaml.safe_load((project_dir / "Pulumi.yaml").read_text()) if (project_dir / "Pulumi.yaml").exists() else {}
-    config_dir = project_dir / ((data or {}).get("stackConfigDir") or ".")
+    from ..config.stack_file import read_project
+
+    config_dir = Path(project_dir) / str(read_project(project_dir).get("stackConfigDir") or ".")
     return config_dir / f"Pulumi.{stack}.yaml"
 
 
@@ -407,11 +426,23 @@ def plan_config(config: Mapping[str, Any], *, stack: str, project: str = "pathwa
     The program receives exactly the strings the CLI would pass; with `validate`, those same strings go
     through the program's own reader first (`stack_from_cli`), so an invalid config raises ConfigError
     before anything runs, with the messages `pulumi up` would print."""
+    from ..config.stack import assume_secret_names
+    from ..config.stack_file import namespaced_config, secure_paths
+
+    config = namespaced_config(config, project)
+    flat, secret_keys = flatten_config(config, project)
+    return plan_flat(assume_secret_names(flat, secret_keys), secret_keys, stack=stack, project=project,
+                     program=program, validate=validate, secure=secure_paths(config))
+
+
+def plan_flat(flat: Mapping[str, str], secret_keys: list[str], *, stack: str, project: str = "pathways-gke",
+              program: Optional[Callable[[], Any]] = None, validate: bool = True,
+              secure: Optional[Mapping[str, Any]] = None) -> Plan:
+    """Plan the key -> string map the CLI would hand the program (`config.stack.offline_cli_config`)."""
     from ..config.stack import PROJECT, stack_from_cli
 
-    flat, secret_keys = flatten_config(config, project)
     if validate and (project == PROJECT or program is None):
-        stack_from_cli(flat, secret_keys)
+        stack_from_cli(flat, secret_keys, secure)
     if program is None:
         from ..program import main as default_program
 
@@ -419,28 +450,29 @@ def plan_config(config: Mapping[str, Any], *, stack: str, project: str = "pathwa
     return run_program(program, stack=stack, project=project, config=flat, secret_keys=secret_keys)
 
 
-def plan_stack(stack: str, project_dir: Path | str = ".") -> Plan:
+def plan_stack(stack: str, project_dir: Path | str = ".", esc: Optional[Path | str] = None) -> Plan:
     project_dir = Path(project_dir).resolve()
     path = stack_file(project_dir, stack)
     if not path.exists():
         raise FileNotFoundError(f"no stack file {path} (stacks: "
                                 f"{', '.join(sorted(p.name for p in path.parent.glob('Pulumi.*.yaml'))) or 'none'})")
-    return plan_file(path, project_dir, stack=stack)
+    return plan_file(path, project_dir, stack=stack, esc=esc)
 
 
-def plan_file(path: Path | str, project_dir: Path | str = ".", *, stack: Optional[str] = None) -> Plan:
+def plan_file(path: Path | str, project_dir: Path | str = ".", *, stack: Optional[str] = None,
+              esc: Optional[Path | str] = None) -> Plan:
     """Plan a stack file with the project's program, run from the project directory as Pulumi does
     (so relative paths in the config, such as a local JobSet manifest, mean the same thing)."""
     import contextlib
 
-    from ..config.stack import read_stack_file
+    from ..config.stack import offline_cli_config
 
     path, project_dir = Path(path).resolve(), Path(project_dir).resolve()
     if stack is None:
         name = path.name
         stack = name[len("Pulumi."):-len(".yaml")] if name.startswith("Pulumi.") and name.endswith(".yaml") \
             else path.stem
-    config = read_stack_file(path)
+    flat, secret_keys, secure = offline_cli_config(path, project_dir, stack=stack, esc=esc)
     with contextlib.chdir(project_dir):
-        return plan_config(config, stack=stack, project=project_name(project_dir),
-                           program=program_for(project_dir))
+        return plan_flat(flat, secret_keys, stack=stack, project=project_name(project_dir),
+                         program=program_for(project_dir), secure=secure)

@@ -7,7 +7,7 @@ touched resource, then the resource graph with the touched resources marked. Pur
 
 from __future__ import annotations
 
-from .diff import PlanDiff, node_pool_warnings, rename_warnings, summary, trap_warnings
+from .diff import PlanDiff, node_pool_warnings, refusal_lines, rename_warnings, summary, trap_warnings, verdict_text
 from .graph import diff_graph, short_type, to_mermaid
 
 MAX_PATHS_PER_RESOURCE = 15
@@ -33,6 +33,9 @@ def render_markdown(diff: PlanDiff, title: str | None = None, graph: bool = True
         lines += ["No resource is added, removed or changed.", "", f"<sub>{NOTE}</sub>", ""]
         return "\n".join(lines)
 
+    lines += _alert("CAUTION", ["**The real `pulumi up` refuses these.** GKE, a webhook or the Pulumi engine fails the",
+                                "update; each line names the rule, its source and the way out."],
+                    refusal_lines(diff))
     lines += _alert("CAUTION", ["**Node pools lose their nodes in this change.** A TPU slice that is replaced,",
                                 "deleted or rolled ends every job running on it (JobSets on it restart or fail)."],
                     node_pool_warnings(diff))
@@ -47,7 +50,7 @@ def render_markdown(diff: PlanDiff, title: str | None = None, graph: bool = True
     for r in diff.added:
         lines.append(f"| **add** | {code(r['name'])} | {code(short_type(r['type']))} | |")
     for c in diff.changed:
-        action = "**REPLACE**" if c.replace else "update"
+        action = "**REFUSED**" if c.refusals else "**REPLACE**" if c.replace else "update"
         what = []
         for path in c.properties[:MAX_PATHS_PER_RESOURCE]:
             if path in c.replace_reasons:
@@ -66,9 +69,15 @@ def render_markdown(diff: PlanDiff, title: str | None = None, graph: bool = True
             what.append(f"renamed from {code(c.renamed_from.rpartition('::')[2])} (alias)")
         if c.replace and c.delete_before_replace:
             what.append("deleted before the new one is created")
+        what += [f"replaced because {code(u.rpartition('::')[2])} is replaced delete-first" for u in c.replaced_by]
+        if c.cascade:
+            what.append("cascades to " + ", ".join(code(u.rpartition('::')[2]) for u in c.cascade))
+        if c.replace or c.refusals:
+            what.append(f"_{verdict_text(c)}_")
         lines.append(f"| {action} | {code(c.name)} | {code(short_type(c.type))} | {'<br>'.join(what)} |")
     for r in diff.removed:
-        lines.append(f"| **delete** | {code(r['name'])} | {code(short_type(r['type']))} | |")
+        action = "**REFUSED** delete" if diff.delete_refusals.get(r["urn"]) else "**delete**"
+        lines.append(f"| {action} | {code(r['name'])} | {code(short_type(r['type']))} | |")
     lines.append("")
 
     if graph:

@@ -26,7 +26,8 @@ from ..config.workloads import JaxWorkloadConfig
 from ..naming import RUNTIME_LABEL, workload_secret_name
 from ..config.deferrable import WORKLOAD_FIELDS
 from ..deferred import Deferred, defer_workload_outputs
-from ..protection import protect_child
+from ..apply_rules import JOBSET_REPLACE_ON_CHANGES
+from ..protection import child_options
 from ..tokens import JAX_WORKLOAD
 from .jax_inputs import jax_inputs_from_stack, validate_jax_args
 from .jax_jobset import build_jax_jobset, coordinator_address, jax_layout
@@ -55,7 +56,7 @@ class JaxWorkload(pulumi.ComponentResource):
             workload, target = validate_jax_args(given)
         if deferred:  # image / env Outputs: validated when known, swapped into the children
             deferred.validate_with(given, validate_jax_args)
-        own, inherited = split_options(opts, deferred)
+        own, inherited = split_options(opts, deferred, protectable=False)
         super().__init__(JAX_WORKLOAD, name, {}, own)
         manifest_secret = workload_secret_name(workload.name) if workload.secret_env else None
 
@@ -72,9 +73,9 @@ class JaxWorkload(pulumi.ComponentResource):
             kind=manifest["kind"],
             metadata=manifest["metadata"],
             spec=manifest["spec"],
-            # replaced on every spec change (never protected), and with the pools it runs on
+            # replaced on every spec or queue-name change (never protected), and with the pools it runs on
             opts=inherited.child(self, after=[secret] if secret else [], replaced=True,
-                                 protect=protect_child("jobset", False), replace_on_changes=["spec"],
+                                 **child_options("jobset", False), replace_on_changes=list(JOBSET_REPLACE_ON_CHANGES),
                                  delete_before_replace=True),
         )
 

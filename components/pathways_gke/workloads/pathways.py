@@ -27,7 +27,8 @@ from ..config.pathways_checks import pathways_workload_problems
 from ..config.target import WorkloadTarget, target_for
 from ..config.workloads import PathwaysWorkloadConfig, cluster_wired_problems, without_cluster_wired
 from ..errors import ConfigError, Problem
-from ..protection import protect_child
+from ..apply_rules import JOBSET_REPLACE_ON_CHANGES
+from ..protection import child_options
 from ..tokens import PATHWAYS_WORKLOAD
 from .pathways_jobset import build_pathways_jobset
 from .placement import placement_args, placement_problems, plain, secret_values_from_args, target_from_placement
@@ -59,7 +60,7 @@ class PathwaysWorkload(pulumi.ComponentResource):
             workload, jobset, secret_values = validate_args(given)
         if deferred:  # image / env / ... Outputs: validated when known, swapped into the children's inputs
             deferred.validate_with(given, validate_args)
-        own, inherited = split_options(opts, deferred)
+        own, inherited = split_options(opts, deferred, protectable=False)
         super().__init__(PATHWAYS_WORKLOAD, name, None, own)
 
         ns = jobset["metadata"]["namespace"]
@@ -71,9 +72,9 @@ class PathwaysWorkload(pulumi.ComponentResource):
             kind=jobset["kind"],
             metadata=jobset["metadata"],
             spec=jobset["spec"],
-            # replaced on every spec change (never protected), and with the pools it runs on
+            # replaced on every spec or queue-name change (never protected), and with the pools it runs on
             opts=inherited.child(self, after=[secret] if secret else [], replaced=True,
-                                 protect=protect_child("jobset", False), replace_on_changes=["spec"],
+                                 **child_options("jobset", False), replace_on_changes=list(JOBSET_REPLACE_ON_CHANGES),
                                  delete_before_replace=True),
         )
         self.secret = secret

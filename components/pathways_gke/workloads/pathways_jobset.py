@@ -14,6 +14,8 @@ from typing import Any, Optional
 from .. import naming
 from ..capacity import capacity_node_selector, tpu_tolerations
 from ..catalog import SliceShape
+from ..config.pathways import Sidecar
+from ..config.pathways_checks import quantity, tpu_head_server_sizes
 from ..config.workloads import PathwaysWorkloadConfig, WorkloadBase
 from .head import guard_head
 from ..config.target import WorkloadTarget
@@ -92,11 +94,27 @@ def image_pull_policy(workload: WorkloadBase) -> str:
     return workload.image_pull_policy or "IfNotPresent"
 
 
+def server_resources(container: str, tpu_machine_type: Optional[str] = None, *, proxy: bool = True) -> dict[str, Any]:
+    """A Pathways server's resources (limits only; Kubernetes sets the requests to them): XPK's, or on a TPU VM
+    (`tpu_machine_type`: a colocated head, a serving leader on its slice) sized by
+    config/pathways_checks.tpu_head_server_sizes so the VM's worker keeps its host. `proxy=False`: the head has no
+    proxy (a service backend's leader)."""
+    if tpu_machine_type is not None:
+        size = tpu_head_server_sizes(tpu_machine_type, proxy=proxy)[container]
+        return {"limits": {k: quantity(k, v) for k, v in size.items()}}
+    return _copy(RM_RESOURCES if container == RM_CONTAINER else PROXY_RESOURCES)
+
+
 def worker_backoff_limit(workload: PathwaysWorkloadConfig, shape: SliceShape) -> int:
     pw = workload.pathways
     if pw.elastic_slices > 0:
         return pw.max_slice_restarts * shape.vms_per_slice
     return WORKER_BACKOFF_PER_VM * shape.vms_per_slice
+
+
+def _head_machine(workload: PathwaysWorkloadConfig, target: WorkloadTarget) -> Optional[str]:
+    """The TPU VM machine type the head shares with a worker (mode colocated), else None (a CPU-pool head)."""
+    return target.shape.machine_type if workload.mode == "colocated" and target.shape is not None else None
 
 
 def headless(workload: PathwaysWorkloadConfig) -> bool:
@@ -132,14 +150,15 @@ def rm_container(workload: PathwaysWorkloadConfig, target: WorkloadTarget, *, si
         "args": args,
         "env": env,
         "ports": container_ports(*RM_PORTS),
-        "resources": _copy(RM_RESOURCES),
+        "resources": server_resources(RM_CONTAINER, _head_machine(workload, target)),
     }
     if sidecar:
         container["restartPolicy"] = "Always"
     return container
 
 
-def proxy_container(workload: PathwaysWorkloadConfig, *, sidecar: bool) -> dict[str, Any]:
+def proxy_container(workload: PathwaysWorkloadConfig, *, sidecar: bool,
+                    target: Optional[WorkloadTarget] = None) -> dict[str, Any]:
     pw = workload.pathways
     args = [
         f"--server_port={PROXY_PORT}",
@@ -156,7 +175,7 @@ def proxy_container(workload: PathwaysWorkloadConfig, *, sidecar: bool) -> dict[
         "args": args,
         "env": [_field_env("PATHWAYS_HEAD", COORDINATOR_LABEL_PATH), *custom_env(pw.env.proxy)],
         "ports": container_ports(PROXY_PORT),
-        "resources": _copy(PROXY_RESOURCES),
+        "resources": server_resources(PROXY_CONTAINER, _head_machine(workload, target) if target else None),
     }
     if sidecar:
         container["restartPolicy"] = "Always"
@@ -181,7 +200,9 @@ def client_container(workload: PathwaysWorkloadConfig, backend_env: list[dict[st
         "imagePullPolicy": image_pull_policy(workload),
     }
     if workload.command_text is not None:
-        container["command"] = wrap_command(workload.command_text)
+        container["command"] = wrap_command(workload.command_text)  # args are in the command text
+    elif workload.args:
+        container["args"] = list(workload.args)  # the image's entrypoint gets them
     container["env"] = env
     container.update(extra or {})
     resources = {k: dict(sorted(v.items())) for k, v in (("requests", workload.resources.requests),
@@ -192,6 +213,33 @@ def client_container(workload: PathwaysWorkloadConfig, backend_env: list[dict[st
         container["securityContext"] = {"privileged": True}
     if mounts:
         container["volumeMounts"] = mounts
+    return container
+
+
+def sidecar_container(workload: PathwaysWorkloadConfig, sidecar: Sidecar, *, native: bool,
+                      port_names: Optional[dict[int, str]] = None, extra: Optional[dict[str, Any]] = None) -> dict[str, Any]:
+    """One of the workload's extra head containers (config `sidecars`): a native sidecar (an init container with
+    restartPolicy Always) in a JobSet head, so the head Job completes with the user container; a regular container
+    in a LeaderWorkerSet leader. `port_names` names the ports that are serving ports; `extra` adds probes."""
+    container: dict[str, Any] = {"name": sidecar.name, "image": sidecar.image,
+                                 "imagePullPolicy": image_pull_policy(workload)}
+    if sidecar.command is not None:
+        container["command"] = list(sidecar.command)
+    if sidecar.args:
+        container["args"] = list(sidecar.args)
+    if sidecar.env:
+        container["env"] = custom_env(sidecar.env)
+    if sidecar.ports:
+        names = port_names or {}
+        container["ports"] = [{**({"name": names[p]} if p in names else {}), "containerPort": p, "protocol": "TCP"}
+                              for p in sidecar.ports]
+    container.update(extra or {})
+    resources = {k: dict(sorted(v.items())) for k, v in (("requests", sidecar.resources.requests),
+                                                         ("limits", sidecar.resources.limits)) if v}
+    if resources:
+        container["resources"] = resources
+    if native:
+        container["restartPolicy"] = "Always"
     return container
 
 
@@ -338,11 +386,13 @@ def head_pod_spec(workload: PathwaysWorkloadConfig, target: WorkloadTarget, *, s
     else:
         spec["nodeSelector"] = {naming.NODE_POOL_LABEL: target.cpu_pool}
     if headless(workload):
-        spec["containers"] = [proxy_container(workload, sidecar=False),
-                              rm_container(workload, target, sidecar=False)]
+        spec["containers"] = [proxy_container(workload, sidecar=False, target=target),
+                              rm_container(workload, target, sidecar=False),
+                              *(sidecar_container(workload, s, native=False) for s in workload.sidecars)]
     else:
-        spec["initContainers"] = [proxy_container(workload, sidecar=True),
-                                  rm_container(workload, target, sidecar=True)]
+        spec["initContainers"] = [proxy_container(workload, sidecar=True, target=target),
+                                  rm_container(workload, target, sidecar=True),
+                                  *(sidecar_container(workload, s, native=True) for s in workload.sidecars)]
         spec["containers"] = [user_container(workload, secret_name=secret_name)]
         volumes = fuse_volumes(workload, workers=False)
         if volumes:

@@ -19,13 +19,16 @@ from pydantic import ValidationError
 from .. import naming
 from ..args_types import PathwaysServingArgs
 from ..component import checking_args, env_secret, rehydrated, split_options
-from ..config.addons import LwsConfig
+from ..config.addons import KueueConfig, LwsConfig
 from ..config.base import problems_from
+from ..config.deferrable import WORKLOAD_FIELDS
+from ..deferred import Deferred, defer_workload_outputs
 from ..config.pathways_checks import pathways_workload_problems
 from ..config.serving_checks import MUTABLE_SIZE_SINCE, serving_workload_problems, version_key
 from ..config.workloads import PathwaysWorkloadConfig
 from ..errors import ConfigError, Problem
-from ..protection import protect_child
+from ..apply_rules import lws_kueue_replace_on_changes
+from ..protection import child_options
 from .pathways import pathways_args_from_stack, workload_from_args
 from .placement import placement_problems, secret_values_from_args, target_from_placement
 from .serving_lws import ServingObjects, access_facts, serving_objects
@@ -46,8 +49,6 @@ class PathwaysServing(pulumi.ComponentResource):
     """mode serving: in-cluster URL of the server's first port through the Service."""
     port_forward_command: Optional[pulumi.Output[str]]
     """mode serving: kubectl port-forward to the Service (for a quick test from a laptop)."""
-    jax_backend_target: Optional[pulumi.Output[str]]
-    """mode serving: in-cluster JAX_BACKEND_TARGET of group 0's IFRT proxy (grpc://<name>-0.<name>.<ns>:29000)."""
     client_targets: Optional[pulumi.Output[dict[str, str]]]
     """mode service: each client's in-cluster JAX_BACKEND_TARGET (its own proxy's Service)."""
     client_port_forward_commands: Optional[pulumi.Output[dict[str, str]]]
@@ -56,10 +57,15 @@ class PathwaysServing(pulumi.ComponentResource):
     def __init__(self, name: str, args: PathwaysServingArgs, opts: Optional[pulumi.ResourceOptions] = None):
         if rehydrated(self, PATHWAYS_SERVING, name, opts):
             return
+        given: dict[str, Any] = dict(args or {})
+        deferred = Deferred(WORKLOAD_FIELDS)
         with checking_args():  # validate before the first registration: bad args register nothing
-            workload, objects, secret_values, lws_version = validate_args(dict(args or {}))
+            given["workload"] = defer_workload_outputs(given.get("workload"), deferred)
+            workload, objects, secret_values, lws_version = validate_args(given)
+        if deferred:  # image / env Outputs: validated when known, swapped into the children's inputs
+            deferred.validate_with(given, validate_args)
         # StatefulSets reschedule on a replaced pool: no child is replaced with it
-        own, inherited = split_options(opts)
+        own, inherited = split_options(opts, deferred, protectable=False)
         super().__init__(PATHWAYS_SERVING, name, None, own)
         ns = objects.lws["metadata"]["namespace"]
 
@@ -72,7 +78,7 @@ class PathwaysServing(pulumi.ComponentResource):
             f"{name}-lws",
             api_version=lws["apiVersion"], kind=lws["kind"], metadata=lws["metadata"], spec=lws["spec"],
             # everything else rolls group by group; these the LWS webhook refuses to change in place
-            opts=inherited.child(self, after=[secret] if secret else [], protect=protect_child("serving", False),
+            opts=inherited.child(self, after=[secret] if secret else [], **child_options("serving", False),
                                  replace_on_changes=immutable_paths(lws, lws_version) or None,
                                  delete_before_replace=True),  # fixed name
         )
@@ -80,19 +86,20 @@ class PathwaysServing(pulumi.ComponentResource):
         self.service = None
         if objects.service is not None:
             svc = objects.service
-            # a new spec.type (ClusterIP <-> internal LoadBalancer) replaces the Service; its name is fixed
+            # a new spec.type (ClusterIP <-> internal LoadBalancer) updates it in place (pulumi-kubernetes replaces a
+            # Service only on spec.clusterIP); its name is fixed, so a replacement deletes first
             self.service = k8s.core.v1.Service(
                 f"{name}-svc", metadata=svc["metadata"], spec=svc["spec"],
-                opts=inherited.child(self, protect=protect_child("serving", False), delete_before_replace=True))
+                opts=inherited.child(self, **child_options("serving", False), delete_before_replace=True))
         self.clients = {}
         for client, (deployment, svc) in objects.clients.items():
             proxy = k8s.apps.v1.Deployment(
                 f"{name}-proxy-{client}", metadata=deployment["metadata"], spec=deployment["spec"],
-                opts=inherited.child(self, after=[self.lws], protect=protect_child("serving", False),
+                opts=inherited.child(self, after=[self.lws], **child_options("serving", False),
                                      delete_before_replace=True))
             service = k8s.core.v1.Service(
                 f"{name}-proxy-{client}-svc", metadata=svc["metadata"], spec=svc["spec"],
-                opts=inherited.child(self, protect=protect_child("serving", False), delete_before_replace=True))
+                opts=inherited.child(self, **child_options("serving", False), delete_before_replace=True))
             self.clients[client] = (proxy, service)
 
         facts = access_facts(workload, ns)
@@ -102,7 +109,6 @@ class PathwaysServing(pulumi.ComponentResource):
         self.service_name = known("service_name")
         self.endpoint = known("endpoint")
         self.port_forward_command = known("port_forward_command")
-        self.jax_backend_target = known("jax_backend_target")
         self.client_targets = known("client_targets")
         self.client_port_forward_commands = known("client_port_forward_commands")
         self.register_outputs({
@@ -111,7 +117,6 @@ class PathwaysServing(pulumi.ComponentResource):
             "serviceName": self.service_name,
             "endpoint": self.endpoint,
             "portForwardCommand": self.port_forward_command,
-            "jaxBackendTarget": self.jax_backend_target,
             "clientTargets": self.client_targets,
             "clientPortForwardCommands": self.client_port_forward_commands,
         })
@@ -121,12 +126,14 @@ def immutable_paths(lws: Mapping[str, Any], lws_version: str) -> list[str]:
     """LWS spec paths the webhook refuses to update: a change there replaces the LWS (delete, then create).
 
     `subGroupPolicy` cannot be added, removed or resized; `size` is immutable before v0.7.0
-    (kubernetes-sigs/lws `pkg/webhooks/leaderworkerset_webhook.go` ValidateUpdate).
+    (kubernetes-sigs/lws `pkg/webhooks/leaderworkerset_webhook.go` ValidateUpdate). Kueue's webhook refuses adding
+    or removing the queue-name label and, while it is set, changes of the pod templates' ports, resources,
+    nodeSelector, affinity and tolerations (apply_rules `kueue-lws-*`): those replace it too.
     """
     paths = ["spec.leaderWorkerTemplate.subGroupPolicy"]
     if version_key(lws_version) < version_key(MUTABLE_SIZE_SINCE):
         paths.append("spec.leaderWorkerTemplate.size")
-    return paths
+    return paths + list(lws_kueue_replace_on_changes(lws))
 
 
 def validate_args(args: Mapping[str, Any]) -> tuple[PathwaysWorkloadConfig, ServingObjects, dict[str, Any], str]:
@@ -142,7 +149,14 @@ def validate_args(args: Mapping[str, Any]) -> tuple[PathwaysWorkloadConfig, Serv
     except ValidationError as exc:
         problems.extend(Problem("lws_version", p.message, args.get("lws_version"))
                         for p in problems_from(exc, LwsConfig, []))
-    placement, placement_errors = placement_problems(args, ("workload", "secrets", "lws_version"), tpu_required=True)
+    kueue_version = KueueConfig().version
+    try:
+        kueue_version = KueueConfig.model_validate({"version": args.get("kueue_version", kueue_version)}).version
+    except ValidationError as exc:
+        problems.extend(Problem("kueue_version", p.message, args.get("kueue_version"))
+                        for p in problems_from(exc, KueueConfig, []))
+    placement, placement_errors = placement_problems(args, ("workload", "secrets", "lws_version", "kueue_version"),
+                                                     tpu_required=True)
     problems.extend(placement_errors)
     secret_values: dict[str, Any] = {}
     target: Optional[WorkloadTarget] = None
@@ -159,7 +173,8 @@ def validate_args(args: Mapping[str, Any]) -> tuple[PathwaysWorkloadConfig, Serv
             problems.extend(pathways_workload_problems(workload, target, "workload",
                                                        cpu_machine_type=placement.cpu_machine_type))
             problems.extend(serving_workload_problems(workload, target, "workload", lws_version=lws_version,
-                                                      cpu_machine_type=placement.cpu_machine_type))
+                                                      cpu_machine_type=placement.cpu_machine_type,
+                                                      kueue_version=kueue_version))
         secret_values = secret_values_from_args(workload, args, problems)
     if problems or workload is None or target is None:
         raise ConfigError(problems)
@@ -173,6 +188,8 @@ def serving_args_from_stack(stack: Any, workload: PathwaysWorkloadConfig,
     """Args for one serving/service workload of a validated StackConfig (used by PathwaysCluster)."""
     args: dict[str, Any] = dict(pathways_args_from_stack(stack, workload, secrets))
     args["lws_version"] = stack.lws.version
+    if stack.kueue.enabled:
+        args["kueue_version"] = stack.kueue.version
     return args  # type: ignore[return-value]
 
 

@@ -25,15 +25,24 @@ from typing import Any, Optional
 from .. import naming
 from ..config.serving_checks import Layout, layout_of
 from ..config.workloads import PathwaysWorkloadConfig
-from .pathways_jobset import (PROXY_CONTAINER, PROXY_PORT, PROXY_RESOURCES, RM_CONTAINER,
-                              RM_PORT, RM_PORTS, RM_RESOURCES, WORKER_CONTAINER, WORKER_PORT, WORKER_PORTS,
+from .pathways_jobset import (PROXY_CONTAINER, PROXY_PORT, RM_CONTAINER,
+                              RM_PORT, RM_PORTS, WORKER_CONTAINER, WORKER_PORT, WORKER_PORTS,
                               _tpu_node_selector, _tpu_tolerations, client_container, component_images,
                               container_ports, custom_env, fuse_mounts, fuse_volumes, image_pull_policy,
-                              pod_options, value_env)
+                              pod_options, server_resources, sidecar_container, value_env)
 from .head import guard_head
 from ..config.target import WorkloadTarget
 
 LEADER_ADDRESS = "$(LWS_LEADER_ADDRESS)"
+# The IFRT proxy here listens on the pod network. Its gRPC default is ALTS, whose handshake needs the GCE metadata
+# server's ALTS service — which a pod under Workload Identity (the GKE metadata server), a laptop through
+# port-forward or a client on another VM never reaches: every connection fails with "Invalid credentials". XLA's
+# OSS builds switch both ends to insecure gRPC credentials when this variable is exactly "true"
+# (openxla/xla xla/python/ifrt_proxy/common/grpc_credentials_possibly_insecure_wrapper.cc); AXLearn's LWS layout
+# and pathways-utils' Shared Pathways Service set it on the proxy (PATHWAYS_SERVING.md §2.9, §5). The other
+# documented way, Workload Identity off on the TPU node pools (GKE's JetStream tutorial), would hand every pod
+# the node's service account, so it is not taken. The JobSet layout (hostNetwork) keeps ALTS.
+INSECURE_CREDENTIALS_ENV = naming.IFRT_PROXY_INSECURE_ENV
 DEFAULT_CONTAINER_ANNOTATION = "kubectl.kubernetes.io/default-container"
 SKIP_AWAIT_ANNOTATION = "pulumi.com/skipAwait"
 # Liveness after startup: a server that stops answering for this long is restarted (its group recreated).
@@ -57,7 +66,13 @@ def _pod_common(workload: PathwaysWorkloadConfig) -> dict[str, Any]:
 # --- containers ----------------------------------------------------------------------------------------------
 
 
-def rm_container(workload: PathwaysWorkloadConfig, target: WorkloadTarget, slices: int) -> dict[str, Any]:
+def _server_resources(container: str, target: Optional[WorkloadTarget], leader: str, *, proxy: bool = True) -> dict[str, Any]:
+    """A Pathways server's resources in an LWS pod: sized for the TPU VM of a `leader: tpu` leader."""
+    tpu = target.shape.machine_type if leader == "tpu" and target is not None and target.shape is not None else None
+    return server_resources(container, tpu, proxy=proxy)
+
+
+def rm_container(workload: PathwaysWorkloadConfig, target: WorkloadTarget, slices: int, leader: str = "cpu") -> dict[str, Any]:
     pw = workload.pathways
     assert target.shape is not None
     return {
@@ -76,11 +91,12 @@ def rm_container(workload: PathwaysWorkloadConfig, target: WorkloadTarget, slice
         "env": [value_env("HOST_ADDRESS", LEADER_ADDRESS), value_env("TPU_SKIP_MDS_QUERY", "true"),
                 *custom_env(pw.env.server)],
         "ports": container_ports(*RM_PORTS),
-        "resources": {k: dict(v) for k, v in RM_RESOURCES.items()},
+        "resources": _server_resources(RM_CONTAINER, target, leader, proxy=workload.mode == "serving"),
     }
 
 
-def proxy_container(workload: PathwaysWorkloadConfig, rm_address: str, virtual_slices: Optional[str] = None) -> dict[str, Any]:
+def proxy_container(workload: PathwaysWorkloadConfig, rm_address: str, virtual_slices: Optional[str] = None, *,
+                    target: Optional[WorkloadTarget] = None, leader: str = "cpu") -> dict[str, Any]:
     pw = workload.pathways
     return {
         "name": PROXY_CONTAINER,
@@ -94,9 +110,9 @@ def proxy_container(workload: PathwaysWorkloadConfig, rm_address: str, virtual_s
             *(["--enable_metrics_collection=true"] if pw.metrics else []),
             *pw.flags.proxy,
         ],
-        "env": custom_env(pw.env.proxy),
+        "env": [value_env(INSECURE_CREDENTIALS_ENV, "true"), *custom_env(pw.env.proxy)],
         "ports": container_ports(PROXY_PORT),
-        "resources": {k: dict(v) for k, v in PROXY_RESOURCES.items()},
+        "resources": _server_resources(PROXY_CONTAINER, target, leader),
     }
 
 
@@ -124,18 +140,43 @@ def probes(workload: PathwaysWorkloadConfig) -> dict[str, Any]:
     }
 
 
+def port_owner(workload: PathwaysWorkloadConfig, port: int) -> str:
+    """The leader container that listens on `port`: the sidecar that lists it, else the user's server."""
+    return next((s.name for s in workload.sidecars if port in s.ports), workload.container_name)
+
+
 def server_container(workload: PathwaysWorkloadConfig, *, secret_name: Optional[str]) -> dict[str, Any]:
-    """The user's server (JetStream, vLLM-TPU, SGLang-JAX, ...): a JAX client of the proxy in its own pod."""
+    """The user's server (JetStream, vLLM-TPU, SGLang-JAX, ...): a JAX client of the proxy in its own pod. It
+    declares the serving ports no sidecar lists, and carries the probes when it owns the probe port."""
     serving = workload.serving
     assert serving is not None
     backend = [
         value_env("JAX_PLATFORMS", "proxy"),
         value_env("XCLOUD_ENVIRONMENT", "GCP"),
         value_env("JAX_BACKEND_TARGET", f"grpc://localhost:{PROXY_PORT}"),
+        value_env(INSECURE_CREDENTIALS_ENV, "true"),
     ]
-    ports = [{"name": name, "containerPort": port, "protocol": "TCP"} for name, port in serving.port_list()]
+    extra: dict[str, Any] = {}
+    ports = [{"name": name, "containerPort": port, "protocol": "TCP"} for name, port in serving.port_list()
+             if port_owner(workload, port) == workload.container_name]
+    if ports:
+        extra["ports"] = ports
+    if port_owner(workload, serving.probe_port) == workload.container_name:
+        extra.update(probes(workload))
     return client_container(workload, backend, secret_name=secret_name, mounts=fuse_mounts(workload, workers=False),
-                            extra={"ports": ports, **probes(workload)})
+                            extra=extra)
+
+
+def leader_sidecars(workload: PathwaysWorkloadConfig) -> list[dict[str, Any]]:
+    """The workload's sidecars in the leader (regular containers, Google's layout), with the names of the serving
+    ports they own and, on the one owning the probe port, the probes."""
+    names = {port: name for name, port in workload.serving.port_list()} if workload.serving else {}
+    out = []
+    for sidecar in workload.sidecars:
+        owns_probe = workload.serving is not None and port_owner(workload, workload.serving.probe_port) == sidecar.name
+        out.append(sidecar_container(workload, sidecar, native=False, port_names=names,
+                                     extra=probes(workload) if owns_probe else None))
+    return out
 
 
 def worker_container(workload: PathwaysWorkloadConfig, target: WorkloadTarget) -> dict[str, Any]:
@@ -175,17 +216,18 @@ def leader_template(workload: PathwaysWorkloadConfig, target: WorkloadTarget, la
         spec["tolerations"] = _tpu_tolerations(target)
     else:
         spec["nodeSelector"] = {naming.NODE_POOL_LABEL: target.cpu_pool}
-    rm = rm_container(workload, target, layout.slices)
+    rm = rm_container(workload, target, layout.slices, layout.leader)
     if workload.mode == "serving":
         server = server_container(workload, secret_name=secret_name)
-        spec["containers"] = [server, proxy_container(workload, LEADER_ADDRESS), rm]
+        spec["containers"] = [server, *leader_sidecars(workload),
+                              proxy_container(workload, LEADER_ADDRESS, target=target, leader=layout.leader), rm]
         annotations[DEFAULT_CONTAINER_ANNOTATION] = server["name"]
         volumes = fuse_volumes(workload, workers=False, host_network=False)
         if volumes:
             spec["volumes"] = volumes
             annotations[naming.GCS_FUSE_ANNOTATION] = "true"
     else:
-        spec["containers"] = [rm]
+        spec["containers"] = [rm, *leader_sidecars(workload)]
     # the leader is a Pathways head: alone on its node and never evicted by the autoscaler, like a JobSet head
     metadata, spec = guard_head({"labels": {naming.WORKLOAD_LABEL: workload.name},
                                  "annotations": dict(sorted(annotations.items()))}, spec)
@@ -341,14 +383,15 @@ def serving_objects(workload: PathwaysWorkloadConfig, target: WorkloadTarget, *,
 
 
 def access_facts(workload: PathwaysWorkloadConfig, namespace: str) -> dict[str, Any]:
-    """Where clients connect (docs/serving.md)."""
+    """Where clients connect (docs/serving.md). A serving group's proxy belongs to its model server (a second JAX
+    client would compete with it for the slices), so mode serving gives no JAX backend target; shared slices
+    are mode service, where each client has its own proxy."""
     domain = f"{namespace}.svc.cluster.local"
-    leader = naming.lws_leader_host(workload.name)
     facts: dict[str, Any] = {}
     if workload.serving is not None:
         service = naming.serving_service_name(workload.name)
         port = workload.serving.port_list()[0][1]
-        facts.update(jax_backend_target=f"grpc://{leader}.{namespace}:{PROXY_PORT}", service_name=service, endpoint=f"http://{service}.{domain}:{port}",
+        facts.update(service_name=service, endpoint=f"http://{service}.{domain}:{port}",
                      port_forward_command=f"kubectl port-forward -n {namespace} svc/{service} {port}:{port}")
     if workload.service is not None:
         facts["client_targets"] = {
@@ -357,6 +400,6 @@ def access_facts(workload: PathwaysWorkloadConfig, namespace: str) -> dict[str, 
         facts["client_port_forward_commands"] = {
             c: (f"kubectl port-forward -n {namespace} svc/{naming.client_proxy_name(workload.name, c)} "
                 f"{PROXY_PORT}:{PROXY_PORT}  # then: JAX_PLATFORMS=proxy "
-                f"JAX_BACKEND_TARGET=grpc://127.0.0.1:{PROXY_PORT}")
+                f"JAX_BACKEND_TARGET=grpc://127.0.0.1:{PROXY_PORT} {INSECURE_CREDENTIALS_ENV}=true")
             for c in workload.service.clients}
     return facts

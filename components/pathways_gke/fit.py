@@ -1,0 +1,439 @@
+"""Does every declared pod fit? Place every pod of a plan on the node pools it is pinned to, at their maximum size.
+
+Read off the planned objects themselves (JobSets, LeaderWorkerSets, Deployments, Jobs) and node pools, so what is
+placed is what would be applied:
+
+- a pod goes to a pool whose node labels satisfy its nodeSelector (GKE adds `cloud.google.com/gke-nodepool` and,
+  on TPU pools, `cloud.google.com/gke-tpu-accelerator` / `-topology`) and whose taints it tolerates;
+- a pool holds at most its maximum node count (autoscaling's max per zone times its zones, or its fixed size);
+  each node offers GKE Standard allocatable (catalog.gke_allocatable, the one allocatable function) and its TPU
+  chips; a pod's requests are its containers' requests (a limit without a request is the request, as the API
+  server defaults it) and the largest init container's;
+- a pod whose required pod anti-affinity on `kubernetes.io/hostname` selects pods like it (the head guard) takes
+  a node no other such pod is on: one head per node;
+- exclusive topology (`alpha.jobset.sigs.k8s.io/exclusive-topology`, LeaderWorkerSet `exclusive-topology` and
+  `subgroup-exclusive-topology` on `cloud.google.com/gke-nodepool`): each Job / group / subgroup takes a node pool
+  of its own. A workload whose groups find no pools even alone never schedules (refused); groups that fit alone
+  but not beside another workload's wait for its pools (a warning with the number waiting), as do Kueue-admitted
+  pods;
+- LeaderWorkerSet subgroups follow the version's formula (kubernetes-sigs/lws pkg/webhooks/pod_webhook.go
+  getSubGroupIndex): from v0.10.0 (lws#918, commit 574b8a4) a group whose size divides evenly by subGroupSize is
+  cut into equal subgroups, so with subGroupSize 1 the leader is alone in subgroup 0 (a TPU-placed leader then
+  needs a node pool of its own); before, a leader beyond an even split joined subgroup 0. `LeaderExcluded`
+  leaves the leader out of every subgroup.
+
+Pods pinned to pools the plan does not declare (an adopted cluster's) are not placed. A shortfall names the
+workload object, the pods that do not fit, the pools it may use and what to raise. Pure:
+no Pulumi import; the `pathways-gke-pods-fit` policy (policies.py) runs it offline and under `pulumi preview`.
+Not placed: the controllers of yaml/v2 installs (their objects are not in the plan).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, replace
+from decimal import Decimal
+from typing import Any, Iterable, Mapping, Optional, Sequence
+
+from . import tokens
+from .catalog import GENERATIONS, TPU_HOSTS, cpu_machine, gke_allocatable
+from .config.types import parse_quantity
+from .naming import QUEUE_NAME_LABEL, EXCLUSIVE_TOPOLOGY_ANNOTATION, LWS_EXCLUSIVE_TOPOLOGY, LWS_SUBGROUP_EXCLUSIVE_TOPOLOGY
+from .property_paths import value_at
+
+NODEPOOL_LABEL = "cloud.google.com/gke-nodepool"
+TPU_ACCELERATOR_LABEL = "cloud.google.com/gke-tpu-accelerator"
+TPU_TOPOLOGY_LABEL = "cloud.google.com/gke-tpu-topology"
+HOSTNAME = "kubernetes.io/hostname"
+TPU_RESOURCE = "google.com/tpu"
+SUBGROUP_FIX_SINCE = (0, 10, 0)  # lws#918
+COMPUTED = "<computed>"
+
+
+@dataclass
+class Node:
+    cpu_m: int
+    memory: int
+    tpu: int
+    heads: set[str] = field(default_factory=set)  # anti-affinity keys of the guarded pods on it
+
+    def take(self, pod: "Pod") -> bool:
+        if pod.cpu_m > self.cpu_m or pod.memory > self.memory or pod.tpu > self.tpu:
+            return False
+        if pod.anti and pod.anti in self.heads:
+            return False
+        self.cpu_m -= pod.cpu_m
+        self.memory -= pod.memory
+        self.tpu -= pod.tpu
+        if pod.anti:
+            self.heads.add(pod.anti)
+        return True
+
+
+@dataclass
+class Pool:
+    name: str  # the GKE node-pool name (the `name` input)
+    resource: str  # the Pulumi resource name
+    machine_type: str
+    labels: dict[str, str]
+    taints: list[Mapping[str, Any]]
+    max_nodes: int
+    nodes: list[Node]
+    exclusive_owner: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class Pod:
+    owner: str  # "<Kind> <name>"
+    role: str  # "leader" / "worker" / replicated job name / "pod"
+    cpu_m: int
+    memory: int
+    tpu: int
+    selector: tuple[tuple[str, str], ...]
+    tolerations: tuple[tuple[str, Optional[str], str], ...]  # (key, value or None for Exists, effect)
+    anti: Optional[str]  # a one-per-node key when the pod keeps apart from pods like it
+    queued: bool = False  # admitted by Kueue (queue-name label), or waiting for another workload's pools
+
+
+@dataclass(frozen=True)
+class Shortfall:
+    owner: str
+    role: str
+    missing: int  # pods that find no place
+    total: int
+    pools: tuple[str, ...]  # pools the pods may use
+    reason: str
+    queued: bool = False
+
+    def message(self) -> str:
+        where = ", ".join(self.pools) or "none (no node pool matches its nodeSelector and tolerations)"
+        if not self.pools:
+            fix = "pin it to an existing pool"
+        elif "exclusive" in self.reason:
+            fix = "add a node pool (a slice) for each group or lower the replicas"
+        else:
+            fix = "raise the pool's maxNodes (cpuPool.maxNodes for the CPU pool), use a larger machine type, or " \
+                  "lower the pods' requests / count"
+        wait = "; they wait their turn (Kueue, or the pools other workloads hold)" if self.queued else ""
+        return (f"{self.owner}: {self.missing} of {self.total} {self.role} pod(s) cannot be scheduled at the pools' "
+                f"maximum size ({self.reason}); pools it may use: {where}; {fix}{wait}")
+
+
+# --- reading the plan ---------------------------------------------------------------------------------------
+
+
+def _int(value: Any) -> Optional[int]:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _tpu_chips(machine_type: str) -> int:
+    for gen in GENERATIONS.values():
+        for m in gen.machine_types:
+            if m.name == machine_type:
+                return m.chips_per_vm
+    return 0
+
+
+def pools_of(resources: Iterable[Mapping[str, Any]]) -> list[Pool]:
+    out = []
+    for r in resources:
+        if r.get("type") != tokens.NODE_POOL:
+            continue
+        inputs = r.get("inputs") or {}
+        machine = value_at(inputs, "nodeConfig.machineType")
+        name = inputs.get("name")
+        if not isinstance(machine, str) or not isinstance(name, str) or COMPUTED in (machine, name):
+            continue
+        host = TPU_HOSTS.get(machine) or cpu_machine(machine)
+        if host is None:
+            continue
+        zones = inputs.get("nodeLocations")
+        zone_count = len(zones) if isinstance(zones, list) and zones else 1
+        autoscaling = inputs.get("autoscaling") or {}
+        max_nodes = (_int(autoscaling.get("totalMaxNodeCount"))
+                     or (_int(autoscaling.get("maxNodeCount")) or 0) * zone_count
+                     or (_int(inputs.get("nodeCount")) or 0) * zone_count
+                     or (_int(inputs.get("initialNodeCount")) or 0) * zone_count)
+        labels = {k: str(v) for k, v in (value_at(inputs, "nodeConfig.labels") or {}).items()}
+        labels[NODEPOOL_LABEL] = name
+        topology = value_at(inputs, "placementPolicy.tpuTopology")
+        if isinstance(topology, str):
+            labels[TPU_TOPOLOGY_LABEL] = topology
+        alloc = gke_allocatable(host)
+        chips = _tpu_chips(machine)
+        out.append(Pool(name=name, resource=str(r.get("name")), machine_type=machine, labels=labels,
+                        taints=list(value_at(inputs, "nodeConfig.taints") or []), max_nodes=max_nodes,
+                        nodes=[Node(alloc.millicores, alloc.memory_bytes, chips) for _ in range(max_nodes)]))
+    return out
+
+
+def _quantity(value: Any) -> Decimal:
+    try:
+        return parse_quantity(str(value))
+    except ValueError:
+        return Decimal(0)
+
+
+def _requests(spec: Mapping[str, Any]) -> tuple[int, int, int]:
+    def one(container: Mapping[str, Any]) -> tuple[Decimal, Decimal, Decimal]:
+        res = container.get("resources") or {}
+        req, lim = res.get("requests") or {}, res.get("limits") or {}
+        get = lambda k: _quantity(req[k]) if k in req else _quantity(lim[k]) if k in lim else Decimal(0)  # noqa: E731
+        return get("cpu"), get("memory"), get(TPU_RESOURCE)
+
+    main = [one(c) for c in spec.get("containers") or []]
+    init = [one(c) for c in spec.get("initContainers") or []]
+    total = [sum((m[i] for m in main), Decimal(0)) for i in range(3)]
+    for i in range(3):
+        total[i] = max(total[i], max((c[i] for c in init), default=Decimal(0)))
+    return int(total[0] * 1000), int(total[1]), int(total[2])
+
+
+def _anti(metadata: Mapping[str, Any], spec: Mapping[str, Any]) -> Optional[str]:
+    labels = metadata.get("labels") or {}
+    for term in value_at(spec, "affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution") or []:
+        if term.get("topologyKey") != HOSTNAME:
+            continue
+        match = value_at(term, "labelSelector.matchLabels") or {}
+        if match and all(labels.get(k) == v for k, v in match.items()):
+            return ",".join(f"{k}={v}" for k, v in sorted(match.items()))
+    return None
+
+
+def _pod(owner: str, role: str, template: Mapping[str, Any]) -> Pod:
+    metadata, spec = template.get("metadata") or {}, template.get("spec") or {}
+    cpu_m, memory, tpu = _requests(spec)
+    selector = tuple(sorted((k, str(v)) for k, v in (spec.get("nodeSelector") or {}).items()))
+    tolerations = tuple((str(t.get("key", "")), t.get("value") if t.get("operator") != "Exists" else None,
+                         str(t.get("effect", ""))) for t in spec.get("tolerations") or [])
+    return Pod(owner, role, cpu_m, memory, tpu, selector, tolerations, _anti(metadata, spec))
+
+
+def _queued(pod: Pod, inputs: Mapping[str, Any]) -> Pod:
+    return replace(pod, queued=bool(value_at(inputs, ("metadata", "labels", QUEUE_NAME_LABEL))))
+
+
+def _version_key(version: str) -> tuple[int, ...]:
+    parts = []
+    for part in version.lstrip("v").split("."):
+        digits = "".join(ch for ch in part if ch.isdigit())
+        parts.append(int(digits) if digits else 0)
+    return tuple(parts)
+
+
+def subgroup_index(pod_count: int, subgroup_size: int, worker_index: int, lws_version: str) -> int:
+    """The subgroup of pod `worker_index` (0 = the leader) of a group of `pod_count` pods (LeaderWorker type).
+
+    kubernetes-sigs/lws pkg/webhooks/pod_webhook.go getSubGroupIndex; from v0.10.0 (lws#918) an even split is
+    checked first, so with subGroupSize 1 every pod (the leader too) is its own subgroup."""
+    fixed = _version_key(lws_version) >= SUBGROUP_FIX_SINCE
+    if fixed and pod_count % subgroup_size == 0:
+        return worker_index // subgroup_size
+    if (pod_count - 1) % subgroup_size == 0:  # the leader is the pod beyond an even split: it joins subgroup 0
+        return 0 if worker_index == 0 else (worker_index - 1) // subgroup_size
+    return worker_index // subgroup_size
+
+
+# A group of pods placed together: `exclusive` when it needs a node pool of its own.
+Group = tuple[list[Pod], bool]
+
+
+def groups_of(resources: Iterable[Mapping[str, Any]], lws_version: str) -> list[Group]:
+    out: list[Group] = []
+    for r in resources:
+        inputs = r.get("inputs") or {}
+        kind, name = inputs.get("kind"), value_at(inputs, "metadata.name")
+        if "apiVersion" not in inputs or not isinstance(name, str):
+            continue
+        owner = f"{kind} {name}"
+        spec = inputs.get("spec") or {}
+        if r.get("type") == tokens.JOBSET:
+            for rj in spec.get("replicatedJobs") or []:
+                job = value_at(rj, "template.spec") or {}
+                count = _int(job.get("parallelism")) or 1
+                topology = (value_at(rj, ("template", "metadata", "annotations", EXCLUSIVE_TOPOLOGY_ANNOTATION))
+                            or value_at(inputs, ("metadata", "annotations", EXCLUSIVE_TOPOLOGY_ANNOTATION)))
+                exclusive = topology == NODEPOOL_LABEL
+                pod = _queued(_pod(owner, str(rj.get("name", "pod")), job.get("template") or {}), inputs)
+                if topology == HOSTNAME:  # each Job alone on its node
+                    pod = replace(pod, anti=pod.anti or "exclusive-node")
+                for _ in range(_int(rj.get("replicas")) or 1):
+                    out.append(([pod] * count, exclusive))
+        elif r.get("type") == tokens.LEADER_WORKER_SET:
+            out += _lws_groups(owner, inputs, lws_version)
+        elif r.get("type") == tokens.DEPLOYMENT:
+            pod = _pod(owner, "pod", spec.get("template") or {})
+            out += [([pod], False) for _ in range(_int(spec.get("replicas")) or 1)]
+        elif r.get("type") == tokens.JOB:
+            pod = _pod(owner, "pod", spec.get("template") or {})
+            out += [([pod], False) for _ in range(_int(spec.get("parallelism")) or 1)]
+    return out
+
+
+def _lws_groups(owner: str, inputs: Mapping[str, Any], lws_version: str) -> list[Group]:
+    spec = inputs.get("spec") or {}
+    lwt = spec.get("leaderWorkerTemplate") or {}
+    size = _int(lwt.get("size")) or 1
+    worker = _queued(_pod(owner, "worker", lwt.get("workerTemplate") or {}), inputs)
+    leader = _queued(_pod(owner, "leader", lwt.get("leaderTemplate") or lwt.get("workerTemplate") or {}), inputs)
+    annotations = value_at(inputs, "metadata.annotations") or {}
+    policy = lwt.get("subGroupPolicy") or {}
+    subgroup_size = _int(policy.get("subGroupSize"))
+    out: list[Group] = []
+    for _ in range(_int(spec.get("replicas")) or 1):
+        pods = [leader] + [worker] * (size - 1)
+        if annotations.get(LWS_SUBGROUP_EXCLUSIVE_TOPOLOGY) == NODEPOOL_LABEL and subgroup_size:
+            subgroups: dict[int, list[Pod]] = {}
+            loose: list[Pod] = []
+            for i, pod in enumerate(pods):
+                if policy.get("subGroupPolicyType") == "LeaderExcluded":
+                    if i == 0:
+                        loose.append(pod)
+                        continue
+                    index = (i - 1) // subgroup_size
+                else:
+                    index = subgroup_index(size, subgroup_size, i, lws_version)
+                subgroups.setdefault(index, []).append(pod)
+            out += [(group, True) for _, group in sorted(subgroups.items())]
+            out += [([pod], False) for pod in loose]
+        else:
+            out.append((pods, annotations.get(LWS_EXCLUSIVE_TOPOLOGY) == NODEPOOL_LABEL))
+    return out
+
+
+# --- placing ------------------------------------------------------------------------------------------------
+
+
+def _tolerates(pod: Pod, taint: Mapping[str, Any]) -> bool:
+    effect = {"NO_SCHEDULE": "NoSchedule", "PREFER_NO_SCHEDULE": "PreferNoSchedule",
+              "NO_EXECUTE": "NoExecute"}.get(str(taint.get("effect")), str(taint.get("effect")))
+    if effect == "PreferNoSchedule":
+        return True
+    for key, value, t_effect in pod.tolerations:
+        if key in ("", taint.get("key")) and (value is None or value == str(taint.get("value", ""))) \
+                and t_effect in ("", effect):
+            return True
+    return False
+
+
+def _matches(pod: Pod, pool: Pool) -> bool:
+    for key, value in pod.selector:
+        if key == TPU_ACCELERATOR_LABEL:
+            if not TPU_HOSTS.get(pool.machine_type) or _tpu_chips(pool.machine_type) == 0:
+                return False
+            continue  # the accelerator's name is GKE's; a TPU pool of the requested topology is enough
+        if key not in pool.labels:
+            if key.startswith("cloud.google.com/") and key != NODEPOOL_LABEL:
+                continue  # a label GKE sets that the plan does not carry: assumed present
+            return False
+        if pool.labels[key] != value:
+            return False
+    if pod.tpu and _tpu_chips(pool.machine_type) == 0:
+        return False
+    return all(_tolerates(pod, t) for t in pool.taints)
+
+
+def _pack(pods: Sequence[Pod], nodes: list[Node]) -> int:
+    """Place pods first-fit on nodes; the number that found no node."""
+    missing = 0
+    start: dict[Pod, int] = {}  # nodes before this index had no room for this pod (room only shrinks)
+    for pod in sorted(pods, key=lambda p: (p.tpu, p.cpu_m, p.memory), reverse=True):
+        i = start.get(pod, 0)
+        while i < len(nodes) and not nodes[i].take(pod):
+            i += 1
+        start[pod] = i
+        if i == len(nodes):
+            missing += 1
+    return missing
+
+
+def place(resources: Sequence[Mapping[str, Any]], lws_version: str = "v0.10.0") -> list[Shortfall]:
+    """Every shortfall of the plan's pods on its node pools at their maximum size (empty: everything fits)."""
+    pools = pools_of(resources)
+    groups = groups_of(resources, lws_version)
+    short: dict[tuple[str, str, str], list[int]] = {}  # (owner, role, reason) -> [missing, total]
+    queued: dict[tuple[str, str, str], bool] = {}
+    considered: dict[tuple[str, str, str], set[str]] = {}
+
+    def count(pod: Pod, reason: str, missing: int, total: int, candidates: Iterable[Pool]) -> None:
+        key = (pod.owner, pod.role, reason)
+        queued[key] = pod.queued
+        entry = short.setdefault(key, [0, 0])
+        entry[0] += missing
+        entry[1] += total
+        considered.setdefault(key, set()).update(f"{p.name} ({p.max_nodes} x {p.machine_type})" for p in candidates)
+
+    def claim(pods: list[Pod], candidates: list[Pool]) -> bool:
+        for pool in candidates:
+            if pool.exclusive_owner is not None:
+                continue
+            trial = [Node(n.cpu_m, n.memory, n.tpu, set(n.heads)) for n in pool.nodes]
+            if _pack(pods, trial) == 0:
+                pool.nodes, pool.exclusive_owner = trial, pods[0].owner
+                return True
+        return False
+
+    exclusive = sorted((g[0] for g in groups if g[1]), key=lambda pods: -len(pods))
+    # a workload alone on the cluster: a group that finds no pool of its own never schedules
+    alone_fails: set[int] = set()
+    for owner in sorted({pods[0].owner for pods in exclusive}):
+        alone = pools_of(resources)
+        for pods in exclusive:
+            if pods[0].owner == owner and not claim(pods, [p for p in alone if all(_matches(q, p) for q in pods)]):
+                alone_fails.add(id(pods))
+    # all workloads together (largest groups first): each group takes a whole pool nobody else took; a group that
+    # fits alone but not beside the others waits for their pools (the scheduler runs them one after another)
+    for pods in exclusive:
+        candidates = [p for p in pools if all(_matches(pod, p) for pod in pods)]
+        if not any(_matches(pod, p) for pod in pods for p in pools):
+            continue  # pinned to pools this plan does not declare (an adopted cluster's): nothing to place on
+        if claim(pods, candidates):
+            continue
+        if id(pods) in alone_fails:
+            reason = ("each group needs a node pool of its own (exclusive topology) and the matching pools are too "
+                      "few or too small")
+            waits = False
+        else:
+            reason = "its groups wait for node pools other workloads hold (exclusive topology)"
+            waits = True
+        for pod in pods:
+            count(replace(pod, queued=pod.queued or waits), reason, 1, 1, candidates)
+
+    # then everything else, on whatever room is left
+    loose: dict[Pod, int] = {}
+    for group, is_exclusive in groups:
+        if not is_exclusive:
+            for pod in group:
+                loose[pod] = loose.get(pod, 0) + 1
+    for pod, total in sorted(loose.items(), key=lambda kv: (kv[0].tpu, kv[0].cpu_m, kv[0].memory), reverse=True):
+        matching = [p for p in pools if _matches(pod, p)]
+        if not matching:
+            continue  # pinned to pools this plan does not declare (an adopted cluster's): nothing to place on
+        nodes = [n for p in matching for n in p.nodes]
+        missing = _pack([pod] * total, nodes)
+        if missing:
+            reason = ("one per node (the head guard)" if pod.anti else "requests exceed what the nodes have left")
+            # TPU slices are shared by workloads that run in turn; what must run side by side on the CPU pool
+            # (heads, client proxies, leaders) never waits legitimately
+            fresh = [n for fresh_pool in pools_of(resources) if _matches(pod, fresh_pool) for n in fresh_pool.nodes]
+            if pod.tpu and _pack([pod] * total, fresh) == 0:
+                reason, pod = "they wait for TPU hosts other workloads hold", replace(pod, queued=True)
+            count(pod, reason, missing, total, matching)
+        elif total:
+            count(pod, "", 0, total, matching)
+    return [Shortfall(owner, role, m, t, tuple(sorted(considered[(owner, role, reason)])), reason,
+                      queued[(owner, role, reason)])
+            for (owner, role, reason), (m, t) in sorted(short.items()) if m]
+
+
+def lws_version_of(resources: Iterable[Mapping[str, Any]], default: str = "v0.10.0") -> str:
+    """The LeaderWorkerSet release the plan installs (the version in its manifest URL), else `default`."""
+    for r in resources:
+        url = value_at(r, "inputs.file")
+        match = re.search(r"kubernetes-sigs/lws/releases/download/(v[0-9][^/]*)/", url) if isinstance(url, str) else None
+        if match:
+            return match[1]
+    return default
+
+
+__all__ = ["Pod", "Pool", "Shortfall", "groups_of", "lws_version_of", "place", "pools_of", "subgroup_index"]

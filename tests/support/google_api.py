@@ -1,0 +1,71 @@
+"""Google's REST APIs on the loopback address, answering recorded responses in the shapes the APIs document.
+
+`google.py` sends each API's calls to `<url>/<api>/` (PATHWAYS_GKE_GOOGLE_API_ENDPOINT), so a request arrives as
+`/<api>/<the path relative to that API's base URL>`: e.g. `/compute/projects/P/regions/R` is Compute Engine's
+`GET https://compute.googleapis.com/compute/v1/projects/P/regions/R`. A path nobody recorded answers 404 with
+Google's error body (https://cloud.google.com/apis/design/errors#http_mapping); every request is recorded.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import urlparse
+
+STATUS = {403: "PERMISSION_DENIED", 404: "NOT_FOUND", 400: "INVALID_ARGUMENT", 500: "INTERNAL"}
+
+
+def error(code: int, message: str) -> dict[str, Any]:
+    return {"error": {"code": code, "message": message, "status": STATUS.get(code, "UNKNOWN"),
+                      "errors": [{"message": message, "domain": "global", "reason": STATUS.get(code, "x").lower()}]}}
+
+
+class GoogleApi:
+    def __init__(self) -> None:
+        self.routes: dict[tuple[str, str], tuple[int, dict[str, Any]]] = {}
+        self.requests: list[tuple[str, str, Any]] = []
+        api = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def _answer(self) -> None:
+                length = int(self.headers.get("Content-Length") or 0)
+                body = json.loads(self.rfile.read(length)) if length else None
+                path = urlparse(self.path).path
+                api.requests.append((self.command, self.path, body))
+                code, data = api.routes.get((self.command, path), (404, error(404, f"{path} not found")))
+                raw = json.dumps(data).encode()
+                self.send_response(code)
+                self.send_header("Content-Type", "application/json; charset=UTF-8")
+                self.send_header("Content-Length", str(len(raw)))
+                self.end_headers()
+                self.wfile.write(raw)
+
+            do_GET = _answer
+            do_POST = _answer
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    def get(self, path: str, data: dict[str, Any], code: int = 200) -> None:
+        self.routes[("GET", path)] = (code, data)
+
+    def post(self, path: str, data: dict[str, Any], code: int = 200) -> None:
+        self.routes[("POST", path)] = (code, data)
+
+    @property
+    def url(self) -> str:
+        host, port = self.server.server_address[:2]
+        return f"http://{host}:{port}"
+
+    def __enter__(self) -> "GoogleApi":
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.server.shutdown()
+        self.server.server_close()

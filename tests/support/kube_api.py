@@ -1,0 +1,172 @@
+"""A Kubernetes API server on the loopback address, answering the real REST paths the day-2 commands call.
+
+It serves what a test puts in it, in the shapes the upstream types define (JobSet, LeaderWorkerSet, Kueue
+Workload, Pod): list (with `labelSelector` equality terms and bare keys) and get of namespaced custom objects,
+pods, and a pod's log. An API group nobody registered answers 404 with a `Status` object, like a cluster without
+that CRD; `fail` makes a path answer an error; `sequence` serves successive versions of an object, one per read
+(a workload that moves on while `wait` polls). Every request is recorded, and a bearer token is required.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections import defaultdict
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any, Optional
+from urllib.parse import parse_qs, urlparse
+
+import yaml
+
+TOKEN = "t0ken-that-must-never-be-printed"
+
+
+def _status(code: int, reason: str, message: str) -> dict[str, Any]:
+    return {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure", "message": message,
+            "reason": reason, "code": code}
+
+
+def _selects(selector: str, labels: dict[str, str]) -> bool:
+    for term in filter(None, selector.split(",")):
+        if "!=" in term:
+            key, value = term.split("!=", 1)
+            if labels.get(key) == value:
+                return False
+        elif "=" in term:
+            key, value = term.split("=", 1)
+            if labels.get(key) != value.lstrip("="):
+                return False
+        elif term not in labels:
+            return False
+    return True
+
+
+class KubeApi:
+    def __init__(self) -> None:
+        # (group/version or "v1", plural) -> namespace -> list of sequences (each a list of object versions)
+        self.objects: dict[tuple[str, str], dict[str, list[list[dict[str, Any]]]]] = defaultdict(lambda: defaultdict(list))
+        self.groups: set[str] = {"v1"}
+        self.logs: dict[tuple[str, str], str] = {}
+        self.failures: dict[str, tuple[int, str]] = {}
+        self.requests: list[str] = []
+        self.reads: dict[str, int] = defaultdict(int)
+        api = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def do_GET(self) -> None:  # noqa: N802
+                api.requests.append(self.path)
+                if self.headers.get("Authorization") != f"Bearer {TOKEN}":
+                    return self._send(401, _status(401, "Unauthorized", "Unauthorized"))
+                code, body = api.answer(self.path)
+                if isinstance(body, str):
+                    data = body.encode()
+                    self.send_response(code)
+                    self.send_header("Content-Type", "text/plain")
+                    self.send_header("Content-Length", str(len(data)))
+                    self.end_headers()
+                    self.wfile.write(data)
+                    return None
+                return self._send(code, body)
+
+            def _send(self, code: int, body: dict[str, Any]) -> None:
+                data = json.dumps(body).encode()
+                self.send_response(code)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    # --- content ---------------------------------------------------------------------------------------------
+
+    def add(self, obj: dict[str, Any], *later: dict[str, Any]) -> None:
+        """An object (apiVersion and kind set); `later` versions are served one per read after the first."""
+        group_version = obj["apiVersion"]
+        plural = obj["kind"].lower() + "s"
+        self.groups.add(group_version)
+        self.objects[(group_version, plural)][obj["metadata"]["namespace"]].append([obj, *later])
+
+    def register(self, group_version: str) -> None:
+        """The CRD is installed (lists answer, empty) though nothing was added."""
+        self.groups.add(group_version)
+
+    def fail(self, path_prefix: str, code: int, reason: str) -> None:
+        self.failures[path_prefix] = (code, reason)
+
+    # --- answers ---------------------------------------------------------------------------------------------
+
+    def _current(self, key: str, versions: list[dict[str, Any]]) -> dict[str, Any]:
+        index = min(self.reads[key], len(versions) - 1)
+        return versions[index]
+
+    def answer(self, raw: str) -> tuple[int, Any]:
+        url = urlparse(raw)
+        query = {k: v[0] for k, v in parse_qs(url.query).items()}
+        for prefix, (code, reason) in self.failures.items():
+            if url.path.startswith(prefix):
+                return code, _status(code, reason, f"{url.path} is {reason.lower()}: injected by the test")
+        parts = url.path.strip("/").split("/")
+        if parts[:2] == ["api", "v1"]:
+            group_version, rest = "v1", parts[2:]
+        elif parts[0] == "apis" and len(parts) >= 3:
+            group_version, rest = f"{parts[1]}/{parts[2]}", parts[3:]
+        else:
+            return 404, _status(404, "NotFound", "the server could not find the requested resource")
+        if group_version not in self.groups or len(rest) < 3 or rest[0] != "namespaces":
+            return 404, _status(404, "NotFound", "the server could not find the requested resource")
+        namespace, plural, tail = rest[1], rest[2], rest[3:]
+        sequences = self.objects[(group_version, plural)][namespace]
+        if not tail:
+            items = []
+            for versions in sequences:
+                key = f"{plural}/{versions[0]['metadata']['name']}"
+                obj = self._current(key, versions)
+                self.reads[key] += 1
+                if _selects(query.get("labelSelector", ""), obj["metadata"].get("labels") or {}):
+                    items.append(obj)
+            return 200, {"apiVersion": group_version, "kind": "List", "metadata": {"resourceVersion": "1"},
+                         "items": items}
+        name = tail[0]
+        found = next((v for v in sequences if v[0]["metadata"]["name"] == name), None)
+        if found is None:
+            return 404, _status(404, "NotFound", f'{plural} "{name}" not found')
+        if tail[1:] == ["log"] and plural == "pods":
+            container = query.get("container", "")
+            text = self.logs.get((name, container))
+            if text is None:
+                return 400, _status(400, "BadRequest", f"container {container} is not valid for pod {name}")
+            return 200, text
+        return 200, self._current(f"{plural}/{name}", found)
+
+    # --- lifecycle -------------------------------------------------------------------------------------------
+
+    @property
+    def url(self) -> str:
+        host, port = self.server.server_address[:2]
+        return f"http://{host}:{port}"
+
+    def kubeconfig(self, path: Path, namespace: Optional[str] = None, server: Optional[str] = None) -> Path:
+        context: dict[str, Any] = {"cluster": "loop", "user": "tester"}
+        if namespace:
+            context["namespace"] = namespace
+        path.write_text(yaml.safe_dump({
+            "apiVersion": "v1", "kind": "Config", "current-context": "loop",
+            "clusters": [{"name": "loop", "cluster": {"server": server or self.url}}],
+            "users": [{"name": "tester", "user": {"token": TOKEN}}],
+            "contexts": [{"name": "loop", "context": context}],
+        }))
+        return path
+
+    def __enter__(self) -> "KubeApi":
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.server.shutdown()
+        self.server.server_close()

@@ -1,0 +1,285 @@
+"""The apply-outcome model (apply_rules.py) against its sources, and `pathways-gke diff`'s verdicts on real edits.
+
+The edit catalogue plans a shipped stack before and after one realistic config change and checks, per resource,
+what the real `pulumi up` does: update in place, replace (create- or delete-first, with its cascade) or refused.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+
+import pytest
+
+from pathways_gke import apply_rules as A
+from pathways_gke import tokens
+from pathways_gke.cli import main
+from pathways_gke.plan.diff import diff_plans
+from pathways_gke.plan.engine import plan_config
+from pathways_gke.protection import CHILD_PROTECTION, REPLACEABLE, child_options, retain_child
+from tests.support.stacks import merged, shipped
+from tests.support.variants import every_optional_child_config
+
+P = "pathways-gke:"
+
+
+# --- the rules, against the cases their sources give ---------------------------------------------------------
+
+
+def test_every_rule_names_its_source_and_every_refusal_its_way_out():
+    assert len(A.RULES_BY_ID) == len(A.RULES)
+    for rule in A.RULES:
+        assert rule.source and rule.actor in (A.PROVIDER, A.GKE, A.KUBERNETES, A.WEBHOOK, A.CONTROLLER, A.ENGINE)
+        if rule.effect == A.REFUSE:
+            assert rule.way_out, rule.id
+
+
+def test_pulumi_kubernetes_replaces_a_service_only_on_cluster_ip():
+    """provider/pkg/provider/diff.go: core/v1 Service forceNew is `.spec.clusterIP` alone."""
+    patterns = A.replace_patterns(tokens.SERVICE, {"apiVersion": "v1"})
+    assert A.forces_replace(patterns, "metadata")  # name / namespace
+    assert "spec.clusterIP" in patterns and "spec.type" not in patterns
+    assert set(A.K8S_FORCE_NEW[tokens.JOB]) >= {"spec.template", "spec.selector", "spec.completions"}
+    assert A.K8S_FORCE_NEW[tokens.DEPLOYMENT] == ("spec.selector",)
+    # custom resources: only identity
+    assert A.replace_patterns(tokens.JOBSET, {"apiVersion": "jobset.x-k8s.io/v1alpha2"}) == A.K8S_IDENTITY
+
+
+def test_pulumi_kubernetes_deletes_a_named_object_first_only_when_it_keeps_its_name():
+    old = {"apiVersion": "v1", "metadata": {"name": "a", "namespace": "ns"}}
+    assert A.provider_deletes_first(tokens.SERVICE, old, copy.deepcopy(old))
+    assert not A.provider_deletes_first(tokens.SERVICE, old, {"apiVersion": "v1", "metadata": {"name": "b",
+                                                                                               "namespace": "ns"}})
+    assert not A.provider_deletes_first(tokens.NODE_POOL, {"name": "a"}, {"name": "a"})
+
+
+def _lws(queue=None, cpu="4", image="img"):
+    labels = {A.QUEUE_NAME_PATH.split('"')[1]: queue} if queue else {}
+    pod = {"spec": {"containers": [{"name": "c", "image": image, "resources": {"requests": {"cpu": cpu}}}]}}
+    return {"apiVersion": "leaderworkerset.x-k8s.io/v1", "metadata": {"name": "s", "labels": labels},
+            "spec": {"leaderWorkerTemplate": {"leaderTemplate": copy.deepcopy(pod), "workerTemplate": pod}}}
+
+
+def _refused(type_, old, new):
+    from pathways_gke.property_paths import changed_paths, format_path
+    paths = [format_path(p) for p in changed_paths(old, new)]
+    return sorted({r.rule for r in A.update_refusals(type_, old, new, paths)})
+
+
+def test_kueue_refuses_the_queue_name_label_on_a_leader_worker_set_and_freezes_its_pod_templates():
+    """kueue pkg/controller/jobs/leaderworkerset/leaderworkerset_webhook.go ValidateUpdate."""
+    assert _refused(tokens.LEADER_WORKER_SET, _lws(), _lws(queue="q")) == ["kueue-lws-queue-name"]
+    assert _refused(tokens.LEADER_WORKER_SET, _lws(queue="q"), _lws()) == ["kueue-lws-queue-name"]
+    assert _refused(tokens.LEADER_WORKER_SET, _lws(queue="q"), _lws(queue="q", cpu="8")) == ["kueue-lws-pod-template"]
+    # the image is not among the fields Kueue freezes; without Kueue requests change freely (the LWS rolls)
+    assert _refused(tokens.LEADER_WORKER_SET, _lws(queue="q"), _lws(queue="q", image="img2")) == []
+    assert _refused(tokens.LEADER_WORKER_SET, _lws(), _lws(cpu="8")) == []
+    no_leader = _lws(queue="q")
+    del no_leader["spec"]["leaderWorkerTemplate"]["leaderTemplate"]
+    assert "kueue-lws-pod-template" in _refused(tokens.LEADER_WORKER_SET, _lws(queue="q"), no_leader)
+
+
+def test_kueue_refuses_a_queue_name_change_on_a_jobset_and_gke_a_dns_change():
+    old = {"apiVersion": "jobset.x-k8s.io/v1alpha2", "metadata": {"name": "j", "labels": {}}, "spec": {}}
+    new = copy.deepcopy(old)
+    new["metadata"]["labels"]["kueue.x-k8s.io/queue-name"] = "q"
+    assert _refused(tokens.JOBSET, old, new) == ["kueue-jobset-queue-name"]
+    assert _refused(tokens.GKE_CLUSTER, {"name": "c"}, {"name": "c", "dnsConfig": {"clusterDns": "CLOUD_DNS"}}) \
+        == ["gke-dns-scope"]
+    assert _refused(tokens.GKE_CLUSTER, {"name": "c"}, {"name": "c", "minMasterVersion": "1.34"}) == []
+
+
+def test_kueue_refuses_leader_ready_on_create():
+    lws = _lws(queue="q")
+    lws["spec"]["startupPolicy"] = "LeaderReady"
+    assert [r.rule for r in A.create_refusals(tokens.LEADER_WORKER_SET, lws)] == ["kueue-lws-startup-policy"]
+
+
+def test_the_kueue_replace_paths_cover_every_path_kueue_refuses():
+    from pathways_gke.property_paths import covers, parse_path
+    for path in ("metadata.labels[\"kueue.x-k8s.io/queue-name\"]",
+                 "spec.leaderWorkerTemplate.workerTemplate.spec.containers[0].resources.requests.cpu",
+                 "spec.leaderWorkerTemplate.leaderTemplate.spec.tolerations[1]",
+                 "spec.leaderWorkerTemplate.workerTemplate.spec.nodeSelector"):
+        assert any(covers(parse_path(p), parse_path(path)) for p in A.lws_kueue_replace_on_changes(_lws(queue="q")))
+    assert A.lws_kueue_replace_on_changes(_lws()) == (A.QUEUE_NAME_PATH,)
+
+
+def test_replaceable_children_are_never_retained_and_infrastructure_inherits():
+    """inheritFromParent (source_eval.go): a retained component must not retain what is replaced delete-first."""
+    for kind, rule in CHILD_PROTECTION.items():
+        retain = retain_child(kind)
+        if kind == "bucket":
+            assert retain is True
+        elif rule == REPLACEABLE:
+            assert retain is False, kind
+        else:
+            assert retain is None, kind
+    assert child_options("jobset", True) == {"protect": False, "retain_on_delete": False}
+
+
+# --- the edit catalogue: real plans, real edits ----------------------------------------------------------------
+
+
+def _plan(config, stack="dev"):
+    return plan_config(config, stack=stack).to_json()
+
+
+@pytest.fixture(scope="module")
+def dev():
+    return _plan(shipped("dev"))
+
+
+def _by_name(diff):
+    out = {c.name: c for c in diff.changed}
+    return out
+
+
+def test_a_new_image_replaces_only_the_jobset_delete_first(dev):
+    cfg = shipped("dev")
+    cfg[P + "workloads"][0]["image"] = "us-docker.pkg.dev/acme-ml-dev/train/trainer:2026-12-01"
+    diff = diff_plans(dev, _plan(cfg))
+    replaced = [c for c in diff.changed if c.replace]
+    assert [c.type for c in replaced] == [tokens.JOBSET]
+    assert replaced[0].replace_mode == "delete-first" and not diff.refused
+
+
+def test_a_cpu_pool_resize_is_an_update_in_place(dev):
+    diff = diff_plans(dev, _plan(merged("dev", cpuPool={"maxNodes": 3})))
+    (change,) = diff.changed
+    assert change.type == tokens.NODE_POOL and change.verdict == "update" and not diff.refused
+
+
+def test_a_new_cluster_location_replaces_every_pool_the_provider_and_every_object(dev, capsys, tmp_path):
+    """The cluster is replaced delete-first: the engine's re-diff replaces every pool (`cluster` is force-new) and
+    replaceWith replaces the Kubernetes provider, and with it every object it manages."""
+    new = _plan(merged("dev", cluster={"location": "us-central1"},
+                       cpuPool={"zone": "us-central1-a"}, tpuPools=[{"zone": "us-central1-b"}]))
+    diff = diff_plans(dev, new)
+    changes = _by_name(diff)
+    cluster = changes["pw-dev-cluster"]
+    assert cluster.replace_mode == "delete-first"
+    pools = [c for c in diff.changed if c.type == tokens.NODE_POOL]
+    assert pools and all(c.replace for c in pools)
+    provider = changes["pw-dev-k8s"]
+    assert provider.replace and cluster.urn in provider.replaced_with
+    objects = [c for c in diff.changed if tokens.is_kubernetes_type(c.type) and c.type != tokens.CONFIG_FILE
+               and "apiVersion" in diff.new_resources[c.urn]["inputs"]]
+    assert objects and all(c.replace for c in objects)
+    assert set(cluster.cascade) >= {provider.urn, *(c.urn for c in objects)}
+    # the guard counts the pools; exit 3
+    old_path, new_path = tmp_path / "old.json", tmp_path / "new.json"
+    old_path.write_text(json.dumps(dev))
+    new_path.write_text(json.dumps(new))
+    assert main(["diff", str(old_path), str(new_path), "--fail-on-node-pool-disruption"]) == 3
+    capsys.readouterr()
+
+
+def test_a_protected_pool_cannot_be_replaced_and_the_diff_fails_with_exit_4(capsys, tmp_path):
+    base = merged("dev", cluster={"protect": True})
+    old = _plan(base)
+    new = _plan(merged(base, tpuPools=[{"topology": "4x4"}]))
+    diff = diff_plans(old, new)
+    pools = [c for c in diff.changed if c.type == tokens.NODE_POOL and c.replace]
+    assert pools and all(c.verdict == "refused" and c.refusals[0].rule == "protect-replace" for c in pools)
+    # the JobSet is replaced with its pools, and is never protected
+    assert all(c.verdict == "replace" for c in diff.changed if c.type == tokens.JOBSET)
+    old_path, new_path = tmp_path / "old.json", tmp_path / "new.json"
+    old_path.write_text(json.dumps(old))
+    new_path.write_text(json.dumps(new))
+    assert main(["diff", str(old_path), str(new_path), "--json"]) == 4
+    out = json.loads(capsys.readouterr().out)
+    refused = [c for c in out["changed"] if c["verdict"] == "refused"]
+    assert refused and refused[0]["refusals"][0]["wayOut"].startswith("unprotect first")
+    assert out["refused"] and all(c["replace"] for c in refused)
+    # unprotecting in the same update is allowed (step_generator.go: new.Protect && old.Protect)
+    unprotected = diff_plans(old, _plan(merged(base, cluster={"protect": False}, tpuPools=[{"topology": "4x4"}])))
+    assert not unprotected.refused
+
+
+def test_removing_a_protected_pool_is_refused():
+    """step.go DeleteStep: a resource protected in the state cannot be deleted."""
+    base = every_optional_child_config()
+    new = copy.deepcopy(base)
+    new[P + "tpuPools"] = [p for p in new[P + "tpuPools"] if p["name"] != "burst"]
+    diff = diff_plans(_plan(base, "prod"), _plan(new, "prod"))
+    deleted = [urn for urn, action, r in diff.refused if action == "delete" and r.rule == "protect-delete"]
+    assert deleted and all("burst" in urn for urn in deleted)
+
+
+def test_kueue_on_replaces_the_jobset_and_the_leader_worker_sets():
+    for name in ("dev", "serve"):
+        old = _plan(shipped(name), name)
+        new = _plan(merged(name, kueue={"enabled": True}), name)
+        diff = diff_plans(old, new)
+        kinds = {c.type: c.verdict for c in diff.changed if c.type in (tokens.JOBSET, tokens.LEADER_WORKER_SET)}
+        assert kinds and set(kinds.values()) == {"replace"}, (name, kinds)
+        assert not [r for r in diff.refused if r[2].rule.startswith("kueue")]
+
+
+def test_dns_auto_is_decided_at_creation_and_an_explicit_change_is_refused():
+    old = _plan(shipped("dev"))
+    multi = _plan(_multi_host("dev"))
+    diff = diff_plans(old, multi)
+    cluster = [c for c in diff.changed if c.type == tokens.GKE_CLUSTER]
+    assert not cluster or "dnsConfig" not in " ".join(cluster[0].properties)
+    assert not [r for r in diff.refused if r[2].rule == "gke-dns-scope"]
+    explicit_old = _plan(merged("dev", cluster={"dns": "gke-default"}))
+    explicit_new = _plan(merged("dev", cluster={"dns": "cloud-dns"}))
+    refused = diff_plans(explicit_old, explicit_new).refused
+    assert [r.rule for _, _, r in refused] == ["gke-dns-scope"]
+    assert "new cluster" in refused[0][2].world_rule.way_out
+
+
+def _multi_host(name):
+    cfg = shipped(name)
+    pool = cfg[P + "tpuPools"][0]
+    pool["topology"] = "4x4"
+    return cfg
+
+
+def test_a_tpu7x_topology_change_replaces_the_policy_and_by_cascade_its_pool():
+    """The workload policy is replaced delete-first; the pool's placementPolicy.policyName reads it, so the engine's
+    re-diff replaces the pool too, even though the pool ignores the topology GKE derives."""
+    base = every_optional_child_config()
+    new = copy.deepcopy(base)
+    burst = next(p for p in new[P + "tpuPools"] if p["name"] == "burst")
+    burst["topology"] = "2x2x4"
+    diff = diff_plans(_plan(base, "prod"), _plan(new, "prod"))
+    policies = [c for c in diff.changed if c.type == tokens.RESOURCE_POLICY]
+    assert policies and policies[0].replace_mode == "delete-first"
+    pools = [c for c in diff.changed if c.type == tokens.NODE_POOL and "burst" in c.name]
+    assert pools and all(policies[0].urn in c.replaced_by for c in pools)
+    assert set(policies[0].cascade) >= {c.urn for c in pools}
+
+
+def test_a_cross_stack_diff_does_not_report_provider_references(dev):
+    other = _plan(shipped("dev"), "dev2")
+    diff = diff_plans(dev, other)
+    assert not [c for c in diff.changed if "provider" in c.options or "replaceWith" in c.options]
+
+
+def test_a_serving_service_type_change_updates_in_place():
+    """pulumi-kubernetes replaces a Service only on spec.clusterIP (provider/pkg/provider/diff.go)."""
+    old = _plan(shipped("serve"), "serve")
+    cfg = shipped("serve")
+    del cfg[P + "workloads"][0]["serving"]["loadBalancer"]
+    diff = diff_plans(old, _plan(cfg, "serve"))
+    services = [c for c in diff.changed if c.type == tokens.SERVICE]
+    assert services and all(c.verdict == "update" for c in services)
+    assert any(p.startswith("spec.type") for c in services for p in c.properties)
+
+
+def test_under_kueue_a_serving_resource_change_replaces_the_leader_worker_set():
+    """Kueue freezes the pod templates' resources while the queue-name label is set: the LWS is replaced, not
+    updated (kueue leaderworkerset_webhook.go); an image change still rolls it in place."""
+    base = merged("serve", kueue={"enabled": True})
+    old = _plan(base, "serve")
+    cfg = copy.deepcopy(base)
+    cfg[P + "workloads"][0]["resources"] = {"requests": {"cpu": "4", "memory": "16Gi"}}
+    lws = [c for c in diff_plans(old, _plan(cfg, "serve")).changed if c.type == tokens.LEADER_WORKER_SET]
+    assert lws and all(c.verdict == "replace" and c.replace_mode == "delete-first" for c in lws)
+    image = copy.deepcopy(base)
+    image[P + "workloads"][0]["image"] = "us-docker.pkg.dev/acme-ml-prod/serve/vllm-tpu:2026-12-01"
+    rolled = [c for c in diff_plans(old, _plan(image, "serve")).changed if c.type == tokens.LEADER_WORKER_SET]
+    assert rolled and all(c.verdict == "update" for c in rolled)

@@ -1,0 +1,124 @@
+"""Property test: (stack, edit) pairs drawn from the fuzz generator; the diff's verdicts follow the apply-outcome
+model (apply_rules.py) and no plan contains a pod that cannot be placed (fit.py)."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any, Callable
+
+import pytest
+from hypothesis import HealthCheck, given, reject, settings
+from hypothesis import strategies as st
+
+from pathways_gke import apply_rules as A
+from pathways_gke import tokens
+from pathways_gke.errors import ConfigError
+from pathways_gke.fit import lws_version_of, place
+from pathways_gke.plan import plan_config
+from pathways_gke.plan.diff import diff_plans
+from pathways_gke.plan.markdown import render_markdown
+from pathways_gke.property_paths import covers, parse_path
+from tests.support.fuzz_configs import P, valid_configs
+
+pytestmark = pytest.mark.slow  # each example plans a stack twice under the mock engine
+
+EXAMPLES = 12
+
+
+def _image(cfg: dict[str, Any]) -> None:
+    workloads = cfg.get(P + "workloads") or []
+    images = [w for w in workloads if w.get("image")]
+    if not images:
+        reject()
+    images[0]["image"] = images[0]["image"].rsplit(":", 1)[0] + ":edited-2026-12-01"
+
+
+def _cpu_max_nodes(cfg: dict[str, Any]) -> None:
+    cpu = cfg.setdefault(P + "cpuPool", {})
+    cpu["maxNodes"] = int(cpu.get("maxNodes", 3)) + 1
+
+
+def _kueue(cfg: dict[str, Any]) -> None:
+    kueue = cfg.setdefault(P + "kueue", {})
+    kueue["enabled"] = not kueue.get("enabled", False)
+
+
+def _slices(cfg: dict[str, Any]) -> None:
+    pools = cfg.get(P + "tpuPools") or []
+    if not pools:
+        reject()
+    pools[0]["slices"] = int(pools[0].get("slices", 1)) + 1
+
+
+def _protect(cfg: dict[str, Any]) -> None:
+    cluster = cfg[P + "cluster"]
+    cluster["protect"] = not cluster.get("protect", False)
+
+
+def _labels(cfg: dict[str, Any]) -> None:
+    cfg[P + "cluster"]["labels"] = {**(cfg[P + "cluster"].get("labels") or {}), "edited": "yes"}
+
+
+EDITS: dict[str, Callable[[dict[str, Any]], None]] = {
+    "image": _image, "cpuPool.maxNodes": _cpu_max_nodes, "kueue.enabled": _kueue, "tpuPools[0].slices": _slices,
+    "cluster.protect": _protect, "cluster.labels": _labels,
+}
+
+
+def _plan(config: dict[str, Any]) -> dict[str, Any]:
+    try:
+        return plan_config(config, stack="fuzz").to_json()
+    except ConfigError:
+        reject()
+        raise  # unreachable
+
+
+@settings(max_examples=EXAMPLES, derandomize=True, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.data_too_large])
+@given(valid_configs(), st.sampled_from(sorted(EDITS)))
+def test_the_diff_of_a_drawn_edit_follows_the_model_and_every_pod_fits(draw, edit):
+    old = _plan(draw.config)
+    config = copy.deepcopy(draw.config)
+    EDITS[edit](config)
+    new = _plan(config)
+    diff = diff_plans(old, new)
+
+    # the product never sends an update GKE or a webhook refuses: only protect can refuse these edits
+    for _, _, refusal in diff.refused:
+        assert refusal.world_rule.actor == A.ENGINE, (edit, refusal)
+    for change in diff.changed:
+        resource = diff.new_resources[change.urn]
+        old_resource = diff.old_resources[change.renamed_from or change.urn]
+        # a change on a force-new path (the provider's table or the resource's replaceOnChanges) replaces
+        patterns = [parse_path(p) for p in (*A.replace_patterns(change.type, resource.get("inputs") or {}),
+                                            *(resource.get("options") or {}).get("replaceOnChanges", ()))]
+        forced = [p for p in change.properties if any(covers(q, parse_path(p)) for q in patterns)]
+        if forced and resource.get("custom", True):
+            assert change.replace, (edit, change.name, forced)
+        # protect refuses a replacement exactly when the state and the program both protect it
+        protected = bool(old_resource["options"].get("protect") and resource["options"].get("protect"))
+        assert any(r.rule == "protect-replace" for r in change.refusals) == (change.replace and protected), \
+            (edit, change.name)
+        # a JobSet is replaced with the pools it lists in replaceWith
+        with_ = set((resource.get("options") or {}).get("replaceWith") or ())
+        if with_ & {c.urn for c in diff.replaced}:
+            assert change.replace
+    for change in diff.changed:
+        if change.type == tokens.NODE_POOL and change.replace:
+            jobsets = [r for r in new["resources"] if change.urn in ((r.get("options") or {}).get("replaceWith") or ())]
+            assert all(r["urn"] in {c.urn for c in diff.replaced} for r in jobsets)
+    if edit == "image":
+        assert not diff.refused and all(c.type in (tokens.JOBSET, tokens.LEADER_WORKER_SET, tokens.DEPLOYMENT,
+                                                   tokens.JOB) for c in diff.changed if c.replace)
+
+    # JSON and Markdown carry the same verdicts
+    out = diff.to_json()
+    markdown = render_markdown(diff, graph=False)
+    for entry in out["changed"]:
+        assert entry["verdict"] in ("update", "replace", "refused")
+        if entry["verdict"] == "refused":
+            assert f"| **REFUSED** | `{entry['name']}`" in markdown
+
+    # no plan contains a pod that cannot be placed (waiting for a turn is allowed)
+    resources = new["resources"]
+    assert [s.message() for s in place(resources, lws_version_of(resources)) if not s.queued] == []

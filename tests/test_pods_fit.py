@@ -1,0 +1,111 @@
+"""Every declared pod fits (fit.py): real plans of shipped stacks and of layouts that never schedule."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+from pathways_gke import policies
+from pathways_gke.fit import groups_of, lws_version_of, place, subgroup_index
+from pathways_gke.plan.engine import plan_config
+from tests.support.stacks import merged, shipped
+
+P = "pathways-gke:"
+
+
+def _resources(config, stack):
+    return plan_config(config, stack=stack).to_json()["resources"]
+
+
+@pytest.mark.parametrize("name", ["dev", "jax", "prod", "serve"])
+def test_every_shipped_stack_fits(name):
+    resources = _resources(shipped(name), name)
+    assert place(resources, lws_version_of(resources)) == []
+
+
+def test_four_cpu_placed_heads_on_a_one_node_cpu_pool_are_refused():
+    """The head guard keeps one head per node: four heads need four CPU nodes."""
+    cfg = merged("dev", cpuPool={"maxNodes": 1, "minNodes": 1})
+    pool, workload = cfg[P + "tpuPools"][0], cfg[P + "workloads"][0]
+    cfg[P + "tpuPools"] += [dict(pool, name=f"p{i}") for i in range(3)]
+    cfg[P + "workloads"] = [dict(copy.deepcopy(workload), name=f"train{i}", tpuPool="main" if i == 0 else f"p{i - 1}")
+                            for i in range(4)]
+    resources = _resources(cfg, "dev")
+    short = place(resources)
+    assert sorted(s.owner for s in short) == ["JobSet train1", "JobSet train2", "JobSet train3"]
+    assert all("head guard" in s.reason and "cpuPool.maxNodes" in s.message() for s in short)
+    violations = policies.check_resources(resources)
+    assert [v for v in violations if v.policy == "pathways-gke-pods-fit" and v.level == policies.MANDATORY]
+    # raised to four nodes, they fit
+    cfg[P + "cpuPool"]["maxNodes"] = 4
+    assert place(_resources(cfg, "dev")) == []
+
+
+def test_six_client_proxies_of_16_cpu_100g_on_one_n2_standard_64_are_refused():
+    cfg = shipped("serve")
+    cfg[P + "cpuPool"] = {"machineType": "n2-standard-64", "minNodes": 1, "maxNodes": 1}
+    cfg[P + "workloads"][1]["service"]["clients"] = list("abcdef")
+    resources = _resources(cfg, "serve")
+    short = place(resources, lws_version_of(resources))
+    proxies = [s for s in short if s.owner.startswith("Deployment shared-pw-proxy-")]
+    assert proxies and sum(s.missing for s in proxies) >= 2
+    assert all("cpu-np (1 x n2-standard-64)" in s.message() for s in proxies)
+
+
+def _lws(size, subgroup_size, policy_type=None, leader_on_tpu=True):
+    tpu_selector = {"cloud.google.com/gke-tpu-topology": "2x2", "pathways-gke/tpu-group": "g"}
+    leader_selector = tpu_selector if leader_on_tpu else {"cloud.google.com/gke-nodepool": "cpu"}
+    sub = {"subGroupSize": subgroup_size, **({"subGroupPolicyType": policy_type} if policy_type else {})}
+    return {"type": "kubernetes:leaderworkerset.x-k8s.io/v1:LeaderWorkerSet", "name": "lws", "inputs": {
+        "apiVersion": "leaderworkerset.x-k8s.io/v1", "kind": "LeaderWorkerSet",
+        "metadata": {"name": "serve", "annotations": {
+            "leaderworkerset.sigs.k8s.io/subgroup-exclusive-topology": "cloud.google.com/gke-nodepool"}},
+        "spec": {"replicas": 1, "leaderWorkerTemplate": {
+            "size": size, "subGroupPolicy": sub,
+            "leaderTemplate": {"spec": {"nodeSelector": leader_selector, "tolerations": [
+                {"key": "google.com/tpu", "operator": "Exists", "effect": "NoSchedule"}],
+                "containers": [{"name": "head", "resources": {"requests": {"cpu": "8", "memory": "32G"}}}]}},
+            "workerTemplate": {"spec": {"nodeSelector": tpu_selector, "tolerations": [
+                {"key": "google.com/tpu", "operator": "Exists", "effect": "NoSchedule"}],
+                "containers": [{"name": "w", "resources": {"limits": {"google.com/tpu": "4"}}}]}}}}}}
+
+
+def _tpu_pool(name):
+    return {"type": "gcp:container/nodePool:NodePool", "name": name, "inputs": {
+        "name": name, "nodeCount": 1, "placementPolicy": {"tpuTopology": "2x2"},
+        "nodeConfig": {"machineType": "ct6e-standard-4t", "labels": {"pathways-gke/tpu-group": "g"},
+                       "taints": [{"key": "google.com/tpu", "value": "present", "effect": "NO_SCHEDULE"}]}}}
+
+
+def test_lws_subgroup_index_follows_the_version():
+    """lws#918: with subGroupSize 1 the leader is alone in subgroup 0 from v0.10.0; before, worker 1 joined it."""
+    assert [subgroup_index(3, 1, i, "v0.10.0") for i in range(3)] == [0, 1, 2]
+    assert [subgroup_index(3, 1, i, "v0.9.0") for i in range(3)] == [0, 0, 1]
+    # an even split is the same in both; a leader beyond an even split joins subgroup 0 in both
+    assert [subgroup_index(4, 2, i, "v0.10.0") for i in range(4)] == [0, 0, 1, 1] == \
+        [subgroup_index(4, 2, i, "v0.9.0") for i in range(4)]
+    assert [subgroup_index(5, 4, i, "v0.10.0") for i in range(5)] == [0, 0, 0, 0, 0]
+
+
+def test_a_tpu_leader_alone_in_subgroup_0_needs_one_more_pool_than_the_group_has():
+    """Single-host slices, two per group, the leader on a TPU VM: three subgroups need three pools under v0.10."""
+    resources = [_lws(3, 1), _tpu_pool("s0"), _tpu_pool("s1")]
+    assert len([g for g in groups_of(resources, "v0.10.0") if g[1]]) == 3
+    short = place(resources, "v0.10.0")
+    assert short and short[0].owner == "LeaderWorkerSet serve" and "exclusive" in short[0].reason
+    assert place(resources, "v0.9.0") == []  # leader and worker 1 share subgroup 0
+    assert place([*resources, _tpu_pool("s2")], "v0.10.0") == []
+    # a leader on the CPU pool and LeaderExcluded subgroups: two pools are enough
+    cpu = {"type": "gcp:container/nodePool:NodePool", "name": "cpu", "inputs": {
+        "name": "cpu", "nodeCount": 1, "nodeConfig": {"machineType": "n2-standard-32"}}}
+    excluded = [_lws(3, 1, "LeaderExcluded", leader_on_tpu=False), _tpu_pool("s0"), _tpu_pool("s1"), cpu]
+    assert place(excluded, "v0.10.0") == []
+
+
+@pytest.mark.parametrize("example, stack", [("platform-python", "shared"), ("two-clusters", "shared")])
+def test_every_example_stack_fits(example, stack):
+    from tests.support.examples import plan_example
+
+    resources = plan_example(example, stack).to_json()["resources"]
+    assert [s.message() for s in place(resources, lws_version_of(resources)) if not s.queued] == []
