@@ -13,7 +13,8 @@ from pathways_gke.cli import main as cli_main
 from pathways_gke.config import parse_stack
 from pathways_gke.errors import ConfigError
 from pathways_gke.gke.adopt import adopted_cluster_problems
-from pathways_gke.naming import MANAGED_GCE_LABELS, MANAGED_NODE_LABELS, TPU_RESOURCE, node_service_account_id
+from pathways_gke.naming import (MANAGED_GCE_LABELS, MANAGED_NODE_LABELS, TPU_RESOURCE, node_service_account_id,
+                                 webhook_firewall_name)
 from pathways_gke.plan.diff import diff_plans, render_text
 from pathways_gke.plan.engine import plan_config
 from pathways_gke.plan.markdown import render_markdown
@@ -378,7 +379,8 @@ def test_an_adopted_cluster_upserts_only_the_jobset_and_kueue_installs(adopted_p
     installs = adopted_plan.of_type("kubernetes:yaml/v2:ConfigFile")
     assert installs and all(i.options["providers"]["kubernetes"] == upsert.urn for i in installs)
     for r in adopted_plan.to_json()["resources"]:
-        if r["type"].startswith("kubernetes:") and r["custom"]:
+        # XPK's PriorityClasses are the one other thing taken over (tests/test_gke_rules_round2.py)
+        if r["type"].startswith("kubernetes:") and r["custom"] and not r["type"].endswith(":PriorityClass"):
             assert r["options"]["provider"] != upsert.urn, f"{r['name']} must keep strict creation"
 
 
@@ -479,9 +481,10 @@ def test_the_diff_flags_a_fixed_name_replaced_create_before_delete(variant_json)
     new = edited(old, "pw-prod-webhooks", inputs__network="other-vpc")
     diff = diff_plans(old, new)
     (change,) = [c for c in diff.changed if c.name == "pw-prod-webhooks"]
-    assert change.replace and change.name_clash == "pw-prod-webhooks"
+    physical = webhook_firewall_name("pw-prod", "us-east5")  # the GCE name: cluster, then a hash of the location
+    assert change.replace and change.name_clash == physical
     assert "409 already exists" in render_text(diff) and "409 already exists" in render_markdown(diff)
-    assert diff.to_json()["changed"][0]["nameClash"] == "pw-prod-webhooks"
+    assert diff.to_json()["changed"][0]["nameClash"] == physical
     # ours is delete-first: the same change is no trap
     real = diff_plans(variant_json, edited(variant_json, "pw-prod-webhooks", inputs__network="other-vpc"))
     assert "409" not in render_text(real)

@@ -11,7 +11,7 @@ import pytest
 
 from pathways_gke.config.stack import parse_stack
 from pathways_gke.errors import ConfigError
-from pathways_gke.naming import node_service_account_id
+from pathways_gke.naming import location_suffix, node_service_account_id
 from pathways_gke.plan import plan_config
 from pathways_gke.plan.render import render_tree
 
@@ -28,6 +28,10 @@ NUMBER = "123456789012"
 DEV_NODES = f"{node_service_account_id('pw-dev', 'us-east5')}@acme-ml-dev.iam.gserviceaccount.com"
 PROD_NODES = f"{node_service_account_id('pw-prod', 'us-east5')}@acme-ml-prod.iam.gserviceaccount.com"
 
+
+def actions(plan) -> list[str]:
+    """actionsRequired without the APIs line (every stack with image streaming lists containerfilesystem)."""
+    return [a for a in plan.outputs["actionsRequired"] if not a.startswith("enable ")]
 
 def pods(plan, workload: str) -> list[dict]:
     """The pod templates of a workload's JobSet, as the plan renders them."""
@@ -146,7 +150,7 @@ def test_an_existing_service_account_is_not_created_and_its_annotation_is_asked_
     plan = plan_config(cfg, stack="prod")
     assert [r for r in plan.resources if r.type == KSA] == []
     assert plan.named("pw-prod-ksa-trainer-wi").type == SA_GRANT
-    assert any("annotate Kubernetes service account ml/trainer" in a for a in plan.outputs["actionsRequired"])
+    assert any("annotate Kubernetes service account ml/trainer" in a for a in actions(plan))
 
 
 def test_fuse_volumes_are_reached_by_the_pods_kubernetes_service_account():
@@ -165,7 +169,8 @@ def test_without_the_project_number_a_principal_grant_is_asked_for_not_guessed()
     cfg["pathways-gke:workloads"][1]["buckets"] = [{"bucket": "acme-ckpt"}]
     plan = plan_config(cfg, stack="jax")
     assert grants(plan) == []
-    [action] = plan.outputs["actionsRequired"]
+    reader, action = actions(plan)  # writers also read the bucket's metadata (Orbax)
+    assert reader.startswith("grant roles/storage.legacyBucketReader on gs://acme-ckpt to principal://")
     assert action.startswith("grant roles/storage.objectUser on gs://acme-ckpt to principal://iam.googleapis.com/"
                              "projects/PROJECT_NUMBER/locations/global/workloadIdentityPools/acme-ml-dev.svc.id.goog/"
                              "subject/ns/default/sa/default")
@@ -174,9 +179,10 @@ def test_without_the_project_number_a_principal_grant_is_asked_for_not_guessed()
     cfg["pathways-gke:workloads"][1].update(serviceAccount="trainer",
                                             gcpServiceAccount="trainer@acme-ml-dev.iam.gserviceaccount.com")
     plan = plan_config(cfg, stack="jax")
-    assert grants(plan) == [{"bucket": "acme-ckpt", "role": "roles/storage.objectUser",
-                             "member": "serviceAccount:trainer@acme-ml-dev.iam.gserviceaccount.com"}]
-    assert plan.outputs["actionsRequired"] == []
+    assert grants(plan) == [{"bucket": "acme-ckpt", "role": role,
+                             "member": "serviceAccount:trainer@acme-ml-dev.iam.gserviceaccount.com"}
+                            for role in ("roles/storage.legacyBucketReader", "roles/storage.objectUser")]
+    assert actions(plan) == []
 
 
 def test_a_bucket_in_another_project_is_reported_not_granted():
@@ -184,7 +190,8 @@ def test_a_bucket_in_another_project_is_reported_not_granted():
     cfg["pathways-gke:buckets"] = [{"name": "acme-ml-dev-pathways", "project": "acme-shared-data"}]
     plan = plan_config(cfg, stack="dev")
     assert grants(plan) == []
-    [action] = plan.outputs["actionsRequired"]
+    reader, action = actions(plan)
+    assert reader.startswith("grant roles/storage.legacyBucketReader on gs://acme-ml-dev-pathways to ")
     assert action.startswith("grant roles/storage.objectUser on gs://acme-ml-dev-pathways to "
                              f"serviceAccount:{DEV_NODES}")
     assert "project acme-shared-data" in action
@@ -199,11 +206,14 @@ def test_a_user_managed_node_service_account_is_reported_with_metrics():
     plan = plan_config(cfg, stack="dev")
     assert grants(plan) == [] and not any(g["role"] == "roles/monitoring.metricWriter"
                                           for g in grants(plan, PROJECT_GRANT))
-    actions = plan.outputs["actionsRequired"]
+    listed = actions(plan)
     assert any(a.startswith(f"grant roles/storage.objectUser on gs://acme-ml-dev-pathways to serviceAccount:{email}")
-               for a in actions)
+               for a in listed)
     assert any(a.startswith(f"grant roles/monitoring.metricWriter on project acme-ml-dev to serviceAccount:{email}")
-               for a in actions)
+               for a in listed)
+    # image streaming (on by default) calls the Container File System API as the nodes' account
+    assert any(a.startswith(f"grant roles/serviceusage.serviceUsageConsumer on project acme-ml-dev to "
+                            f"serviceAccount:{email}") for a in listed)
 
 
 def test_metrics_of_a_created_node_service_account_reuse_its_project_role():
@@ -212,7 +222,7 @@ def test_metrics_of_a_created_node_service_account_reuse_its_project_role():
     plan = plan_config(cfg, stack="dev")
     writers = [g for g in grants(plan, PROJECT_GRANT) if g["role"] == "roles/monitoring.metricWriter"]
     assert len(writers) == 1  # the node SA's own; a second binding would be removed with either resource
-    assert plan.outputs["actionsRequired"] == []
+    assert actions(plan) == []
     assert "writes Cloud Monitoring metrics" in plan.outputs["identities"]["train"]["summary"]
 
 
@@ -241,12 +251,16 @@ def test_a_private_cluster_plans_a_router_and_nat():
     plan = plan_config(private(shipped("dev")), stack="dev")
     router, nat = plan.named("pw-dev-router"), plan.named("pw-dev-nat")
     assert router.type == "gcp:compute/router:Router" and nat.type == "gcp:compute/routerNat:RouterNat"
-    assert router.inputs == {"name": "pw-dev-router", "project": "acme-ml-dev", "region": "us-east5",
+    suffix = location_suffix("pw-dev", "us-east5")  # fixed names unique per location, like the node SA's id
+    assert router.inputs == {"name": f"pw-dev-router-{suffix}", "project": "acme-ml-dev", "region": "us-east5",
                              "network": "default", "description": router.inputs["description"]}
+    # only the nodes' subnetwork (all its ranges: nodes, pods, services), never every subnet of the region
     assert {k: nat.inputs[k] for k in ("name", "region", "router", "natIpAllocateOption",
-                                       "sourceSubnetworkIpRangesToNat")} == {
-        "name": "pw-dev-nat", "region": "us-east5", "router": "pw-dev-router", "natIpAllocateOption": "AUTO_ONLY",
-        "sourceSubnetworkIpRangesToNat": "ALL_SUBNETWORKS_ALL_IP_RANGES"}
+                                       "sourceSubnetworkIpRangesToNat", "subnetworks")} == {
+        "name": f"pw-dev-nat-{suffix}", "region": "us-east5", "router": f"pw-dev-router-{suffix}",
+        "natIpAllocateOption": "AUTO_ONLY", "sourceSubnetworkIpRangesToNat": "LIST_OF_SUBNETWORKS",
+        "subnetworks": [{"name": "projects/acme-ml-dev/regions/us-east5/subnetworks/default",
+                         "sourceIpRangesToNats": ["ALL_IP_RANGES"]}]}
     # fixed names: a replacement deletes the old one first
     assert router.options["deleteBeforeReplace"] and nat.options["deleteBeforeReplace"]
     assert plan.named("pw-dev-webhooks").options["deleteBeforeReplace"]
@@ -256,10 +270,20 @@ def test_a_private_cluster_plans_a_router_and_nat():
     assert nat.urn in services.depends_on or nat.urn in install.depends_on
 
 
+def test_a_shared_vpc_gets_no_nat_by_default_and_the_plan_names_the_subnetwork_the_host_s_nat_must_cover():
+    plan = plan_config(private(shipped("dev"), network="projects/acme-net-host/global/networks/shared",
+                               **SHARED_SUBNET), stack="dev")
+    assert not [r for r in plan.resources if r.type.startswith("gcp:compute/router")]
+    assert plan.named("pw-dev-webhooks").inputs["project"] == "acme-net-host"
+    [note] = [a for a in actions(plan) if "registry.k8s.io" in a]
+    assert "project acme-net-host (Shared VPC)" in note and "cluster.nat.enabled: true" in note
+    assert "projects/acme-net-host/regions/us-east5/subnetworks/gke" in note
+
+
 def test_no_nat_when_the_network_has_one_and_the_plan_says_how_to_mirror_images():
     plan = plan_config(private(shipped("dev"), nat={"enabled": False}), stack="dev")
     assert not [r for r in plan.resources if r.type.startswith("gcp:compute/router")]
-    [note] = plan.outputs["actionsRequired"]
+    [note] = actions(plan)
     assert "registry.k8s.io" in note and "Artifact Registry" in note and "jobset.manifest" in note
 
 
@@ -273,9 +297,15 @@ def test_public_clusters_get_no_nat(stack_plans):
     assert not [r for r in stack_plans("dev").resources if r.type.startswith("gcp:compute/router")]
 
 
+SHARED_SUBNET = {"subnetwork": "projects/acme-net-host/regions/us-east5/subnetworks/gke",
+                 "podsRangeName": "gke-pods", "servicesRangeName": "gke-services"}
+
+
 @pytest.mark.parametrize("cluster, host", [
-    ({"network": "projects/acme-net-host/global/networks/shared"}, "acme-net-host"),
-    ({"network": "shared", "networkProject": "acme-net-host"}, "acme-net-host"),
+    ({"network": "projects/acme-net-host/global/networks/shared", "nat": {"enabled": True}, **SHARED_SUBNET},
+     "acme-net-host"),
+    ({"network": "projects/acme-net-host/global/networks/shared", "networkProject": "acme-net-host",
+      "nat": {"enabled": True}, **SHARED_SUBNET}, "acme-net-host"),
     ({}, "acme-ml-dev"),
 ])
 def test_firewall_router_and_nat_live_in_the_networks_project_and_target_the_nodes(cluster, host):
@@ -376,7 +406,8 @@ def test_the_identity_follows_the_pod_spec_not_the_runtime():
     moved = pod_identity(stack, workload, "pathways-head", without)
     assert moved.identity.with_number(NUMBER).endswith(f"/projects/{NUMBER}/locations/global/workloadIdentityPools/"
                                                         "acme-ml-dev.svc.id.goog/subject/ns/default/sa/trainer")
-    assert [(n.role, n.bucket) for n in moved.needs] == [("roles/storage.objectUser", "acme-ml-dev-pathways")]
+    assert [(n.role, n.bucket) for n in moved.needs] == [("roles/storage.objectUser", "acme-ml-dev-pathways"),
+                                                         ("roles/storage.legacyBucketReader", "acme-ml-dev-pathways")]
     assert moved.needs[0].identity == moved.identity
 
 

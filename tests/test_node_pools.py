@@ -180,7 +180,7 @@ def test_private_cluster_opens_the_webhook_port_to_its_control_plane_and_workloa
         "enablePrivateNodes": True, "masterIpv4CidrBlock": "172.16.0.32/28"}
     firewall = plan.named("pw-dev-webhooks")
     assert firewall.inputs["sourceRanges"] == ["172.16.0.32/28"]
-    assert firewall.inputs["allows"] == [{"protocol": "tcp", "ports": ["9443"]}]
+    assert firewall.inputs["allows"] == [{"protocol": "tcp", "ports": ["9443"]}]  # dev installs JobSet only
     assert firewall.inputs["direction"] == "INGRESS" and firewall.inputs["network"] == "default"
     assert firewall.urn in plan.named("pw-dev-train-jobset").depends_on
 

@@ -14,7 +14,7 @@ import pulumi_kubernetes as k8s
 from . import naming
 from .config.types import gsa_project
 from .config.stack import StackConfig
-from .gke.cluster_spec import egress_notes, nat_args, router_args
+from .gke.cluster_spec import api_and_role_notes, egress_notes, nat_args, router_args, shared_vpc_notes
 from .protection import child_options
 from .workloads.identity import (GCP_SA_ANNOTATION, WORKLOAD_IDENTITY_USER, bucket_args, grant_plan,
                                  identities_report, ksa_bindings, manual_grants)
@@ -70,7 +70,8 @@ class Access:
         kubernetes, namespace_ready = args["kubernetes"], args["namespace_ready"]
         protected, resolve = args.get("protected", False), args.get("resolve", lambda value: value)
         self.report = identities_report(stack)
-        self.actions = [*manual_grants(stack), *egress_notes(stack)]
+        self.actions = [*manual_grants(stack), *shared_vpc_notes(stack), *egress_notes(stack),
+                        *api_and_role_notes(stack)]
         for action in self.actions:
             pulumi.Output.from_input(resolve(action)).apply(lambda text: pulumi.log.warn(text, resource=parent))
         number = stack.cluster.project_number or ""  # grant_plan leaves principals to the user without it

@@ -142,7 +142,8 @@ class NodeServiceAccount(TypedDict):
     """Create a dedicated service account `<cluster>-nodes` (logging, monitoring, image pulls, read-only storage;
     the buckets its host-network pods write are granted per bucket). Default: true."""
     email: NotRequired[pulumi.Input[str]]
-    """Use this existing service account instead (name@project.iam.gserviceaccount.com)."""
+    """Use this existing service account instead (name@project.iam.gserviceaccount.com, or the Compute Engine
+    default PROJECT_NUMBER-compute@developer.gserviceaccount.com)."""
 
 
 class MaintenanceWindow(TypedDict):
@@ -153,7 +154,9 @@ class MaintenanceWindow(TypedDict):
     end_time: str
     """First window's end, RFC 3339."""
     recurrence: NotRequired[str]
-    """RFC 5545 RRULE. Default: "FREQ=WEEKLY;BYDAY=SA,SU"."""
+    """RFC 5545 RRULE (FREQ=DAILY, WEEKLY or MONTHLY; INTERVAL, BYDAY with two-letter weekdays MO..SU, BYMONTHDAY),
+    evaluated in UTC. With the window it must allow GKE's 48 h of maintenance in any 32 days. Default:
+    "FREQ=WEEKLY;BYDAY=SA,SU"."""
 
 
 class MaintenanceExclusion(TypedDict):
@@ -176,24 +179,25 @@ class Maintenance(TypedDict):
     window: NotRequired[MaintenanceWindow]
     """A recurring maintenance window."""
     exclusions: NotRequired[list[MaintenanceExclusion]]
-    """Maintenance exclusions."""
+    """Maintenance exclusions, each with its own name; at most 20, of which at most 3 NO_UPGRADES."""
 
 
 class Nat(TypedDict):
     """Cloud NAT for private nodes (registry.k8s.io serves the JobSet/Kueue/LWS images)."""
 
     enabled: NotRequired[bool]
-    """Create a Cloud Router + NAT for the cluster's region when privateNodes is true; false when the network
-    already has NAT there. Default: true."""
+    """Create a Cloud Router + NAT (for the cluster's subnetwork only) when privateNodes is true; false when the
+    network already has NAT there. Default: true in the stack's own network, false in another project's (Shared
+    VPC: the host project's NAT serves it; true creates one there)."""
     router: NotRequired[str]
-    """Put the NAT on this existing Cloud Router instead of creating `<cluster>-router`."""
+    """Put the NAT on this existing Cloud Router instead of creating `<cluster>-router-<hash>`."""
 
 
 class AuthorizedNetwork(TypedDict):
     """A CIDR block allowed to reach the control plane's endpoint."""
 
     cidr_block: str
-    """CIDR block, e.g. 203.0.113.0/24."""
+    """IPv4 CIDR block with its prefix length, e.g. 203.0.113.0/24."""
     display_name: NotRequired[str]
     """A label for it."""
 
@@ -215,12 +219,17 @@ class Cluster(TypedDict):
     """VPC network (name or self link); unset uses the project's default network. May be an Output (e.g. a
     `gcp.compute.Network`'s self_link)."""
     subnetwork: NotRequired[pulumi.Input[str]]
-    """Subnetwork (name or self link) of the nodes."""
+    """Subnetwork (name or self link) of the nodes; in the cluster's region."""
+    pods_range_name: NotRequired[str]
+    """Name of the subnetwork's secondary range for Pods (user-managed ranges; required on a Shared VPC host's
+    subnetwork, where GKE cannot create ranges)."""
+    services_range_name: NotRequired[str]
+    """Name of the subnetwork's secondary range for Services (with podsRangeName)."""
     private_nodes: NotRequired[bool]
     """Nodes get internal IP addresses only. Default: false."""
     master_ipv4_cidr_block: NotRequired[str]
-    """Private clusters: the control plane's private /28. When set, a firewall rule `<name>-webhooks` lets the
-    control plane reach the JobSet/Kueue admission webhooks on tcp:9443."""
+    """Private clusters: the control plane's private /28. When set, a firewall rule `<name>-webhooks-<hash>` lets
+    the control plane reach the installed controllers' webhooks (tcp:9443) and Kueue's visibility API (tcp:8082)."""
     deletion_protection: NotRequired[bool]
     """GKE-side deletion protection of the cluster. Default: true."""
     protect: NotRequired[bool]
@@ -241,7 +250,7 @@ class Cluster(TypedDict):
     nat: NotRequired[Nat]
     """Cloud NAT for private nodes. Default: a Router + NAT is created when privateNodes is true."""
     master_authorized_networks: NotRequired[list[AuthorizedNetwork]]
-    """CIDR blocks allowed to reach the control plane (master authorized networks)."""
+    """IPv4 CIDR blocks allowed to reach the control plane (master authorized networks); at most 50."""
     dns: NotRequired[ClusterDns]
     """Cluster DNS provider (created clusters only). Default: "auto"."""
 
@@ -283,7 +292,7 @@ class Reservation(TypedDict):
     name: str
     """Reservation name."""
     project: NotRequired[pulumi.Input[str]]
-    """Project that owns a shared reservation; default: the stack's project."""
+    """Project that owns a shared reservation (a project id); default: the stack's project."""
     block: NotRequired[str]
     """Reservation block."""
     sub_block: NotRequired[str]
@@ -318,7 +327,7 @@ class TpuPool(TypedDict):
     disk_size_gb: NotRequired[int]
     """Boot disk size in GB (10-65536); GKE's default when unset."""
     disk_type: NotRequired[DiskType]
-    """Boot disk type; GKE's default when unset."""
+    """Boot disk type; GKE's default when unset. v6e and tpu7x hosts take hyperdisk-balanced, v4/v5e/v5p pd-balanced."""
     image_streaming: NotRequired[bool]
     """GKE image streaming (GCFS). Default: true."""
     image_cache_disk: NotRequired[str]

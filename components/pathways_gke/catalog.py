@@ -279,6 +279,43 @@ _HIGHCPU_GB = {"c3": 2, "c3d": 2, "c4": 2, "n4": 2}
 _CPU_FAMILIES = ("e2", "n1", "n2", "n2d", "n4", "c2", "c2d", "c3", "c3d", "c4", "c4a", "c4d", "m1", "m3", "t2d")
 
 
+# Compute Engine's machine families a head pool can run on (general-purpose, compute-, memory- and
+# accelerator-optimized: https://cloud.google.com/compute/docs/machine-resource) and the grammar of their
+# machine-type names: FAMILY-KIND-VCPUS[-lssd|-metal|-highlssd|-standardlssd], an accelerator-optimized
+# FAMILY-{high,mega,ultra,edge}gpu-Ng, FAMILY-custom-VCPUS-MEMORY_MB[-ext] (N1's custom types have no family
+# prefix: custom-VCPUS-MEMORY_MB), and the shared-core e2-micro/small/medium, f1-micro, g1-small.
+CPU_MACHINE_FAMILIES = ("e2", "n1", "n2", "n2d", "n4", "n4a", "n4d", "c2", "c2d", "c3", "c3d", "c4", "c4a", "c4d",
+                        "h3", "h4d", "m1", "m2", "m3", "m4", "t2a", "t2d", "x4", "z3")
+ACCELERATOR_MACHINE_FAMILIES = ("a2", "a3", "a4", "a4x", "g2", "g4")
+_CPU_MACHINE_TYPE = re.compile(
+    r"^(?:custom-[1-9][0-9]*-[1-9][0-9]*(?:-ext)?"
+    r"|(?P<family>[a-z][a-z0-9]*)-(?:"
+    r"(?P<kind>standard|highmem|highcpu|megamem|ultramem|hypermem)-(?P<vcpus>[1-9][0-9]*)"
+    r"(?:-(?:lssd|metal|highlssd|standardlssd))?"
+    r"|(?:high|mega|ultra|edge)gpu-[1-9][0-9]*g"
+    r"|custom-(?P<custom>[1-9][0-9]*)-[1-9][0-9]*(?:-ext)?"
+    r"|micro|small|medium))$")
+
+
+def cpu_machine_type_problem(name: str) -> Optional[str]:
+    """Why `name` is not a Compute Engine machine type a node pool can have, or None."""
+    match = _CPU_MACHINE_TYPE.match(name)
+    if not match:
+        return ("is not a Compute Engine machine type: FAMILY-KIND-VCPUS such as n2-standard-64 (or "
+                "FAMILY-custom-VCPUS-MEMORY_MB, e2-medium)")
+    family = match["family"]
+    if family is None:  # N1 custom
+        return None
+    if family not in CPU_MACHINE_FAMILIES + ACCELERATOR_MACHINE_FAMILIES + ("f1", "g1"):
+        return (f"has machine family '{family}', which is not a Compute Engine machine family; allowed: "
+                + ", ".join(CPU_MACHINE_FAMILIES + ACCELERATOR_MACHINE_FAMILIES))
+    if name.endswith(("-micro", "-small", "-medium")) and family not in ("e2", "f1", "g1"):
+        return "is not a machine type: only e2 (and f1/g1) have shared-core sizes such as e2-medium"
+    if "gpu-" in name and family not in ACCELERATOR_MACHINE_FAMILIES:
+        return f"is not a machine type: only the accelerator-optimized families ({', '.join(ACCELERATOR_MACHINE_FAMILIES)}) have GPU shapes"
+    return None
+
+
 @dataclass(frozen=True)
 class CpuMachine:
     """vCPUs and memory of one machine type. GCE's machine-type tables say "GB" and mean GiB."""

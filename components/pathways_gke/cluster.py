@@ -20,7 +20,7 @@ from .config.tpu import TpuPoolConfig
 from .config.workloads import JaxWorkloadConfig, PathwaysWorkloadConfig
 from .deferred import Deferred
 from .gke.adopt import adopted_cluster_problems
-from .gke.cluster_spec import (CLUSTER_TIMEOUTS, NODE_SERVICE_ACCOUNT_ROLES, cluster_args, cluster_ignore_changes,
+from .gke.cluster_spec import (CLUSTER_TIMEOUTS, cluster_args, cluster_ignore_changes, node_service_account_roles,
                                cluster_identifier, webhook_firewall_args)
 from .gke.kubeconfig import kubeconfig
 from .gke.observability import alert_policy_specs, console_links
@@ -390,7 +390,7 @@ class PathwaysCluster(pulumi.ComponentResource):
                                             **child_options("node-service-account-role", self.protected)),
                 project=stack.project, role=role, member=member,
             )
-            for role in NODE_SERVICE_ACCOUNT_ROLES
+            for role in node_service_account_roles(stack)
         ]
         return self.node_service_account.email
 

@@ -78,8 +78,28 @@ def node_service_account_id(cluster: str, location: str) -> str:
     Account ids are unique per project, so the suffix hashes (cluster, location): two clusters of the same
     name in two regions of one project get two accounts (https://cloud.google.com/iam/docs/service-accounts-create).
     """
-    digest = hashlib.sha256(f"{cluster}/{location}".encode()).hexdigest()[:6]
-    return f"{cluster[:17].rstrip('-')}-nodes-{digest}"
+    return f"{cluster[:17].rstrip('-')}-nodes-{location_suffix(cluster, location)}"
+
+
+def location_suffix(cluster: str, location: str) -> str:
+    """6 hex of (cluster, location), the suffix that keeps a fixed cloud name unique per location."""
+    return hashlib.sha256(f"{cluster}/{location}".encode()).hexdigest()[:6]
+
+
+def webhook_firewall_name(cluster: str, location: str) -> str:
+    """`<cluster>-webhooks-<6 hex>`: firewall rules are global per project, so the suffix hashes (cluster,
+    location) as the node service account's does; at most 40 + 16 characters of Compute Engine's 63."""
+    return f"{cluster}-webhooks-{location_suffix(cluster, location)}"
+
+
+def router_name(cluster: str, location: str) -> str:
+    """`<cluster>-router-<6 hex>`: routers are per project and region, and two zonal clusters of one name can
+    share a region."""
+    return f"{cluster}-router-{location_suffix(cluster, location)}"
+
+
+def nat_name(cluster: str, location: str) -> str:
+    return f"{cluster}-nat-{location_suffix(cluster, location)}"
 
 
 # --- Pathways workloads ----------------------------------------------------------------------------------

@@ -75,6 +75,18 @@ def alias_legacy_names(prefix: str, legacy_prefix: str) -> Callable[[pulumi.Reso
     return transform
 
 
+def retain_on_delete() -> Callable[[pulumi.ResourceTransformArgs], Optional[pulumi.ResourceTransformResult]]:
+    """Transform: every object of the install is kept on `pulumi destroy` (an adopted cluster's controllers and
+    the JobSet CRD may predate the stack: XPK or Cluster Toolkit installed them, and deleting the CRD deletes
+    every JobSet in the cluster)."""
+
+    def transform(args: pulumi.ResourceTransformArgs) -> Optional[pulumi.ResourceTransformResult]:
+        opts = pulumi.ResourceOptions.merge(args.opts, pulumi.ResourceOptions(retain_on_delete=True))
+        return pulumi.ResourceTransformResult(props=args.props, opts=opts)
+
+    return transform
+
+
 def force_apply() -> Callable[[pulumi.ResourceTransformArgs], Optional[pulumi.ResourceTransformResult]]:
     """Transform: every manifest object is applied with `pulumi.com/patchForce` (like --force-conflicts)."""
 
@@ -100,11 +112,12 @@ def sized_for_cluster(resources: ControllerResources) -> Callable[[pulumi.Resour
 
 
 def install_transforms(spec: ServicesSpec, addon: Optional[str] = None, protected: bool = False, prefix: str = "",
-                       legacy_prefix: str = "") -> list:
-    """The transforms registered on one install (`addon`), in the order the engine applies them."""
+                       legacy_prefix: str = "", adopted: bool = False) -> list:
+    """The transforms registered on one install (`addon`), in the order the engine applies them; on an adopted
+    cluster every object is also retained on destroy."""
     sized = spec.resources.get(addon) if addon else None
     out = [force_apply(), keep_on_node_pool(spec.cpu_pool), *([sized_for_cluster(sized)] if sized else []),
-           protect_crds(spec.protected_crds, protected)]
+           protect_crds(spec.protected_crds, protected), *([retain_on_delete()] if adopted else [])]
     if prefix and legacy_prefix and prefix != legacy_prefix:
         out.append(alias_legacy_names(prefix, legacy_prefix))
     return out
@@ -155,12 +168,20 @@ class ClusterServices(pulumi.ComponentResource):
         super().__init__(CLUSTER_SERVICES, name, None, own)
         self._install_provider = args.get("install_provider")
         protected = args.get("protected", False)
+        # an adopted cluster (cluster.create: false) may already run what XPK / Cluster Toolkit installed: the
+        # installs and the PriorityClasses are taken over (upsert) and kept on destroy
+        self.adopted = not stack.cluster.create
         spec = services_spec(stack)
         self.spec = spec
         self.protected = protected
         self.namespace = spec.namespace
         self.queue_name = spec.queue_name
-        child = pulumi.ResourceOptions(parent=self, **child_options("priority-class", protected))
+        # XPK's very-low..very-high on an adopted cluster: same names and values, taken over (upsert) and kept on
+        # destroy; the upserting provider makes a delete-first replacement of a kept one safe (no 409)
+        kept = child_options("priority-class", protected)
+        child = pulumi.ResourceOptions(parent=self, protect=kept["protect"],
+                                       retain_on_delete=True if self.adopted else kept["retain_on_delete"],
+                                       provider=self._install_provider if self.adopted else None)
 
         namespace: list[pulumi.Resource] = []
         if spec.namespace_object is not None:
@@ -262,5 +283,6 @@ class ClusterServices(pulumi.ComponentResource):
             opts=pulumi.ResourceOptions(
                 parent=self, depends_on=depends_on, **child_options("install", self.protected),
                 providers={"kubernetes": self._install_provider} if self._install_provider is not None else None,
-                transforms=install_transforms(spec, addon, self.protected, prefix, source.legacy_prefix)),
+                transforms=install_transforms(spec, addon, self.protected, prefix, source.legacy_prefix,
+                                              self.adopted)),
         )

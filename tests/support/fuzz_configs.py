@@ -24,6 +24,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import functools
+import re
 import string
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional, get_args
@@ -47,7 +48,7 @@ from pathways_gke.errors import ConfigError
 from pathways_gke.config.tpu import Capacity, TpuPoolConfig
 from pathways_gke.config.workloads import JOBSET_MODES, MAX_WORKLOAD_NAME, RESERVED_CONTAINER_NAMES, WORKLOAD_MODELS, \
     Runtime
-from pathways_gke.gke_rules import hyperdisk_only
+from pathways_gke.gke_rules import TPU_BOOT_DISK_TYPES, hyperdisk_only
 from pathways_gke.naming import MANAGED_GCE_LABELS
 from pathways_gke.naming import jax_managed_env
 
@@ -171,10 +172,19 @@ def gce_labels() -> st.SearchStrategy[dict[str, str]]:
 @functools.cache
 def node_labels() -> st.SearchStrategy[dict[str, str]]:
     """Node-pool labels (Kubernetes: [prefix/]name, mixed case, '.', '_' and '-')."""
-    key = st.one_of(choice(["team", "Team", "example.com/part-of", "acme.com/cost-center", "tier_1"]),
-                    st.from_regex(r"[A-Za-z0-9]([-A-Za-z0-9_.]{0,10}[A-Za-z0-9])?", fullmatch=True))
-    value = st.one_of(st.just(""), st.from_regex(r"[A-Za-z0-9]([-A-Za-z0-9_.]{0,10}[A-Za-z0-9])?", fullmatch=True))
+    text = st.from_regex(r"[A-Za-z0-9]([-A-Za-z0-9_.]{0,10}[A-Za-z0-9])?", fullmatch=True).filter(_yaml_string)
+    key = st.one_of(choice(["team", "Team", "example.com/part-of", "acme.com/cost-center", "tier_1"]), text)
+    value = st.one_of(st.just(""), text)
     return st.dictionaries(key, value, max_size=3)
+
+
+# Strings PyYAML writes unquoted that a YAML 1.2 reader (the Pulumi CLI's, config/stack_file.py) reads as numbers:
+# `08`, `1e5`, `0x1f` — a label the test meant as text would reach the config as an int.
+_YAML12_NUMBER = re.compile(r"[-+]?([0-9]+|0o[0-7]+|0x[0-9a-fA-F]+|(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?)")
+
+
+def _yaml_string(text: str) -> bool:
+    return _YAML12_NUMBER.fullmatch(text) is None
 
 
 @st.composite
@@ -198,7 +208,7 @@ def command() -> st.SearchStrategy[Any]:
 @functools.cache
 def env_values() -> st.SearchStrategy[str]:
     return st.one_of(choice(["1", "0", "", "gs://acme/data", "--xla_foo=true", "a b c", "$(JOBSET_NAME)"]),
-                     st.text(string.ascii_letters + string.digits + "-_=./ ", max_size=12))
+                     st.text(string.ascii_letters + string.digits + "-_=./ ", max_size=12).filter(_yaml_string))
 
 
 @functools.lru_cache(maxsize=256)
@@ -308,7 +318,7 @@ def tpu_pool(draw, name: str, slices: int, region: str, kueue: bool) -> tuple[di
     if draw(st.booleans()):
         pool["diskSizeGb"] = draw(st.integers(10, 2000))
     if draw(st.booleans()):
-        pool["diskType"] = draw(choice(DISK_TYPES))
+        pool["diskType"] = draw(choice(TPU_BOOT_DISK_TYPES[gen.name]))  # each generation's boot disks (gke_rules)
     for key in ("imageStreaming", "autoUpgrade", "protect"):
         if draw(st.integers(0, 3)) == 0:
             pool[key] = draw(st.booleans())

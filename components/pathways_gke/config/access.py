@@ -45,18 +45,24 @@ class BucketAccess(Model):
 class NatConfig(Model):
     """Cloud NAT for private nodes (registry.k8s.io serves the JobSet/Kueue/LWS images)."""
 
-    enabled: bool = True
-    """Create a Cloud Router + NAT for the cluster's region when privateNodes is true; false when the network
-    already has NAT there. Default: true."""
+    enabled: Optional[bool] = None
+    """Create a Cloud Router + NAT (for the cluster's subnetwork only) when privateNodes is true; false when the
+    network already has NAT there. Default: true in the stack's own network, false in another project's (Shared
+    VPC: the host project's NAT serves it; true creates one there)."""
     router: Optional[RouterName] = None
-    """Put the NAT on this existing Cloud Router instead of creating `<cluster>-router`."""
+    """Put the NAT on this existing Cloud Router instead of creating `<cluster>-router-<hash>`."""
+
+
+# GKE quotas and limits: at most 50 authorized networks on a cluster's control-plane endpoint
+# (https://cloud.google.com/kubernetes-engine/quotas)
+AUTHORIZED_NETWORKS_MAX = 50
 
 
 class AuthorizedNetwork(Model):
     """A CIDR block allowed to reach the control plane's endpoint."""
 
     cidr_block: CidrBlock
-    """CIDR block, e.g. 203.0.113.0/24."""
+    """IPv4 CIDR block with its prefix length, e.g. 203.0.113.0/24."""
     display_name: Optional[str] = None
     """A label for it."""
 

@@ -10,7 +10,8 @@ from .. import naming
 from ..errors import Problem, allowed
 from ..naming import PRIORITY_NAMES, jax_managed_env
 from ..releases import RELEASES, manifest_problems
-from ..gke_rules import JOBSET_METRICS_MIN_GKE, auto_upgrade_problem, below_floor, version_floor_problems, version_floors
+from ..gke_rules import (GCS_FUSE_HOST_NETWORK_MIN_GKE, JOBSET_METRICS_MIN_GKE, JOBSET_RESTARTS_MIN_GKE,
+                         auto_upgrade_problem, below_floor, below_line_floors, version_floor_problems, version_floors)
 from .cluster import CREATE_ONLY_CLUSTER_FIELDS
 from .serving_checks import serving_workload_problems
 from .model import StackConfig
@@ -52,7 +53,7 @@ def ignored_key_problems(stack: StackConfig) -> list[Problem]:
                            "cluster.privateNodes: true", cluster.nat.enabled))
     # the network's own objects: the webhook firewall (a private control plane) and the Router + NAT
     network_objects = cluster.private_nodes and bool(cluster.master_ipv4_cidr_block or
-                                                     (cluster.nat.enabled and not cluster.nat.router))
+                                                     (cluster.nat_on(stack.project) and not cluster.nat.router))
     if cluster.network_project and not network_objects:
         out.append(Problem("cluster.networkProject", "is where the webhook firewall and the Cloud Router + NAT of "
                            "private nodes are created, and this stack makes none (cluster.privateNodes false, or no "
@@ -131,10 +132,49 @@ def access_problems(stack: StackConfig) -> list[Problem]:
         if bucket.create and bucket.project not in (None, stack.project):
             out.append(Problem(f"buckets[{i}].project", f"is not gcp:project ({stack.project}); the stack creates "
                                "buckets in its own project — drop create or project", bucket.project))
+    out.extend(lifecycle_problems(stack))
+    cluster = stack.cluster
+    if cluster.create and cluster.host_project(stack.project) != stack.project and cluster.pods_range_name is None:
+        out.append(Problem("cluster.podsRangeName", f"is required: the network is in project "
+                           f"{cluster.host_project(stack.project)} (Shared VPC), where GKE cannot create secondary "
+                           "ranges; name the subnetwork's secondary ranges for Pods and Services (podsRangeName, "
+                           "servicesRangeName) and set cluster.subnetwork"))
     nat = stack.cluster.nat
-    if nat.router and not nat.enabled:
+    if nat.router and nat.enabled is False:
         out.append(Problem("cluster.nat.router", "puts a NAT on that router, but nat.enabled is false; drop one",
                            nat.router))
+    return out
+
+
+def lifecycle_problems(stack: StackConfig) -> list[Problem]:
+    """A created bucket deletes its scratch objects after temporaryObjectDays (workloads/identity.bucket_args); a
+    scratch location at the bucket's root would make that rule delete every object, so it is refused when the
+    stack declares other data in the bucket (a workload's buckets, a gcsFuse volume, another scratch path)."""
+    out: list[Problem] = []
+    created = {b.name: b for b in stack.buckets if b.create}
+    scratch: dict[str, list[tuple[int, str]]] = {}
+    data: dict[str, list[str]] = {}
+    for i, w in enumerate(stack.workloads):
+        for j, declared in enumerate(w.buckets):
+            data.setdefault(declared.bucket, []).append(f"workloads[{i}].buckets[{j}]")
+        if isinstance(w, PathwaysWorkloadConfig):
+            for j, volume in enumerate(w.gcs_fuse):
+                data.setdefault(volume.bucket, []).append(f"workloads[{i}].gcsFuse[{j}]")
+            if w.pathways.gcs_scratch:
+                bucket, _, path = w.pathways.gcs_scratch[len("gs://"):].partition("/")
+                scratch.setdefault(bucket, []).append((i, path.strip("/")))
+    for bucket, uses in scratch.items():
+        if bucket not in created:
+            continue
+        others = data.get(bucket, []) + [f"workloads[{i}].pathways.gcsScratch" for i, path in uses if path]
+        for i, path in uses:
+            workload = stack.workloads[i]
+            if not path and others and isinstance(workload, PathwaysWorkloadConfig):
+                out.append(Problem(f"workloads[{i}].pathways.gcsScratch", f"is the root of bucket {bucket}, which the "
+                                   "stack creates with a lifecycle rule deleting scratch objects after "
+                                   f"{created[bucket].temporary_object_days} days: at the root that rule covers every "
+                                   f"object, including the data of {', '.join(others)}; give scratch a path of its "
+                                   f"own (gs://{bucket}/scratch)", workload.pathways.gcs_scratch))
     return out
 
 
@@ -156,12 +196,47 @@ def at_scale_problems(stack: StackConfig) -> list[Problem]:
         out.append(Problem("cluster.version", f"is older than {JOBSET_METRICS_MIN_GKE}, the first GKE version with "
                            "the JobSet metrics package that observability.managedPrometheus turns on; raise the "
                            "version or set observability.managedPrometheus: false", cluster.version))
+    out.extend(feature_floor_problems(stack))
+    out.extend(maintenance_scope_problems(stack))
     if obs.alerts and not obs.managed_prometheus:
         out.append(Problem("observability.alerts", "reads the JobSet metrics (kube_jobset_*) that only "
                            "observability.managedPrometheus collects; turn that on or the alerts off", True))
     if obs.notification_channels and not obs.alerts:
         out.append(Problem("observability.notificationChannels", "has no alert policy to notify; set "
                            "observability.alerts: true or drop the channels"))
+    return out
+
+
+def maintenance_scope_problems(stack: StackConfig) -> list[Problem]:
+    """NO_MINOR_* exclusion scopes need a release channel (gke_rules: maintenance-exclusions)."""
+    maintenance = stack.cluster.maintenance
+    if maintenance is None or stack.cluster.release_channel != "UNSPECIFIED":
+        return []
+    return [Problem(f"cluster.maintenance.exclusions[{i}].scope", "needs a release channel: on "
+                    "releaseChannel UNSPECIFIED GKE takes only scope NO_UPGRADES (at most 30 days); enroll the "
+                    "cluster in a channel (and keep node auto-upgrade on) or use NO_UPGRADES", e.scope)
+            for i, e in enumerate(maintenance.exclusions) if e.scope != "NO_UPGRADES"]
+
+
+def feature_floor_problems(stack: StackConfig) -> list[Problem]:
+    """Version floors of features the workloads and alerts use (gke_rules: jobset-restarts-version,
+    gcs-fuse-host-network-version), against a pinned cluster.version."""
+    out: list[Problem] = []
+    version = stack.cluster.version
+    if version is None:
+        return out
+    jobsets = [w for w in stack.workloads if not w.on_lws]
+    if stack.observability.alerts and jobsets and below_line_floors(version, JOBSET_RESTARTS_MIN_GKE):
+        out.append(Problem("cluster.version", "is older than " + " / ".join(JOBSET_RESTARTS_MIN_GKE) + ", the GKE "
+                           "versions (per minor line) that export kube_jobset_restarts, which the restart alert of "
+                           "observability.alerts reads; raise the version or set observability.alerts: false",
+                           version))
+    for i, w in enumerate(stack.workloads):
+        if isinstance(w, PathwaysWorkloadConfig) and not w.on_lws and w.gcs_fuse \
+                and below_floor(version, GCS_FUSE_HOST_NETWORK_MIN_GKE):
+            out.append(Problem("cluster.version", f"is older than {GCS_FUSE_HOST_NETWORK_MIN_GKE}, the first GKE "
+                               "version whose GCS FUSE driver mounts volumes in hostNetwork pods "
+                               f"(hostNetworkPodKSA); workloads[{i}].gcsFuse needs it: raise the version", version))
     return out
 
 

@@ -8,12 +8,15 @@ from typing import Literal, Optional
 from pydantic import Field, ValidationInfo, field_validator, model_validator
 
 from ..catalog import cpu_machine
-from ..gke_rules import default_disk_type, disk_type_problem
-from .access import AuthorizedNetwork, NatConfig
+from ..gke_rules import (MAINTENANCE_EXCLUSIONS_MAX, NO_UPGRADES_MAX_COUNT, default_disk_type, disk_type_problem,
+                         maintenance_exclusion_problem, maintenance_window_problem)
+from .access import AUTHORIZED_NETWORKS_MAX, AuthorizedNetwork, NatConfig
 from .base import Model, fail
-from .types import (ZONE, ClusterName, ControlPlaneCidr, CpuMachineType, DiskImage, GceLabels, GkeVersion, Location,
-                    MaintenanceExclusionName, NodeLabels, NodePoolName, ProjectId, ProjectNumber, RRule, Rfc3339,
-                    ServiceAccountEmail, Zone, region_of)
+from .deferrable import TOKEN
+from .types import (NETWORK_LINK, SUBNETWORK_LINK, ZONE, ClusterName, ControlPlaneCidr, CpuMachineType, DiskImage,
+                    GceLabels, GkeVersion, Location, MaintenanceExclusionName, Network, NodeLabels, NodePoolName,
+                    NodeServiceAccountEmail, ProjectId, ProjectNumber, RangeName, RRule, Rfc3339, Subnetwork, Zone,
+                    region_of)
 
 ReleaseChannel = Literal["RAPID", "REGULAR", "STABLE", "EXTENDED", "UNSPECIFIED"]
 # Cluster DNS: `auto` = Cloud DNS (cluster scope) when the stack has a multi-host slice, else GKE's default.
@@ -29,7 +32,17 @@ class MaintenanceWindow(Model):
     end_time: Rfc3339
     """First window's end, RFC 3339."""
     recurrence: RRule = "FREQ=WEEKLY;BYDAY=SA,SU"
-    """RFC 5545 RRULE. Default: "FREQ=WEEKLY;BYDAY=SA,SU"."""
+    """RFC 5545 RRULE (FREQ=DAILY, WEEKLY or MONTHLY; INTERVAL, BYDAY with two-letter weekdays MO..SU, BYMONTHDAY),
+    evaluated in UTC. With the window it must allow GKE's 48 h of maintenance in any 32 days. Default:
+    "FREQ=WEEKLY;BYDAY=SA,SU"."""
+
+    @model_validator(mode="after")
+    def _gke_accepts_it(self) -> "MaintenanceWindow":
+        problem = maintenance_window_problem(self.start_time, self.end_time, self.recurrence)
+        if problem:
+            field = "endTime" if problem.startswith("endTime") else "recurrence"
+            raise fail("maintenance", problem, field=field)
+        return self
 
 
 MaintenanceScope = Literal["NO_UPGRADES", "NO_MINOR_UPGRADES", "NO_MINOR_OR_NODE_UPGRADES"]
@@ -52,6 +65,9 @@ class MaintenanceExclusion(Model):
         if self.scope == "NO_UPGRADES" and self.end_time is None:
             raise fail("scope", "scope NO_UPGRADES needs an endTime (GKE allows at most 30 days); only the "
                        "NO_MINOR_* scopes can run until the version's end of support", field="endTime")
+        problem = maintenance_exclusion_problem(self.scope, self.start_time, self.end_time)
+        if problem:
+            raise fail("maintenance", f"'{self.end_time}' {problem}", field="endTime")
         return self
 
 
@@ -62,7 +78,25 @@ class Maintenance(Model):
     window: Optional[MaintenanceWindow] = None
     """A recurring maintenance window."""
     exclusions: list[MaintenanceExclusion] = Field(default_factory=list)
-    """Maintenance exclusions."""
+    """Maintenance exclusions, each with its own name; at most 20, of which at most 3 NO_UPGRADES."""
+
+    @model_validator(mode="after")
+    def _gke_accepts_the_exclusions(self) -> "Maintenance":
+        names = [e.name for e in self.exclusions]
+        for i, name in enumerate(names):
+            if names.index(name) != i:
+                raise fail("maintenance", f"'{name}' is also the name of exclusions[{names.index(name)}]; GKE keys "
+                           "exclusions by name (a second one with the same name replaces the first): give each its "
+                           "own name", field=f"exclusions[{i}].name")
+        if len(self.exclusions) > MAINTENANCE_EXCLUSIONS_MAX:
+            raise fail("maintenance", f"has {len(self.exclusions)} exclusions; GKE allows at most "
+                       f"{MAINTENANCE_EXCLUSIONS_MAX} per cluster", field="exclusions")
+        no_upgrades = [i for i, e in enumerate(self.exclusions) if e.scope == "NO_UPGRADES"]
+        if len(no_upgrades) > NO_UPGRADES_MAX_COUNT:
+            raise fail("maintenance", f"has {len(no_upgrades)} NO_UPGRADES exclusions (exclusions"
+                       f"{no_upgrades}); GKE allows at most {NO_UPGRADES_MAX_COUNT}: merge them or use a NO_MINOR_* "
+                       "scope", field="exclusions")
+        return self
 
 
 class NodeServiceAccount(Model):
@@ -71,8 +105,9 @@ class NodeServiceAccount(Model):
     create: bool = True
     """Create a dedicated service account `<cluster>-nodes` (logging, monitoring, image pulls, read-only storage;
     the buckets its host-network pods write are granted per bucket). Default: true."""
-    email: Optional[ServiceAccountEmail] = None
-    """Use this existing service account instead (name@project.iam.gserviceaccount.com)."""
+    email: Optional[NodeServiceAccountEmail] = None
+    """Use this existing service account instead (name@project.iam.gserviceaccount.com, or the Compute Engine
+    default PROJECT_NUMBER-compute@developer.gserviceaccount.com)."""
 
 
 class ClusterConfig(Model):
@@ -88,17 +123,22 @@ class ClusterConfig(Model):
     """GKE release channel. Default: "REGULAR"."""
     version: Optional[GkeVersion] = None
     """Minimum control-plane version (e.g. 1.34 or 1.34.1-gke.1829001); unset lets the channel decide."""
-    network: Optional[str] = None
+    network: Optional[Network] = None
     """VPC network (name or self link); unset uses the project's default network. May be an Output (e.g. a
     `gcp.compute.Network`'s self_link)."""
-    subnetwork: Optional[str] = None
-    """Subnetwork (name or self link) of the nodes."""
+    subnetwork: Optional[Subnetwork] = None
+    """Subnetwork (name or self link) of the nodes; in the cluster's region."""
+    pods_range_name: Optional[RangeName] = None
+    """Name of the subnetwork's secondary range for Pods (user-managed ranges; required on a Shared VPC host's
+    subnetwork, where GKE cannot create ranges)."""
+    services_range_name: Optional[RangeName] = None
+    """Name of the subnetwork's secondary range for Services (with podsRangeName)."""
     private_nodes: bool = False
     """Nodes get internal IP addresses only. Default: false."""
     master_ipv4_cidr_block: Optional[ControlPlaneCidr] = Field(
         default=None)
-    """Private clusters: the control plane's private /28. When set, a firewall rule `<name>-webhooks` lets the
-    control plane reach the JobSet/Kueue admission webhooks on tcp:9443."""
+    """Private clusters: the control plane's private /28. When set, a firewall rule `<name>-webhooks-<hash>` lets
+    the control plane reach the installed controllers' webhooks (tcp:9443) and Kueue's visibility API (tcp:8082)."""
     deletion_protection: bool = True
     """GKE-side deletion protection of the cluster. Default: true."""
     protect: bool = False
@@ -121,9 +161,67 @@ class ClusterConfig(Model):
     nat: NatConfig = Field(default_factory=NatConfig)
     """Cloud NAT for private nodes. Default: a Router + NAT is created when privateNodes is true."""
     master_authorized_networks: list[AuthorizedNetwork] = Field(default_factory=list)
-    """CIDR blocks allowed to reach the control plane (master authorized networks)."""
+    """IPv4 CIDR blocks allowed to reach the control plane (master authorized networks); at most 50."""
     dns: ClusterDns = "auto"
     """Cluster DNS provider (created clusters only). Default: "auto"."""
+
+    @model_validator(mode="after")
+    def _network_is_consistent(self) -> "ClusterConfig":
+        if len(self.master_authorized_networks) > AUTHORIZED_NETWORKS_MAX:
+            raise fail("network", f"has {len(self.master_authorized_networks)} CIDR blocks; GKE's authorized networks "
+                       f"take at most {AUTHORIZED_NETWORKS_MAX}: merge ranges", field="masterAuthorizedNetworks")
+        link = NETWORK_LINK.match(self.network or "")
+        if self.network_project is not None:
+            if self.network is None:
+                raise fail("network", f"'{self.network_project}' names the Shared VPC host project of a network, but "
+                           "cluster.network is not set (the cluster would use the default network of its own "
+                           "project); set cluster.network to projects/HOST/global/networks/NAME",
+                           field="networkProject")
+            if link is None and not TOKEN.search(self.network):
+                raise fail("network", f"'{self.network}' is a plain network name, which GKE looks up in the "
+                           f"cluster's own project; with networkProject '{self.network_project}' write the self link "
+                           f"projects/{self.network_project}/global/networks/{self.network}", field="network")
+            if link is not None and link["project"] != self.network_project:
+                raise fail("network", f"'{self.network_project}' contradicts cluster.network, whose self link names "
+                           f"project '{link['project']}'; drop networkProject (the self link says it) or make them "
+                           "agree", field="networkProject")
+        if (self.pods_range_name is None) != (self.services_range_name is None):
+            missing = "servicesRangeName" if self.services_range_name is None else "podsRangeName"
+            raise fail("network", "is required with " + ("podsRangeName" if missing == "servicesRangeName" else
+                       "servicesRangeName") + ": GKE takes user-managed secondary ranges for Pods and Services "
+                       "together", field=missing)
+        if self.pods_range_name is not None and self.subnetwork is None:
+            raise fail("network", "names a secondary range of cluster.subnetwork, which is not set",
+                       field="podsRangeName")
+        subnet = SUBNETWORK_LINK.match(self.subnetwork or "")
+        if subnet is not None:
+            if subnet["region"] != region_of(self.location):
+                raise fail("network", f"'{self.subnetwork}' is in region {subnet['region']}; the cluster's nodes "
+                           f"live in {region_of(self.location)} (cluster.location {self.location})", field="subnetwork")
+            host = self.network_project or (link["project"] if link else None)
+            if host is not None and subnet["project"] != host:
+                raise fail("network", f"'{self.subnetwork}' is in project {subnet['project']}, the network in "
+                           f"{host}; a subnetwork belongs to its network's project", field="subnetwork")
+        if self.network is not None and TOKEN.search(self.network) and self.network_project is None \
+                and self.private_nodes and (self.nat.enabled is not False or self.master_ipv4_cidr_block):
+            raise fail("network", "is required when cluster.network is an Output and privateNodes is true: the "
+                       "Cloud Router, NAT and webhook firewall are created in the network's project, which is not "
+                       "known before the Output resolves; set it to the network's project (the stack's own project "
+                       "for a VPC of this program)", field="networkProject")
+        if self.network is not None and TOKEN.search(self.network) and self.subnetwork is None \
+                and self.private_nodes and self.nat.enabled is not False:
+            raise fail("network", "is required when cluster.network is an Output and the stack creates the NAT: the "
+                       "NAT is scoped to the nodes' subnetwork, whose name cannot be derived from an unknown network; "
+                       "set it (or cluster.nat.enabled: false)", field="subnetwork")
+        return self
+
+    def nat_on(self, project: str) -> bool:
+        """Whether the stack creates a NAT: as asked, else only in a network of the stack's own project."""
+        if not self.private_nodes:
+            return False
+        if self.nat.enabled is not None:
+            return self.nat.enabled
+        return bool(self.nat.router) or self.host_project(project) == project
 
     def host_project(self, project: str) -> str:
         """Project that owns the network (Shared VPC host): networkProject, a self-link's project, or `project`."""
@@ -131,6 +229,12 @@ class ClusterConfig(Model):
             return self.network_project
         match = re.search(r"projects/([^/]+)/global/networks/", self.network or "")
         return match.group(1) if match else project
+
+    @property
+    def network_name(self) -> str:
+        """The network's name (the last part of a self link; `default` when unset): an auto-mode network's
+        subnetwork in each region has this name (the NAT's subnetwork when cluster.subnetwork is unset)."""
+        return (self.network or "default").rsplit("/", 1)[-1]
 
     @property
     def region(self) -> str:
@@ -143,7 +247,7 @@ class ClusterConfig(Model):
 
 # ClusterConfig fields that only shape a cluster we create: refused with `create: false` (not ignored)
 CREATE_ONLY_CLUSTER_FIELDS = ("release_channel", "version", "subnetwork", "deletion_protection", "labels",
-                              "maintenance")
+                              "maintenance", "pods_range_name", "services_range_name")
 
 
 class CpuPoolConfig(Model):

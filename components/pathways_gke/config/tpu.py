@@ -10,9 +10,10 @@ from pydantic import AfterValidator, Field, ValidationInfo, field_validator, mod
 from ..capacity import PROVISIONED_ON_DEMAND, Capacity
 from ..catalog import GENERATIONS, CatalogError, SliceShape, chips_of, parse_shorthand, resolve
 from ..errors import Problem
+from ..gke_rules import tpu_disk_type_problem
 from .base import Model, fail
 from .cluster import DiskType
-from .types import DiskImage, NodeLabels, PoolGroupName, ReservationName, ReservationPartName, TpuZone
+from .types import DiskImage, NodeLabels, PoolGroupName, ProjectId, ReservationName, ReservationPartName, TpuZone
 
 HostMaintenanceInterval = Literal["AS_NEEDED", "PERIODIC"]
 
@@ -24,8 +25,8 @@ class Reservation(Model):
 
     name: ReservationPartName
     """Reservation name."""
-    project: Optional[str] = None
-    """Project that owns a shared reservation; default: the stack's project."""
+    project: Optional[ProjectId] = None
+    """Project that owns a shared reservation (a project id); default: the stack's project."""
     block: Optional[ReservationPartName] = None
     """Reservation block."""
     sub_block: Optional[ReservationPartName] = None
@@ -86,7 +87,7 @@ class TpuPoolConfig(Model):
     disk_size_gb: Optional[int] = Field(default=None, ge=10, le=65536)
     """Boot disk size in GB (10-65536); GKE's default when unset."""
     disk_type: Optional[DiskType] = None
-    """Boot disk type; GKE's default when unset."""
+    """Boot disk type; GKE's default when unset. v6e and tpu7x hosts take hyperdisk-balanced, v4/v5e/v5p pd-balanced."""
     image_streaming: bool = True
     """GKE image streaming (GCFS). Default: true."""
     image_cache_disk: Optional[DiskImage] = None
@@ -201,6 +202,9 @@ def pool_problems(pool: TpuPoolConfig, path: str) -> list[Problem]:
         out.append(Problem(at("topology"), f"is required for type {pool.type} (allowed: "
                            f"{', '.join(gen.topologies[:6])}, ...), or use a shorthand type such as {pool.type}-16"))
         return out
+    disk_problem = tpu_disk_type_problem(pool.type, pool.disk_type)
+    if disk_problem:
+        out.append(Problem(at("diskType"), disk_problem, pool.disk_type))
     if pool.capacity == "reservation" and pool.reservation is None:
         out.append(Problem(at("reservation"), "is required with capacity 'reservation': give the reservation "
                            "name, or {name, project, block, subBlock}"))

@@ -26,8 +26,8 @@ from typing import Annotated, Any, Optional, TypeVar
 
 from pydantic import AfterValidator, BeforeValidator, StringConstraints
 
-from ..catalog import is_tpu_machine_type
-from ..gke_rules import GKE_VERSION, gce_label_problems, node_label_problem
+from ..catalog import cpu_machine_type_problem, is_tpu_machine_type
+from ..gke_rules import GKE_VERSION, gce_label_problems, node_label_problem, parse_rrule
 from .base import fail
 
 V = TypeVar("V")
@@ -113,6 +113,7 @@ PoolGroupName = Annotated[str, AfterValidator(dns_1035_label("a pool group name"
 ReservationName = Annotated[str, AfterValidator(dns_1035_label("a reservation name"))]
 ReservationPartName = Annotated[str, AfterValidator(dns_1035_label("a reservation/block name"))]
 RouterName = Annotated[str, AfterValidator(dns_1035_label("a Cloud Router name"))]
+RangeName = Annotated[str, AfterValidator(dns_1035_label("a secondary range name"))]
 MaintenanceExclusionName = Annotated[str, AfterValidator(dns_1123_label("an exclusion name"))]
 Namespace = Annotated[str, AfterValidator(NAMESPACE)]
 KubernetesName = Annotated[str, AfterValidator(dns_1123_label("a Kubernetes name"))]
@@ -188,16 +189,57 @@ SERVICE_ACCOUNT_EMAIL = Syntax(
     "service_account_email", _pattern(rf"{_SERVICE_ACCOUNT_ID}@({_PROJECT_ID})\.iam\.gserviceaccount\.com"),
     "is not a user-managed GCP service-account email (ID@PROJECT.iam.gserviceaccount.com; the ID is 6-30 "
     "characters: lower-case letters, digits and '-', starting with a letter, not ending with '-')")
+# the Compute Engine default service account (PROJECT_NUMBER-compute@developer.gserviceaccount.com), which GKE's
+# nodes run as unless told otherwise (https://cloud.google.com/compute/docs/access/service-accounts#default_service_account)
+COMPUTE_DEFAULT_SERVICE_ACCOUNT = _pattern(r"[1-9][0-9]{5,18}-compute@developer\.gserviceaccount\.com")
 BUCKET_NAME = Syntax("bucket", _pattern(_BUCKET),
                      "is not a Cloud Storage bucket name (3-222 lower-case letters, digits, '-', '_', '.')")
 REGION = _pattern(r"[a-z]+-[a-z]+[0-9]+")
 ZONE = _pattern(r"[a-z]+-[a-z]+[0-9]+-[a-z]")
 
 
+_GOOGLE_LOOKALIKE = re.compile(r"g[o0][o0]g[l1][e3]")
+
+
+def bucket_name_problem(name: str) -> Optional[str]:
+    """Cloud Storage's bucket-name rules (https://cloud.google.com/storage/docs/buckets#naming), or None: 3-63
+    characters of [a-z0-9_.-] starting and ending with a letter or digit, up to 222 with dots when every
+    dot-separated part has at most 63; not an IP address; no `goog` prefix; no `google` or a close misspelling."""
+    allowed = ("3-63 lower-case letters, digits, '-', '_' and '.', starting and ending with a letter or digit; up "
+               "to 222 when it has dots, each dot-separated part at most 63")
+    parts = name.split(".")
+    if (not BUCKET_NAME.pattern.fullmatch(name) or (len(parts) == 1 and len(name) > 63)
+            or any(not part or len(part) > 63 for part in parts)):
+        return f"is not a Cloud Storage bucket name: {allowed}"
+    try:
+        ipaddress.IPv4Address(name)
+        return "is an IP address; Cloud Storage refuses bucket names in dotted-decimal form"
+    except ValueError:
+        pass
+    if name.startswith("goog"):
+        return "starts with 'goog', which Cloud Storage reserves; choose another name"
+    if _GOOGLE_LOOKALIKE.search(name):
+        return "contains 'google' or a close misspelling of it, which Cloud Storage refuses; choose another name"
+    return None
+
+
 def _bucket(value: str) -> str:
     if value.startswith("gs://"):
         raise fail("bucket", "is the bucket name only (without gs://)")
-    return BUCKET_NAME(value)
+    problem = bucket_name_problem(value)
+    if problem:
+        raise fail("bucket", problem)
+    return value
+
+
+def _gcs_path(value: str) -> str:
+    match = re.fullmatch(r"gs://([^/]+)(?:/.*)?", value)
+    if not match:
+        raise fail("gcs", "is not a GCS location (gs://bucket/path)")
+    problem = bucket_name_problem(match[1])
+    if problem:
+        raise fail("gcs", f"names bucket '{match[1]}', which {problem}")
+    return value
 
 
 def _bucket_location(value: str) -> str:
@@ -231,8 +273,9 @@ def _gke_version(value: str) -> str:
 def _cpu_machine_type(value: str) -> str:
     if is_tpu_machine_type(value):
         raise fail("machine", "is a TPU machine type; the head pool needs a CPU machine such as n2-standard-64")
-    if not re.fullmatch(r"[a-z][a-z0-9]*-[a-z0-9]+(-[a-z0-9]+)*", value):
-        raise fail("machine", "is not a GCE machine type (e.g. n2-standard-64)")
+    problem = cpu_machine_type_problem(value)
+    if problem:
+        raise fail("machine", problem)
     return value
 
 
@@ -255,11 +298,43 @@ def _disk_image(value: str) -> str:
     return value
 
 
+# A network or subnetwork: a name (RFC 1035, at most 63), or a self link, optionally as a full URL
+# (https://cloud.google.com/compute/docs/naming-resources; the self links of
+# https://cloud.google.com/compute/docs/reference/rest/v1/networks and .../subnetworks)
+_COMPUTE_URL = r"(?:https://(?:www\.googleapis\.com|compute\.googleapis\.com)/compute/(?:v1|beta)/)?"
+_RESOURCE_NAME = r"[a-z](?:[-a-z0-9]{0,61}[a-z0-9])?"
+NETWORK_LINK = _pattern(rf"{_COMPUTE_URL}projects/(?P<project>{_PROJECT_ID})/global/networks/(?P<name>{_RESOURCE_NAME})")
+SUBNETWORK_LINK = _pattern(rf"{_COMPUTE_URL}projects/(?P<project>{_PROJECT_ID})/regions/(?P<region>[a-z]+-[a-z]+[0-9]+)"
+                           rf"/subnetworks/(?P<name>{_RESOURCE_NAME})")
+RESOURCE_NAME = _pattern(_RESOURCE_NAME)
+
+
+def _network(value: str) -> str:
+    if not (RESOURCE_NAME.match(value) or NETWORK_LINK.match(value)):
+        raise fail("network", "is not a VPC network: a name (lower-case letters, digits and '-', starting with a "
+                   "letter, at most 63 characters) or a self link projects/PROJECT/global/networks/NAME")
+    return value
+
+
+def _subnetwork(value: str) -> str:
+    if not (RESOURCE_NAME.match(value) or SUBNETWORK_LINK.match(value)):
+        raise fail("network", "is not a subnetwork: a name (lower-case letters, digits and '-', starting with a "
+                   "letter, at most 63 characters) or a self link projects/PROJECT/regions/REGION/subnetworks/NAME")
+    return value
+
+
 def _cidr_block(value: str) -> str:
+    """An authorized network: IPv4 with an explicit prefix length, no host bits (GKE's
+    masterAuthorizedNetworksConfig.cidrBlocks take IPv4 CIDR blocks)."""
+    if "/" not in value:
+        raise fail("cidr", "has no prefix length; write a CIDR block such as 203.0.113.0/24 (a single address is "
+                   "/32)")
     try:
-        ipaddress.ip_network(value)
+        network = ipaddress.ip_network(value)
     except ValueError:
-        raise fail("cidr", "is not a CIDR block (e.g. 203.0.113.0/24)") from None
+        raise fail("cidr", "is not an IPv4 CIDR block (e.g. 203.0.113.0/24; no host bits after the prefix)") from None
+    if network.version != 4:
+        raise fail("cidr", "is an IPv6 block; GKE's authorized networks take IPv4 CIDR blocks only")
     return value
 
 
@@ -276,10 +351,20 @@ def _control_plane_cidr(value: str) -> str:
 ProjectId = Annotated[str, AfterValidator(PROJECT_ID)]
 ProjectNumber = Annotated[str, BeforeValidator(_project_number)]
 ServiceAccountEmail = Annotated[str, AfterValidator(SERVICE_ACCOUNT_EMAIL)]
+
+
+def _node_service_account(value: str) -> str:
+    if COMPUTE_DEFAULT_SERVICE_ACCOUNT.match(value) or SERVICE_ACCOUNT_EMAIL.matches(value):
+        return value
+    raise fail("service_account_email", "is not a GCP service-account email a node can run as: "
+               "name@project.iam.gserviceaccount.com, or the Compute Engine default "
+               "PROJECT_NUMBER-compute@developer.gserviceaccount.com")
+
+
+NodeServiceAccountEmail = Annotated[str, AfterValidator(_node_service_account)]
 BucketName = Annotated[str, AfterValidator(_bucket)]
 BucketLocation = Annotated[str, AfterValidator(_bucket_location)]  # upper-cased, as Cloud Storage reports it
-GcsPath = Annotated[str, AfterValidator(Syntax("gcs", _pattern(rf"gs://{_BUCKET}(?:/.*)?"),
-                                               "is not a GCS location (gs://bucket/path)"))]
+GcsPath = Annotated[str, AfterValidator(_gcs_path)]
 Location = Annotated[str, AfterValidator(_location)]
 Zone = Annotated[str, AfterValidator(Syntax("zone", ZONE, "is not a GCP zone (e.g. us-east5-b)"))]
 TpuZone = Annotated[str, AfterValidator(Syntax("zone", ZONE, "is not a GCP zone (e.g. us-east5-b); TPU slices "
@@ -288,6 +373,8 @@ GkeVersion = Annotated[str, AfterValidator(_gke_version)]
 CpuMachineType = Annotated[str, AfterValidator(_cpu_machine_type)]
 DiskImage = Annotated[str, AfterValidator(_disk_image)]
 CidrBlock = Annotated[str, AfterValidator(_cidr_block)]
+Network = Annotated[str, AfterValidator(_network)]
+Subnetwork = Annotated[str, AfterValidator(_subnetwork)]
 ControlPlaneCidr = Annotated[str, AfterValidator(_control_plane_cidr)]
 # projects/PROJECT/notificationChannels/ID (what gcp.monitoring.AlertPolicy.notification_channels takes)
 NotificationChannels = Annotated[list[str], AfterValidator(Syntax(
@@ -324,29 +411,63 @@ def _timestamp(value: Any) -> Any:
 
 Rfc3339 = Annotated[str, BeforeValidator(_timestamp), AfterValidator(Syntax(
     "time", RFC3339, "is not an RFC 3339 time (e.g. 2026-12-01T00:00:00Z)"))]
-RRule = Annotated[str, AfterValidator(Syntax(
-    "recurrence", _pattern(r"FREQ=(DAILY|WEEKLY|MONTHLY)(;[A-Z]+=[A-Z0-9,+-]+)*"),
-    "is not an RFC 5545 RRULE (e.g. FREQ=WEEKLY;BYDAY=SA,SU)"))]
+
+
+def _rrule(value: str) -> str:
+    """The RRULE subset GKE's maintenance windows take (gke_rules.parse_rrule says what is wrong)."""
+    try:
+        parse_rrule(value)
+    except ValueError as error:
+        raise fail("recurrence", f"is not an RFC 5545 RRULE GKE takes: {error} (e.g. FREQ=WEEKLY;BYDAY=SA,SU, "
+                   "FREQ=DAILY)") from None
+    return value
+
+
+RRule = Annotated[str, AfterValidator(_rrule)]
 
 
 # --- images and releases -----------------------------------------------------------------------------------
 
-IMAGE = _pattern(r"[a-z0-9][a-z0-9._\-/:]*[a-z0-9](@sha256:[0-9a-f]{64})?")
+# The OCI distribution reference grammar (distribution/reference, reference.go): [domain[:port]/]path[:tag][@digest]
+# where a path component is [a-z0-9]+ joined by '.', '_', '__' or '-'+, a tag [A-Za-z0-9_][A-Za-z0-9_.-]{0,127},
+# the name at most 255 characters, and the first component a domain only when it has '.' or ':' or is localhost.
+_DOMAIN_COMPONENT = r"(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])"
+_DOMAIN = rf"(?:{_DOMAIN_COMPONENT}(?:\.{_DOMAIN_COMPONENT})*|\[[0-9a-fA-F:]+\])(?::[0-9]+)?"
+_PATH_COMPONENT = r"[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*"
+IMAGE = _pattern(rf"(?P<name>(?:(?P<domain>{_DOMAIN})/)?{_PATH_COMPONENT}(?:/{_PATH_COMPONENT})*)"
+                 r"(?::(?P<tag>[A-Za-z0-9_][A-Za-z0-9_.\-]{0,127}))?"
+                 r"(?:@(?P<digest>[A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*:[0-9a-fA-F]{32,}))?")
 IMAGE_TAG = _pattern(r"[A-Za-z0-9_][A-Za-z0-9_.\-]{0,127}")  # a Docker tag
 RELEASE_TAG = _pattern(r"v[0-9]+\.[0-9]+\.[0-9]+")
 
 
+def image_reference_problem(value: str) -> Optional[str]:
+    """What the OCI reference grammar refuses in `value`, or None."""
+    match = IMAGE.match(value)
+    if not match:
+        return ("is not a container image reference: [registry[:port]/]path[:tag][@sha256:digest], the path "
+                "lower-case letters and digits joined by '.', '_' or '-', the tag at most 128 letters, digits, '_', "
+                "'.' or '-' (no scheme such as https://)")
+    if len(match["name"]) > 255:
+        return "is not a container image reference: the repository name is longer than 255 characters"
+    digest = match["digest"]
+    if digest and digest.startswith("sha256:") and not re.fullmatch(r"sha256:[0-9a-f]{64}", digest):
+        return "has a sha256 digest that is not 64 lower-case hex digits"
+    return None
+
+
 def image_is_pinned(image: str) -> bool:
-    """A digest, or a tag other than `latest` (the last path segment carries the tag)."""
-    if "@sha256:" in image:
-        return True
-    last = image.rsplit("/", 1)[-1]
-    return ":" in last and not last.endswith(":latest")
+    """A digest, or a tag other than `latest`."""
+    match = IMAGE.match(image)
+    if match is None:
+        return False
+    return bool(match["digest"]) or (match["tag"] is not None and match["tag"] != "latest")
 
 
 def check_image(value: str) -> str:
-    if not IMAGE.match(value):
-        raise fail("image", "is not a container image reference (registry/path/name:tag)")
+    problem = image_reference_problem(value)
+    if problem:
+        raise fail("image", problem)
     if not image_is_pinned(value):
         raise fail("image", "is not pinned: give an explicit tag other than 'latest', or a @sha256 digest, "
                    "so every pod restart runs the same build")

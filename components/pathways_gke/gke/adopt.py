@@ -11,7 +11,8 @@ from __future__ import annotations
 from typing import Any, Mapping, Optional
 
 from ..config.stack import StackConfig
-from ..gke_rules import auto_upgrade_problem, version_floor_problems, version_floors
+from ..gke_rules import (GCS_FUSE_HOST_NETWORK_MIN_GKE, JOBSET_RESTARTS_MIN_GKE, auto_upgrade_problem, below_floor,
+                         below_line_floors, version_floor_problems, version_floors)
 
 ADVANCED_DATAPATH = "ADVANCED_DATAPATH"
 
@@ -64,4 +65,17 @@ def adopted_cluster_problems(props: Mapping[str, Any], stack: StackConfig) -> li
             for message in version_floor_problems(version.split("+")[0], floors):
                 out.append(f"{name} runs {message.split(';')[0].lstrip()} (tpuPools {pool.name}); upgrade the "
                            "control plane first")
+    version = _get(props, "masterVersion")
+    if isinstance(version, str) and version:
+        running = version.split("+")[0]
+        if (stack.observability.alerts and any(not w.on_lws for w in stack.workloads)
+                and below_line_floors(running, JOBSET_RESTARTS_MIN_GKE)):
+            out.append(f"{name} runs {running}, older than " + " / ".join(JOBSET_RESTARTS_MIN_GKE) + " (per minor "
+                       "line), which export kube_jobset_restarts for the restart alert of observability.alerts; "
+                       "upgrade the control plane or set observability.alerts: false")
+        fuse_on_host = [w.name for w in stack.workloads if getattr(w, "gcs_fuse", None) and not w.on_lws]
+        if fuse_on_host and below_floor(running, GCS_FUSE_HOST_NETWORK_MIN_GKE):
+            out.append(f"{name} runs {running}, older than {GCS_FUSE_HOST_NETWORK_MIN_GKE}, whose GCS FUSE driver "
+                       f"mounts volumes in hostNetwork pods (workload(s) {', '.join(fuse_on_host)}); upgrade the "
+                       "control plane first")
     return out

@@ -6,7 +6,8 @@ from typing import Any, Optional
 
 from ..config.stack import StackConfig
 from ..gke_rules import PROVIDER_DEFAULT_TIMEOUT_MINUTES
-from ..naming import MANAGED_BY_GCE_LABELS, node_service_account_id
+from ..naming import (MANAGED_BY_GCE_LABELS, nat_name, node_service_account_id, router_name,
+                      webhook_firewall_name)
 from ..tokens import GKE_CLUSTER
 from .nodepools import CLOUD_PLATFORM_SCOPE
 
@@ -22,6 +23,48 @@ NODE_SERVICE_ACCOUNT_ROLES = (
     "roles/stackdriver.resourceMetadata.writer",
     "roles/storage.objectViewer",
 )
+# Image streaming with a custom node service account: the nodes call the Container File System API as that account,
+# which needs serviceusage.services.use (https://cloud.google.com/kubernetes-engine/docs/how-to/image-streaming#requirements)
+SERVICE_USAGE_CONSUMER = "roles/serviceusage.serviceUsageConsumer"
+CONTAINER_FILESYSTEM_API = "containerfilesystem.googleapis.com"
+CLOUD_DNS_API = "dns.googleapis.com"
+
+
+def image_streaming_pools(stack: StackConfig) -> list[str]:
+    """Config paths of the pools this stack creates with image streaming (GCFS) on."""
+    paths = ["cpuPool"] if stack.cpu_pool.create and stack.cpu_pool.image_streaming else []
+    return paths + [f"tpuPools[{i}]" for i, p in enumerate(stack.tpu_pools) if p.image_streaming]
+
+
+def node_service_account_roles(stack: StackConfig) -> tuple[str, ...]:
+    """Project roles of the node service account the stack creates (serviceUsageConsumer with image streaming)."""
+    return NODE_SERVICE_ACCOUNT_ROLES + ((SERVICE_USAGE_CONSUMER,) if image_streaming_pools(stack) else ())
+
+
+def required_apis(stack: StackConfig) -> dict[str, str]:
+    """API -> what needs it, beyond GKE's own (container.googleapis.com): the stack does not enable APIs."""
+    out: dict[str, str] = {}
+    if streaming := image_streaming_pools(stack):
+        out[CONTAINER_FILESYSTEM_API] = f"image streaming ({', '.join(streaming)})"
+    if stack.cluster.create and cluster_dns(stack) == "cloud-dns":
+        out[CLOUD_DNS_API] = f"Cloud DNS (cluster.dns: {stack.cluster.dns})"
+    return out
+
+
+def api_and_role_notes(stack: StackConfig) -> list[str]:
+    """The APIs the stack's features need and the roles it cannot grant (actionsRequired)."""
+    out = []
+    if apis := required_apis(stack):
+        out.append(f"enable {', '.join(apis)} in project {stack.project} unless enabled (gcloud services enable "
+                   f"{' '.join(apis)}); needed by " + "; ".join(f"{api}: {why}" for api, why in apis.items()))
+    sa = stack.cluster.node_service_account
+    if image_streaming_pools(stack) and sa.email and not sa.email.endswith("-compute@developer.gserviceaccount.com"):
+        out.append(f"grant {SERVICE_USAGE_CONSUMER} on project {stack.project} to serviceAccount:{sa.email} (image "
+                   "streaming: the nodes call the Container File System API as their service account): the node "
+                   "service account is not managed by this stack")
+    return out
+
+
 # the provider's defaults (90 min), never less: a shorter one makes Pulumi give up while GKE carries on
 CLUSTER_TIMEOUTS = {op: f"{PROVIDER_DEFAULT_TIMEOUT_MINUTES[GKE_CLUSTER]}m" for op in ("create", "update", "delete")}
 # the transient default pool's nodeConfig: GKE may report it differently once the pool is removed
@@ -112,6 +155,37 @@ def maintenance_policy(stack: StackConfig) -> Optional[dict[str, Any]]:
     return out or None
 
 
+def ip_allocation_policy(stack: StackConfig) -> dict[str, Any]:
+    """VPC-native IPv4; the user-managed secondary ranges when named (a Shared VPC subnetwork has no others)."""
+    cluster = stack.cluster
+    policy: dict[str, Any] = {"stack_type": "IPV4"}
+    if cluster.pods_range_name:
+        policy["cluster_secondary_range_name"] = cluster.pods_range_name
+        policy["services_secondary_range_name"] = cluster.services_range_name
+    return policy
+
+
+def shared_vpc_notes(stack: StackConfig) -> list[str]:
+    """The host-project grants a cluster on a Shared VPC needs, which the stack (in the service project) does not
+    make (https://cloud.google.com/kubernetes-engine/docs/how-to/cluster-shared-vpc#enabling_and_granting_roles)."""
+    cluster = stack.cluster
+    host = cluster.host_project(stack.project)
+    if not cluster.create or host == stack.project:
+        return []
+    number = cluster.project_number or "PROJECT_NUMBER"
+    subnet = nat_subnetwork(stack)
+    gke_agent = f"serviceAccount:service-{number}@container-engine-robot.iam.gserviceaccount.com"
+    cloud_services = f"serviceAccount:{number}@cloudservices.gserviceaccount.com"
+    return [
+        f"grant roles/container.hostServiceAgentUser on project {host} to {gke_agent} (the GKE service agent of "
+        f"{stack.project} manages the cluster's network resources in the Shared VPC host)",
+        f"grant roles/compute.networkUser on subnetwork {subnet} to {gke_agent} and to {cloud_services} (GKE and "
+        "the managed instance groups of the node pools use the host's subnetwork)",
+        f"Shared VPC host {host}: attach service project {stack.project}, and let GKE manage firewall rules there "
+        f"(roles/compute.securityAdmin on project {host} to {gke_agent}) or create them yourself",
+    ]
+
+
 def cluster_args(stack: StackConfig, service_account: Any = None) -> dict[str, Any]:
     """`service_account`: the node SA email; GKE's transient default pool runs as it (an organisation that
     disabled the Compute Engine default account cannot create the cluster otherwise; Cluster Toolkit
@@ -132,7 +206,7 @@ def cluster_args(stack: StackConfig, service_account: Any = None) -> dict[str, A
         },
         "datapath_provider": "ADVANCED_DATAPATH",  # Dataplane V2 (needed by the v6e network profile)
         "networking_mode": "VPC_NATIVE",
-        "ip_allocation_policy": {"stack_type": "IPV4"},
+        "ip_allocation_policy": ip_allocation_policy(stack),
         "deletion_protection": cluster.deletion_protection,
         "resource_labels": dict(sorted({**cluster.labels, **MANAGED_BY_GCE_LABELS}.items())),
     }
@@ -163,10 +237,18 @@ def cluster_args(stack: StackConfig, service_account: Any = None) -> dict[str, A
     return args
 
 
-# JobSet and Kueue serve their admission webhooks on the nodes' port 9443; GKE's own firewall rule for a
-# private control plane opens only 443 and 10250
-# (https://cloud.google.com/kubernetes-engine/docs/how-to/private-clusters#add_firewall_rules).
-WEBHOOK_PORTS = ("9443",)
+# The ports on the nodes the API server calls for each installed controller: the admission webhooks of JobSet,
+# Kueue and LWS (their config/components/webhook/service.yaml: targetPort 9443) and Kueue's visibility APIService
+# (kubernetes-sigs/kueue config/components/visibility/service.yaml: targetPort 8082; unreachable, it leaves the
+# APIService unavailable and namespace deletion hanging). GKE's own firewall rule for a private control plane
+# opens only 443 and 10250 (https://cloud.google.com/kubernetes-engine/docs/how-to/private-clusters#add_firewall_rules).
+CONTROLLER_PORTS: dict[str, tuple[str, ...]] = {"jobset": ("9443",), "kueue": ("9443", "8082"), "lws": ("9443",)}
+
+
+def webhook_ports(stack: StackConfig) -> list[str]:
+    """The ports of the controllers this stack installs (JobSet always; Kueue and LWS when used)."""
+    installed = ["jobset"] + (["kueue"] if stack.kueue.enabled else []) + (["lws"] if stack.needs_lws else [])
+    return sorted({port for addon in installed for port in CONTROLLER_PORTS[addon]}, key=int)
 
 
 def node_service_account_email(stack: StackConfig) -> Optional[str]:
@@ -189,13 +271,14 @@ def webhook_firewall_args(stack: StackConfig) -> Optional[dict[str, Any]]:
     if not (cluster.private_nodes and cluster.master_ipv4_cidr_block):
         return None
     args: dict[str, Any] = {
-        "name": f"{cluster.name}-webhooks",
+        "name": webhook_firewall_name(cluster.name, cluster.location),
         "project": cluster.host_project(stack.project),
         "network": cluster.network or "default",
         "direction": "INGRESS",
         "source_ranges": [cluster.master_ipv4_cidr_block],
-        "allows": [{"protocol": "tcp", "ports": list(WEBHOOK_PORTS)}],
-        "description": f"GKE control plane of {cluster.name} -> JobSet/Kueue admission webhooks (pathways-gke)",
+        "allows": [{"protocol": "tcp", "ports": webhook_ports(stack)}],
+        "description": f"GKE control plane of {cluster.name} ({cluster.location}) -> controller webhooks and "
+                       "Kueue's visibility API (pathways-gke)",
     }
     email = node_service_account_email(stack)
     if email:
@@ -211,10 +294,10 @@ def router_args(stack: StackConfig) -> Optional[dict[str, Any]]:
     start. Router and NAT live in the network's project (the Shared VPC host).
     """
     cluster = stack.cluster
-    if not cluster.private_nodes or not cluster.nat.enabled or cluster.nat.router:
+    if not cluster.nat_on(stack.project) or cluster.nat.router:
         return None
     return {
-        "name": f"{cluster.name}-router",
+        "name": router_name(cluster.name, cluster.location),
         "project": cluster.host_project(stack.project),
         "region": cluster.region,
         "network": cluster.network or "default",
@@ -222,31 +305,52 @@ def router_args(stack: StackConfig) -> Optional[dict[str, Any]]:
     }
 
 
-def nat_args(stack: StackConfig) -> Optional[dict[str, Any]]:
-    """The Cloud NAT (every subnetwork range of the region, automatic external IPs), or None."""
+def nat_subnetwork(stack: StackConfig) -> str:
+    """Self link of the nodes' subnetwork: cluster.subnetwork, else the one GKE picks in an auto-mode network
+    (named like the network, in the cluster's region)."""
     cluster = stack.cluster
-    if not cluster.private_nodes or not cluster.nat.enabled:
+    given = cluster.subnetwork or cluster.network_name
+    if "/subnetworks/" in given:
+        return given
+    return f"projects/{cluster.host_project(stack.project)}/regions/{cluster.region}/subnetworks/{given}"
+
+
+def nat_args(stack: StackConfig) -> Optional[dict[str, Any]]:
+    """The Cloud NAT for the nodes' subnetwork only (all its ranges: nodes, pods, services), or None.
+
+    Scoped with LIST_OF_SUBNETWORKS: an ALL_SUBNETWORKS_* NAT must be the only NAT of its network and region
+    (a second private cluster, or an existing NAT, makes its creation fail) and would translate other teams'
+    subnets (https://cloud.google.com/nat/docs/set-up-manage-network-address-translation#specify_subnet_ranges_for_nat;
+    terraform-provider-google resource_compute_router_nat.go: source_subnetwork_ip_ranges_to_nat)."""
+    cluster = stack.cluster
+    if not cluster.nat_on(stack.project):
         return None
     return {
-        "name": f"{cluster.name}-nat",
+        "name": nat_name(cluster.name, cluster.location),
         "project": cluster.host_project(stack.project),
         "region": cluster.region,
-        "router": cluster.nat.router or f"{cluster.name}-router",
+        "router": cluster.nat.router or router_name(cluster.name, cluster.location),
         "nat_ip_allocate_option": "AUTO_ONLY",
-        "source_subnetwork_ip_ranges_to_nat": "ALL_SUBNETWORKS_ALL_IP_RANGES",
+        "source_subnetwork_ip_ranges_to_nat": "LIST_OF_SUBNETWORKS",
+        "subnetworks": [{"name": nat_subnetwork(stack), "source_ip_ranges_to_nats": ["ALL_IP_RANGES"]}],
     }
 
 
 def egress_notes(stack: StackConfig) -> list[str]:
     """What a private cluster without our NAT needs from the user (shown in the plan, warned at `pulumi up`)."""
     cluster = stack.cluster
-    if not cluster.private_nodes or cluster.nat.enabled:
+    if not cluster.private_nodes or cluster.nat_on(stack.project):
         return []
     manifests = [f"{a}.manifest" for a in ("jobset", "kueue") if a == "jobset" or stack.kueue.enabled]
-    return [f"cluster.nat.enabled is false: private nodes pull the JobSet/Kueue/LWS images from registry.k8s.io "
+    host = cluster.host_project(stack.project)
+    why = ("cluster.nat.enabled is false" if cluster.nat.enabled is False else
+           f"the network is in project {host} (Shared VPC), so no NAT is created there by default")
+    return [f"{why}: private nodes pull the JobSet/Kueue/LWS images from registry.k8s.io "
             f"only through the network's own Cloud NAT in {cluster.region}. Without one, mirror the images to "
             f"Artifact Registry (reachable through Private Google Access) and set {' / '.join(manifests)} to a "
-            "local manifests.yaml that names the mirrored images."]
+            "local manifests.yaml that names the mirrored images."
+            + ("" if cluster.nat.enabled is False else f" Or set cluster.nat.enabled: true to create a NAT for "
+               f"subnetwork {nat_subnetwork(stack)} in project {host} (needs compute.routers.* there).")]
 
 
 def cluster_identifier(stack: StackConfig) -> str:

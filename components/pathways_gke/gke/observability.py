@@ -69,9 +69,24 @@ def _workload_links(stack: StackConfig, workload: WorkloadConfig) -> dict[str, s
 
 
 # --- alert policies ---------------------------------------------------------------------------
-# PromQL over the JobSet package of GKE's kube state metrics (managed Prometheus). kube_jobset_restarts is
-# documented (GKE >= 1.32.4-gke.1767000 / 1.33.0-gke.1868000); the replica gauges are named after the
-# JobSet status fields (specified/ready replicas) and are unverified against a live project.
+# PromQL over the JobSet package of GKE's kube state metrics (managed Prometheus;
+# https://cloud.google.com/kubernetes-engine/docs/how-to/kube-state-metrics#jobset-metrics): the per replicated
+# Job gauges kube_jobset_{specified,ready,succeeded,suspended}_replicas and kube_jobset_status_condition
+# (GKE >= 1.32.1-gke.1357001), kube_jobset_restarts (>= 1.32.4-gke.1767000 / 1.33.0-gke.1868000).
+
+# JobSet conditions after which fewer ready replicas are expected, not a fault (jobset api/jobset/v1alpha2 jobset_types.go:
+# JobSetCompleted "Completed", JobSetFailed "Failed", JobSetSuspended "Suspended")
+SETTLED_CONDITIONS = ("Completed", "Failed", "Suspended")
+
+
+def stuck_query(stack: StackConfig, workload: str) -> str:
+    """Replicated Jobs neither ready nor succeeded, while the JobSet has not completed, failed or been suspended:
+    a succeeded Job is no longer ready, and a suspended JobSet has no ready Jobs on purpose."""
+    sel = _selector(stack, workload)
+    missing = " - ".join(f"sum(kube_jobset_{kind}_replicas{{{sel}}})"
+                         for kind in ("specified", "ready", "succeeded", "suspended"))
+    settled = f'max(kube_jobset_status_condition{{{sel}, condition=~"{"|".join(SETTLED_CONDITIONS)}"}}) == 1'
+    return f"({missing}) > 0 unless on() ({settled})"
 
 
 def _selector(stack: StackConfig, workload: str) -> str:
@@ -101,14 +116,15 @@ def alert_policy_specs(stack: StackConfig) -> list[tuple[str, dict[str, Any]]]:
             "conditions": [{
                 "display_name": f"fewer ready than specified replicas for {obs.stuck_minutes}m",
                 "condition_prometheus_query_language": {
-                    "query": f"sum(kube_jobset_specified_replicas{{{sel}}}) - sum(kube_jobset_ready_replicas{{{sel}}}) > 0",
+                    "query": stuck_query(stack, w.name),
                     "duration": f"{obs.stuck_minutes * 60}s",
                     "evaluation_interval": "60s",
                 },
             }],
             "documentation": {"mime_type": "text/markdown", "content": (
-                f"JobSet `{w.name}` in `{stack.namespace}` has had fewer ready replicated Jobs than specified for "
-                f"{obs.stuck_minutes} minutes: slices not provisioned, pods pending, or image pulls. Logs: "
+                f"JobSet `{w.name}` in `{stack.namespace}` has had fewer ready (or succeeded) replicated Jobs than "
+                f"specified for {obs.stuck_minutes} minutes while neither completed, failed nor suspended: slices "
+                f"not provisioned, pods pending, or image pulls. Logs: "
                 f"{logs_link(stack, w.name)}")},
         }
         restarts = {

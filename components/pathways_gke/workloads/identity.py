@@ -34,6 +34,9 @@ from ..config.target import target_for
 
 OBJECT_USER = "roles/storage.objectUser"  # read/write objects, no bucket administration
 OBJECT_VIEWER = "roles/storage.objectViewer"
+# storage.buckets.get, which roles/storage.objectUser lacks: Orbax/TensorStore read the bucket's metadata when they
+# write a checkpoint (the role GCS's docs name for it; https://cloud.google.com/storage/docs/access-control/iam-roles)
+LEGACY_BUCKET_READER = "roles/storage.legacyBucketReader"
 METRIC_WRITER = "roles/monitoring.metricWriter"
 WORKLOAD_IDENTITY_USER = "roles/iam.workloadIdentityUser"
 GCP_SA_ANNOTATION = "iam.gke.io/gcp-service-account"
@@ -41,7 +44,8 @@ FUSE_DRIVER = "gcsfuse.csi.storage.gke.io"
 NUMBER = "{number}"  # the project number, where the config does not give it
 SCRATCH_FLAG = "--gcs_scratch_location="
 METRICS_FLAG = "--enable_metrics_collection=true"
-ROLE_SHORT = {OBJECT_USER: "objectuser", OBJECT_VIEWER: "objectviewer", METRIC_WRITER: "metricwriter"}
+ROLE_SHORT = {OBJECT_USER: "objectuser", OBJECT_VIEWER: "objectviewer", METRIC_WRITER: "metricwriter",
+              LEGACY_BUCKET_READER: "bucketreader"}
 
 @dataclass(frozen=True)
 class Identity:
@@ -206,6 +210,8 @@ def pod_identity(stack: StackConfig, workload: WorkloadConfig, replicated_job: s
     for i, declared in enumerate(workload.buckets):
         role = OBJECT_USER if declared.access == "readWrite" else OBJECT_VIEWER
         needs.append(Need(identity, role, declared.bucket, f"buckets[{i}]"))
+    # whoever writes objects of a bucket also reads the bucket's metadata (storage.buckets.get)
+    needs += [Need(n.identity, LEGACY_BUCKET_READER, n.bucket, n.why) for n in list(needs) if n.role == OBJECT_USER]
     return PodIdentity(replicated_job, host_network, ksa, identity, tuple(needs))
 
 
