@@ -52,6 +52,15 @@ DEFAULT_USER_REQUESTS = {"cpu": "2", "memory": "8Gi"}
 DEFAULT_USER_LIMITS = {"cpu": "24", "memory": "100G"}
 
 
+def requests_within_limits(requests: dict[str, str], limits: dict[str, str]) -> None:
+    """The API server refuses a container whose request of a resource exceeds its limit."""
+    for key, request in requests.items():
+        limit = limits.get(key)
+        if limit is not None and parse_quantity(request) > parse_quantity(limit):
+            raise fail("resources", f"requests.{key} {request} is larger than limits.{key} {limit}; "
+                       "Kubernetes rejects such a pod", field="requests")
+
+
 class ContainerResources(Model):
     """Requests and limits of the user container; giving one half replaces that half of the default.
 
@@ -67,11 +76,7 @@ class ContainerResources(Model):
 
     @model_validator(mode="after")
     def _requests_within_limits(self) -> "ContainerResources":
-        for key, request in self.requests.items():
-            limit = self.limits.get(key)
-            if limit is not None and parse_quantity(request) > parse_quantity(limit):
-                raise fail("resources", f"requests.{key} {request} is larger than limits.{key} {limit}; "
-                           "Kubernetes rejects such a pod", field="requests")
+        requests_within_limits(self.requests, self.limits)
         return self
 
 
@@ -220,11 +225,7 @@ class SidecarResources(Model):
 
     @model_validator(mode="after")
     def _requests_within_limits(self) -> "SidecarResources":
-        for key, request in self.requests.items():
-            limit = self.limits.get(key)
-            if limit is not None and parse_quantity(request) > parse_quantity(limit):
-                raise fail("resources", f"requests.{key} {request} is larger than limits.{key} {limit}; "
-                           "Kubernetes rejects such a pod", field="requests")
+        requests_within_limits(self.requests, self.limits)
         return self
 
 

@@ -136,6 +136,17 @@ def immutable_paths(lws: Mapping[str, Any], lws_version: str) -> list[str]:
     return paths + list(lws_kueue_replace_on_changes(lws))
 
 
+def _release_arg(args: Mapping[str, Any], arg: str, model: type[LwsConfig] | type[KueueConfig],
+                 problems: list[Problem]) -> str:
+    """A controller release arg checked as the stack's `<addon>.version` is (its default when absent)."""
+    version: str = model().version
+    try:
+        version = model.model_validate({"version": args.get(arg, version)}).version
+    except ValidationError as exc:
+        problems.extend(Problem(arg, p.message, args.get(arg)) for p in problems_from(exc, model, []))
+    return version
+
+
 def validate_args(args: Mapping[str, Any]) -> tuple[PathwaysWorkloadConfig, ServingObjects, dict[str, Any], str]:
     """Validate component args; return (workload, objects, secret values by env, LWS version).
 
@@ -143,18 +154,8 @@ def validate_args(args: Mapping[str, Any]) -> tuple[PathwaysWorkloadConfig, Serv
     """
     problems: list[Problem] = []
     workload = workload_from_args(args, problems)
-    lws_version = LwsConfig().version
-    try:
-        lws_version = LwsConfig.model_validate({"version": args.get("lws_version", lws_version)}).version
-    except ValidationError as exc:
-        problems.extend(Problem("lws_version", p.message, args.get("lws_version"))
-                        for p in problems_from(exc, LwsConfig, []))
-    kueue_version = KueueConfig().version
-    try:
-        kueue_version = KueueConfig.model_validate({"version": args.get("kueue_version", kueue_version)}).version
-    except ValidationError as exc:
-        problems.extend(Problem("kueue_version", p.message, args.get("kueue_version"))
-                        for p in problems_from(exc, KueueConfig, []))
+    lws_version = _release_arg(args, "lws_version", LwsConfig, problems)
+    kueue_version = _release_arg(args, "kueue_version", KueueConfig, problems)
     placement, placement_errors = placement_problems(args, ("workload", "secrets", "lws_version", "kueue_version"),
                                                      tpu_required=True)
     problems.extend(placement_errors)
