@@ -5,17 +5,19 @@ program, the component provider and the CLI all show with the same text."""
 
 import inspect
 import json
+from typing import get_type_hints
 
 import pulumi
 import pytest
 
-from pathways_gke.access import Access
-from pathways_gke.cluster import PathwaysCluster, TpuSliceGroup
+from pathways_gke.access import Access, AccessArgs
+from pathways_gke.cluster import PathwaysCluster, TpuSliceGroup, TpuSliceGroupArgs
 from pathways_gke.cli import main as cli_main
+from pathways_gke.config.model import ClusterFacts, StackConfig
 from pathways_gke.config.stack import parse_stack, read_stack_file
 from pathways_gke.errors import ConfigError
 from pathways_gke.plan.engine import run_program
-from pathways_gke.services import ClusterServices
+from pathways_gke.services import ClusterServices, ClusterServicesArgs
 from pathways_gke.tokens import (CLUSTER_SERVICES, JAX_WORKLOAD, PATHWAYS_CLUSTER, PATHWAYS_SERVING, PATHWAYS_WORKLOAD,
                                  TPU_SLICE_GROUP)
 from pathways_gke.workloads import jax, pathways, serving
@@ -47,6 +49,29 @@ def test_a_rehydrated_component_reads_no_args_and_registers_nothing():
     plan = run_program(program, stack="dev", project="ml", config={}, secret_keys=[])
     assert sorted(r.name for r in plan.resources) == sorted(c.__name__.lower() for c in COMPONENTS)
     assert plan.outputs == {r.name: r.urn for r in plan.resources}
+
+
+@pytest.mark.parametrize("args", [TpuSliceGroupArgs, ClusterServicesArgs, AccessArgs], ids=lambda a: a.__name__)
+def test_child_components_take_the_cluster_facts_and_their_own_section_not_the_stack(args):
+    hints = get_type_hints(args)
+    assert hints["cluster"] is ClusterFacts
+    assert StackConfig not in hints.values()
+
+
+def test_a_validated_stack_is_built_by_the_named_constructor_only():
+    """`PathwaysCluster.from_stack` plans exactly like the args; a StackConfig passed as args is bad args."""
+    config = read_stack_file(ROOT / "stacks" / "Pulumi.dev.yaml")
+    stack = parse_stack(config)
+    named = run_program(lambda: PathwaysCluster.from_stack("pw-dev", stack), stack="dev", project="platform",
+                        config={}, secret_keys=[])
+    by_args = run_program(lambda: PathwaysCluster("pw-dev", python_args(config)), stack="dev", project="platform",
+                          config={}, secret_keys=[])
+    assert [(r.type, r.name, r.inputs) for r in named.resources] == [
+        (r.type, r.name, r.inputs) for r in by_args.resources]
+    with pytest.raises(pulumi.InputPropertiesError) as wrong:
+        run_program(lambda: PathwaysCluster("pw-dev", stack), stack="dev", project="platform", config={},
+                    secret_keys=[])  # type: ignore[arg-type]
+    assert "must be a mapping of PathwaysClusterArgs" in str(wrong.value)
 
 
 WORKLOADS = {

@@ -5,6 +5,7 @@ https://cloud.google.com/kubernetes-engine/docs/how-to/tpus)."""
 import pytest
 
 from pathways_gke.config import parse_stack
+from pathways_gke.config.model import ClusterFacts
 from pathways_gke.errors import ConfigError
 from pathways_gke.gke.cluster_spec import cluster_args
 from pathways_gke.gke.nodepools import cpu_pool_spec, tpu_pool_specs
@@ -20,7 +21,7 @@ def stack_with(pool_changes=None, **sections):
 
 def specs(pool_changes=None, **sections):
     config = parse_stack(stack_with(pool_changes, **sections))
-    return tpu_pool_specs(config, config.tpu_pools[0], component="pw", cluster="CLUSTER", service_account="SA",
+    return tpu_pool_specs(ClusterFacts.of(config), config.tpu_pools[0], component="pw", cluster="CLUSTER", service_account="SA",
                           policy_name="POLICY")
 
 

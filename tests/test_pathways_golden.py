@@ -1,4 +1,8 @@
-"""Golden JobSet manifests for representative configs (tests/golden/pathways/*.yaml).
+"""Golden JobSet manifests, one per mode (default, headless, colocated) plus one with every key set
+(tests/golden/pathways/*.yaml). Generations, machine types, topologies and capacity modes are not a golden
+each: tests/test_pathways_matrix.py renders every catalog shape x mode and checks it against both JobSet CRDs,
+the JobSet webhook's rules and the Pod schema; tests/test_pathways_jobset.py asserts what differs per shape
+(tpu7x's placement-policy selector, hosts per slice).
 
 A changed manifest is a visible diff in review. Regenerate after an intended change with
 `PATHWAYS_GKE_UPDATE_GOLDEN=1 python -m pytest tests/test_pathways_golden.py` and read the diff.
@@ -24,10 +28,6 @@ CASES = {
                           dict(queue_name="pathways-queue", capacity="reservation")),
     "v6e-4x4x4-headless": (dict(name="notebook", mode="headless", image=None, command=None), {}),
     "v6e-2x4x1-colocated": (dict(name="infer", mode="colocated"), dict(topology="2x4", slices=1)),
-    "v5p-2x2x2x2-default": (dict(name="train"), dict(generation="v5p", topology="2x2x2", slices=2)),
-    "tpu7x-4x4x8x2-default": (dict(name="train"), dict(generation="tpu7x", topology="4x4x8", slices=2,
-                                                        placement_policy="pw-main-wp", capacity="spot")),
-    "v6e-8t-2x4x2-default": (dict(name="train"), dict(topology="2x4", slices=2, machine_type="ct6e-standard-8t")),
     "v6e-4x4x2-everything": ({k: v for k, v in EVERYTHING.items() if k not in ("runtime", "tpuPool")},
                              dict(slices=2, capacity="queued")),
 }

@@ -28,7 +28,7 @@ def plan_component(stack: str, opts: pulumi.ResourceOptions):
     holder = []
 
     def program():
-        holder.append(PathwaysCluster(config.cluster.name, config, opts=opts))
+        holder.append(PathwaysCluster.from_stack(config.cluster.name, config, opts=opts))
 
     return run(program, stack=stack), holder[0]
 
@@ -79,7 +79,7 @@ def test_destroying_dev_meets_no_protected_resource():
     assert [r.urn for r in plan.resources if r.options.get("protect")] == []
     holder = []
     config = load_stack_file(ROOT / "stacks" / "Pulumi.dev.yaml")
-    run(lambda: holder.append(PathwaysCluster("pw-dev", config)), stack="dev")
+    run(lambda: holder.append(PathwaysCluster.from_stack("pw-dev", config)), stack="dev")
     # the JobSet CRD's protect comes from the install transform, decided by this flag
     assert holder[0].services.protected is False
 

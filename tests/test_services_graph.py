@@ -10,6 +10,8 @@ import pulumi_kubernetes as k8s
 import pytest
 
 from pathways_gke.plan import plan_config, plan_stack
+from pathways_gke.addons import services_spec
+from pathways_gke.config.model import ClusterFacts
 from pathways_gke.services import ClusterServices
 from tests.conftest import ROOT
 from tests.support.stacks import QUEUED_POOLS, parsed, stack
@@ -158,7 +160,9 @@ def _standalone(env: str):
         cpu = gcp.container.NodePool("cpu", cluster="c", node_count=1)
         tpu = gcp.container.NodePool("tpu-0", cluster="c", node_count=1)
         provider = k8s.Provider("k8s", kubeconfig="{}")
-        services = ClusterServices("svc", {"stack": parsed(env), "cpu_pool": cpu},
+        stack = parsed(env)
+        services = ClusterServices("svc", {"cluster": ClusterFacts.of(stack), "services": services_spec(stack),
+                                           "cpu_pool": cpu},
                                    pulumi.ResourceOptions(providers={"kubernetes": provider}))
         seen["services"] = services
         k8s.apiextensions.CustomResource(

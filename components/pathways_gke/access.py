@@ -5,6 +5,7 @@ Cloud Router + NAT for private nodes. A thin shell over workloads/identity.py an
 Every resource here is a child of the PathwaysCluster (names in docs/components.md).
 """
 
+from dataclasses import dataclass
 from typing import Any, Callable, NotRequired, Optional, TypedDict
 
 import pulumi
@@ -13,6 +14,7 @@ import pulumi_kubernetes as k8s
 
 from . import naming
 from .config.types import gsa_project
+from .config.model import ClusterFacts
 from .config.stack import StackConfig
 from .gke.cluster_spec import api_and_role_notes, egress_notes, nat_args, router_args, shared_vpc_notes
 from .protection import child_options
@@ -39,12 +41,41 @@ def egress(parent: pulumi.Resource, name: str, stack: StackConfig, protected: bo
     return out
 
 
-class AccessArgs(TypedDict):
-    """Inputs of a cluster's Access (values of its validated stack and resources it already created)."""
+@dataclass(frozen=True)
+class AccessPlan:
+    """Access's own section: what the stack decides about identity, buckets and grants (pure, `access_plan`)."""
 
-    stack: StackConfig
-    """The cluster's validated stack."""
-    cluster: Optional[pulumi.Resource]
+    report: dict
+    """Per workload: the GCP identity each pod runs as, what it can write/read, and who grants it."""
+    actions: tuple
+    """Grants and network setup the stack cannot make itself (warned, and output `actionsRequired`)."""
+    service_accounts: tuple
+    """The Kubernetes service accounts (created or bound to a GCP service account), `ksa_bindings`."""
+    buckets: dict
+    """Bucket name -> gcp.storage.Bucket arguments, for the buckets the stack creates."""
+    grants: tuple
+    """The role grants (`grant_plan`); those `by_stack` become resources."""
+
+
+def access_plan(stack: StackConfig) -> AccessPlan:
+    """Everything Access creates, decided from the validated stack by the pure builders."""
+    return AccessPlan(
+        report=identities_report(stack),
+        actions=(*manual_grants(stack), *shared_vpc_notes(stack), *egress_notes(stack), *api_and_role_notes(stack)),
+        service_accounts=tuple(ksa_bindings(stack)),
+        buckets={b.name: bucket_args(stack, b.name) for b in stack.buckets if b.create},
+        grants=tuple(grant_plan(stack)),
+    )
+
+
+class AccessArgs(TypedDict):
+    """Inputs of a cluster's Access: its cluster's facts, its own section and resources the cluster created."""
+
+    cluster: ClusterFacts
+    """What it reads about its cluster (the project number grants name principals with)."""
+    plan: AccessPlan
+    """The service accounts, buckets and grants to create (`access_plan(stack)`)."""
+    gke_cluster: Optional[pulumi.Resource]
     """The GKE cluster when the stack creates it (the workload pool exists once it has Workload Identity)."""
     node_service_account: Optional[pulumi.Resource]
     """The nodes' service account when the stack creates it (grants to it wait for it)."""
@@ -66,18 +97,18 @@ class Access:
 
     def __init__(self, name: str, args: AccessArgs, opts: pulumi.ResourceOptions):
         parent = opts.parent
-        stack, cluster, node_service_account = args["stack"], args["cluster"], args["node_service_account"]
+        facts, plan = args["cluster"], args["plan"]
+        cluster, node_service_account = args["gke_cluster"], args["node_service_account"]
         kubernetes, namespace_ready = args["kubernetes"], args["namespace_ready"]
         protected, resolve = args.get("protected", False), args.get("resolve", lambda value: value)
-        self.report = identities_report(stack)
-        self.actions = [*manual_grants(stack), *shared_vpc_notes(stack), *egress_notes(stack),
-                        *api_and_role_notes(stack)]
+        self.report = plan.report
+        self.actions = list(plan.actions)
         for action in self.actions:
             pulumi.Output.from_input(resolve(action)).apply(lambda text: pulumi.log.warn(text, resource=parent))
-        number = stack.cluster.project_number or ""  # grant_plan leaves principals to the user without it
+        number = facts.project_number or ""  # grant_plan leaves principals to the user without it
         self.service_accounts: list[pulumi.Resource] = []
         self.bindings: list[pulumi.Resource] = []
-        for ksa in ksa_bindings(stack):
+        for ksa in plan.service_accounts:
             if ksa["create"]:
                 metadata: k8s.meta.v1.ObjectMetaArgsDict = {"name": ksa["name"], "namespace": ksa["namespace"],
                                             "labels": dict(naming.MANAGED_BY_LABELS)}
@@ -97,12 +128,12 @@ class Access:
                     opts=pulumi.ResourceOptions(parent=parent, depends_on=[cluster] if cluster else None,
                                                 **child_options("grant", protected))))
         self.buckets = {
-            b.name: gcp.storage.Bucket(f"{name}-bucket-{b.name}", **bucket_args(stack, b.name),
+            bucket: gcp.storage.Bucket(f"{name}-bucket-{bucket}", **bucket_arguments,
                                        opts=pulumi.ResourceOptions(parent=parent, **child_options("bucket", protected)))
-            for b in stack.buckets if b.create
+            for bucket, bucket_arguments in plan.buckets.items()
         }
         self.grants: list[pulumi.Resource] = []
-        for grant in grant_plan(stack):
+        for grant in plan.grants:
             if not grant.by_stack:
                 continue
             member = grant.identity.with_number(number)

@@ -5,16 +5,17 @@ this module only turns them into resources with parents, dependencies and option
 """
 
 import operator
-from dataclasses import dataclass
 from typing import Any, Mapping, NotRequired, Optional, TypedDict
 
 import pulumi
 import pulumi_gcp as gcp
 import pulumi_kubernetes as k8s
 
-from .access import Access, egress, fixed_name
+from .access import Access, access_plan, egress, fixed_name
+from .addons import services_spec
 from .args import PathwaysClusterArgs, TpuPoolFacts, stack_input
 from .component import checking_args, rehydrated, split_options
+from .config.model import ClusterFacts
 from .config.stack import StackConfig, parse_stack
 from .config.tpu import TpuPoolConfig
 from .config.workloads import JaxWorkloadConfig, PathwaysWorkloadConfig
@@ -58,23 +59,14 @@ def infrastructure_protected(stack: StackConfig, opts: Optional[pulumi.ResourceO
     return bool(opts is not None and opts.protect) or stack.cluster.protect
 
 
-@dataclass(frozen=True)
-class ValidatedStack:
-    """PathwaysCluster args a program has already validated (config/stack.py reads the stack file as the CLI
-    does), with the secret values (the names are the stack's, so a whole-map Output is fine)."""
-
-    stack: StackConfig
-    secrets: Optional[pulumi.Input[Mapping[str, pulumi.Input[str]]]] = None
-
-
 class TpuSliceGroupArgs(TypedDict):
-    """Inputs of a TpuSliceGroup (a PathwaysCluster child: values of its validated stack)."""
+    """Inputs of a TpuSliceGroup (a PathwaysCluster child): its cluster's facts and its own pool group."""
 
-    stack: StackConfig
-    """The cluster's validated stack."""
+    cluster: ClusterFacts
+    """What it reads about its cluster (name, location, project, labels, protect)."""
     pool: TpuPoolConfig
     """The TPU pool group."""
-    cluster: Any
+    gke_cluster: Any
     """The GKE cluster its node pools join (its name, or an Output of it)."""
     service_account: Any
     """The nodes' service account email (None: the Compute Engine default)."""
@@ -95,12 +87,12 @@ class TpuSliceGroup(pulumi.ComponentResource):
     def __init__(self, name: str, args: TpuSliceGroupArgs, opts: Optional[pulumi.ResourceOptions] = None):
         if rehydrated(self, TPU_SLICE_GROUP, name, opts):
             return
-        stack, pool, grants = args["stack"], args["pool"], args.get("grants") or []
+        cluster, pool, grants = args["cluster"], args["pool"], args.get("grants") or []
         # its children take nothing of its opts: they register after it, so after its depends_on
         own, _ = split_options(opts)
         super().__init__(TPU_SLICE_GROUP, name, None, own)
         protected = args.get("protected")
-        protected = stack.cluster.protect if protected is None else protected
+        protected = cluster.protect if protected is None else protected
         pools_protected = protected if pool.protect is None else pool.protect
         self.config = pool
         self.shape = pool.shape
@@ -112,16 +104,16 @@ class TpuSliceGroup(pulumi.ComponentResource):
                 # a fixed name and no update (every field is force-new): the old one goes first
                 opts=pulumi.ResourceOptions(parent=self, delete_before_replace=True,
                                             **child_options("workload-policy", pools_protected)),
-                **workload_policy_args(stack, pool, workload_policy_name(stack.cluster.name, pool.name)),
+                **workload_policy_args(cluster, pool, workload_policy_name(cluster.name, pool.name)),
             )
             policy_name = self.workload_policy.name
         component = name.rsplit(f"-{pool.name}", 1)[0]
         self.node_pools = [
             node_pool(spec, self, depends_on=grants or None, **child_options("node-pool", pools_protected))
-            for spec in tpu_pool_specs(stack, pool, component=component, cluster=args["cluster"],
+            for spec in tpu_pool_specs(cluster, pool, component=component, cluster=args["gke_cluster"],
                                        service_account=args["service_account"], policy_name=policy_name)
         ]
-        self.node_pool_names = [pool.node_pool_name(stack.cluster.name, i) for i in range(pool.slices)]
+        self.node_pool_names = [pool.node_pool_name(cluster.name, i) for i in range(pool.slices)]
         self.register_outputs({
             "nodePoolNames": self.node_pool_names,
             "acceleratorType": self.shape.shorthand,
@@ -170,26 +162,37 @@ class PathwaysCluster(pulumi.ComponentResource):
     """Per service-mode workload, each client's JAX_BACKEND_TARGET (its own proxy's Service)."""
 
     def __init__(self, name: str, args: PathwaysClusterArgs, opts: Optional[pulumi.ResourceOptions] = None):
-        """`args`: PathwaysClusterArgs (snake_case or camelCase keys), or a stack the program already validated
-        (`ValidatedStack`, or a bare StackConfig when no workload has secretEnv)."""
+        """`args`: PathwaysClusterArgs (snake_case or camelCase keys). A program that already validated its stack
+        builds the component with `PathwaysCluster.from_stack`."""
         if rehydrated(self, PATHWAYS_CLUSTER, name, opts):
             return
         # validate everything before the first registration: a bad config registers nothing
         deferred = Deferred()
-        secrets: Optional[pulumi.Input[Mapping[str, pulumi.Input[str]]]] = None
-        if isinstance(args, ValidatedStack):
-            stack, secrets = args.stack, args.secrets
-        elif isinstance(args, StackConfig):
-            stack = args
-        else:
-            with checking_args():
-                config = stack_input(args, deferred)
-                stack = parse_stack(config)
-            secrets = args.get("secrets")
+        with checking_args():
+            config = stack_input(args, deferred)
+            stack = parse_stack(config)
         if deferred:
             # Outputs (network, images, labels, ...) were validated as stand-ins; each is validated with the
             # same models once known, and swapped into every child's inputs by the transformation on `own`
             deferred.validate_with(config, parse_stack)
+        self._build(name, stack, args.get("secrets"), opts, deferred)
+
+    @classmethod
+    def from_stack(cls, name: str, stack: StackConfig,
+                   secrets: Optional[pulumi.Input[Mapping[str, pulumi.Input[str]]]] = None,
+                   opts: Optional[pulumi.ResourceOptions] = None) -> "PathwaysCluster":
+        """A PathwaysCluster of a stack the program already validated (config/stack.py reads the stack file as
+        the Pulumi CLI does), with the values of its secrets (the names are the stack's, so a whole-map Output
+        is fine). The same resources, names and outputs as the args form."""
+        self = cls.__new__(cls)
+        if not rehydrated(self, PATHWAYS_CLUSTER, name, opts):
+            self._build(name, stack, secrets, opts, Deferred())
+        return self
+
+    def _build(self, name: str, stack: StackConfig,
+               secrets: Optional[pulumi.Input[Mapping[str, pulumi.Input[str]]]],
+               opts: Optional[pulumi.ResourceOptions], deferred: Deferred) -> None:
+        """Registers the component and its children from a validated stack (nothing was registered before)."""
         self.deferred = deferred
         # its children take nothing of its opts: they register after it, so after its depends_on; a replaced
         # pool replaces only the JobSets on it (`_workloads`)
@@ -201,6 +204,7 @@ class PathwaysCluster(pulumi.ComponentResource):
         # protect the JobSets too
         self.protected = protected = infrastructure_protected(stack, opts)
         component = protect_child("component", protected)
+        facts = ClusterFacts.of(stack)  # what the child components read about this cluster
 
         service_account = self._node_service_account(name, stack)
         grants = list(self.node_service_account_roles)  # node pools wait for them
@@ -247,7 +251,7 @@ class PathwaysCluster(pulumi.ComponentResource):
                 opts=pulumi.ResourceOptions(parent=self, **child_options("adopted", protected)))
         self.tpu_groups = {
             pool.name: TpuSliceGroup(f"{name}-{pool.name}",
-                                     {"stack": stack, "pool": pool, "cluster": cluster_ref,
+                                     {"cluster": facts, "pool": pool, "gke_cluster": cluster_ref,
                                       "service_account": service_account, "grants": grants, "protected": protected},
                                      pulumi.ResourceOptions(parent=self, protect=component))
             for pool in stack.tpu_pools
@@ -263,12 +267,14 @@ class PathwaysCluster(pulumi.ComponentResource):
         self.install_provider = self._install_provider(name, stack, opts)
         self.services = ClusterServices(
             f"{name}-services",
-            {"stack": stack, "cpu_pool": self.cpu_pool, "install_provider": self.install_provider,
+            {"cluster": facts, "services": services_spec(stack), "cpu_pool": self.cpu_pool,
+             "install_provider": self.install_provider,
              "protected": protected},
             pulumi.ResourceOptions(parent=self, protect=component, providers={"kubernetes": self.kubernetes_provider},
                                    depends_on=list(self.egress) or None))
         # who each pod is to GCP, and the service accounts, buckets and grants that makes necessary
-        self.access = Access(name, {"stack": stack, "cluster": self.cluster if stack.cluster.create else None,
+        self.access = Access(name, {"cluster": facts, "plan": access_plan(stack),
+                                    "gke_cluster": self.cluster if stack.cluster.create else None,
                                     "node_service_account": getattr(self, "node_service_account", None),
                                     "kubernetes": self.kubernetes_provider,
                                     "namespace_ready": list(self.services.ready), "protected": protected,

@@ -2,7 +2,7 @@
 
 import pulumi
 
-from .cluster import PathwaysCluster, ValidatedStack
+from .cluster import PathwaysCluster
 from .config.stack import PROJECT, from_pulumi_config
 from .deferred import ConfigRunError
 from .errors import ConfigError
@@ -34,8 +34,7 @@ def main() -> PathwaysCluster:
         # ConfigError for the offline plan (exit 2)
         raise ConfigRunError(exc.problems) from None
     secrets = pulumi.Config(PROJECT).get_secret_object("secrets") if stack.secret_names else None
-    # PathwaysCluster also takes a validated stack (its docstring); the hint names only the args a caller writes
-    cluster = PathwaysCluster(stack.cluster.name, ValidatedStack(stack, secrets))  # type: ignore[arg-type]
+    cluster = PathwaysCluster.from_stack(stack.cluster.name, stack, secrets)
     pulumi.export("clusterName", cluster.cluster_name)
     pulumi.export("endpoint", cluster.endpoint)
     pulumi.export("kubeconfig", cluster.kubeconfig)

@@ -20,13 +20,13 @@ from typing import Any, Callable, NotRequired, Optional, TypedDict
 import pulumi
 import pulumi_kubernetes as k8s
 
-from .addons import ServicesSpec, services_spec
+from .addons import ServicesSpec
 from .addons.install import (InstallSource, install_resource_name, is_protected_crd, legacy_child_name,
                              pin_to_node_pool, resource_prefix, with_force_apply)
 from .addons.lws import GATE_DEADLINE_SECONDS
 from .addons.sizing import ControllerResources, size_controller
 from .component import rehydrated, split_options
-from .config.stack import StackConfig
+from .config.model import ClusterFacts
 from .protection import child_options
 from .tokens import CLUSTER_SERVICES
 
@@ -124,10 +124,13 @@ def install_transforms(spec: ServicesSpec, addon: Optional[str] = None, protecte
 
 
 class ClusterServicesArgs(TypedDict):
-    """Inputs of a ClusterServices (a PathwaysCluster child: values of its validated stack)."""
+    """Inputs of a ClusterServices (a PathwaysCluster child): its cluster's facts and its own section, the
+    services decided from the stack (`services_spec(stack)`, pure)."""
 
-    stack: StackConfig
-    """The cluster's validated stack."""
+    cluster: ClusterFacts
+    """What it reads about its cluster (whether the stack created or adopted it)."""
+    services: ServicesSpec
+    """The installs, namespace, queues, PriorityClasses and readiness gate to create (`services_spec`)."""
     cpu_pool: pulumi.Resource
     """The CPU node pool the controllers run on; every install waits for it."""
     install_provider: NotRequired[Optional[pulumi.ProviderResource]]
@@ -162,7 +165,7 @@ class ClusterServices(pulumi.ComponentResource):
     def __init__(self, name: str, args: ClusterServicesArgs, opts: Optional[pulumi.ResourceOptions] = None) -> None:
         if rehydrated(self, CLUSTER_SERVICES, name, opts):
             return
-        stack, cpu_pool = args["stack"], args["cpu_pool"]
+        cluster, spec, cpu_pool = args["cluster"], args["services"], args["cpu_pool"]
         # its children take nothing of its opts: they register after it, so after its depends_on (router and NAT)
         own, _ = split_options(opts)
         super().__init__(CLUSTER_SERVICES, name, None, own)
@@ -170,8 +173,7 @@ class ClusterServices(pulumi.ComponentResource):
         protected = args.get("protected", False)
         # an adopted cluster (cluster.create: false) may already run what XPK / Cluster Toolkit installed: the
         # installs and the PriorityClasses are taken over (upsert) and kept on destroy
-        self.adopted = not stack.cluster.create
-        spec = services_spec(stack)
+        self.adopted = not cluster.created
         self.spec = spec
         self.protected = protected
         self.namespace = spec.namespace

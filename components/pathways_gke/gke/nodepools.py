@@ -14,6 +14,7 @@ from typing import Any, Optional
 from ..capacity import NO_RESERVATION, PROVISIONED_ON_DEMAND
 from ..catalog import SliceShape
 from ..config.cluster import CpuPoolConfig
+from ..config.model import ClusterFacts
 from ..config.stack import StackConfig
 from ..config.tpu import TpuPoolConfig, parse_duration_seconds
 from ..gke_rules import PROVIDER_DEFAULT_TIMEOUT_MINUTES, SERVER_FILLED_TPU_FIELDS, SERVER_FILLED_WORKLOAD_POLICY_FIELDS
@@ -130,11 +131,12 @@ def cpu_pool_spec(stack: StackConfig, *, component: str, cluster: Any, service_a
     )
 
 
-def reservation_affinity(stack: StackConfig, pool: TpuPoolConfig) -> Optional[dict[str, Any]]:
+def reservation_affinity(project: str, pool: TpuPoolConfig) -> Optional[dict[str, Any]]:
+    """`project`: the cluster's, where the reservation lives unless it names its own."""
     if pool.capacity == "reservation":
         res = pool.reservation_spec
         assert res is not None
-        path = f"projects/{res.project or stack.project}/reservations/{res.name}"
+        path = f"projects/{res.project or project}/reservations/{res.name}"
         if res.block:
             path += f"/reservationBlocks/{res.block}"
         if res.sub_block:
@@ -151,20 +153,20 @@ def network_profile_enabled(pool: TpuPoolConfig) -> bool:
 
 
 def tpu_pool_specs(
-    stack: StackConfig, pool: TpuPoolConfig, *, component: str, cluster: Any, service_account: Any,
+    cluster_facts: ClusterFacts, pool: TpuPoolConfig, *, component: str, cluster: Any, service_account: Any,
     policy_name: Any = None,
 ) -> list[NodePoolSpec]:
     """One NodePool per slice, named <cluster>-<group>-<i> (the JobSet maps one slice to one pool)."""
     shape = pool.shape
     return [
-        _tpu_pool_spec(stack, pool, shape, index, component=component, cluster=cluster,
+        _tpu_pool_spec(cluster_facts, pool, shape, index, component=component, cluster=cluster,
                        service_account=service_account, policy_name=policy_name)
         for index in range(pool.slices)
     ]
 
 
 def _tpu_pool_spec(
-    stack: StackConfig, pool: TpuPoolConfig, shape: SliceShape, index: int, *, component: str, cluster: Any,
+    facts: ClusterFacts, pool: TpuPoolConfig, shape: SliceShape, index: int, *, component: str, cluster: Any,
     service_account: Any, policy_name: Any,
 ) -> NodePoolSpec:
     # the managed labels go last: they win over a user label (which validation refuses anyway)
@@ -175,7 +177,7 @@ def _tpu_pool_spec(
         labels[QUEUED_LABEL] = "true"
     node_config = _common_node_config(
         service_account, labels,
-        {**stack.cluster.labels, ROLE_GCE_LABEL: "tpu", GROUP_GCE_LABEL: pool.name},
+        {**facts.labels, ROLE_GCE_LABEL: "tpu", GROUP_GCE_LABEL: pool.name},
     )
     node_config.update(
         machine_type=shape.machine_type,
@@ -195,15 +197,15 @@ def _tpu_pool_spec(
         node_config["flex_start"] = True
         if pool.max_run_duration:
             node_config["max_run_duration"] = f"{parse_duration_seconds(pool.max_run_duration)}s"
-    affinity = reservation_affinity(stack, pool)
+    affinity = reservation_affinity(facts.project, pool)
     if affinity is not None:
         node_config["reservation_affinity"] = affinity
 
     args: dict[str, Any] = {
-        "name": tpu_node_pool_name(stack.cluster.name, pool.name, index),
+        "name": tpu_node_pool_name(facts.name, pool.name, index),
         "cluster": cluster,
-        "location": stack.cluster.location,
-        "project": stack.project,
+        "location": facts.location,
+        "project": facts.project,
         "node_locations": [pool.zone],
         # flex-start and queued pools: auto-repair off, or GKE re-creates a node outside its provisioning request
         "management": {"auto_repair": not pool.flex_start, "auto_upgrade": pool.auto_upgrade},
@@ -246,7 +248,7 @@ def _tpu_pool_spec(
         args["max_pods_per_node"] = pool.max_pods_per_node
     if network_profile_enabled(pool):
         args["network_config"] = {"accelerator_network_profile": "auto"}
-    protect = stack.cluster.protect if pool.protect is None else pool.protect
+    protect = facts.protect if pool.protect is None else pool.protect
     return NodePoolSpec(
         resource_name=f"{component}-{pool.name}-{index}",
         args=args,
@@ -258,11 +260,11 @@ def _tpu_pool_spec(
     )
 
 
-def workload_policy_args(stack: StackConfig, pool: TpuPoolConfig, name: str) -> dict[str, Any]:
+def workload_policy_args(cluster: ClusterFacts, pool: TpuPoolConfig, name: str) -> dict[str, Any]:
     """compute.ResourcePolicy arguments for a tpu7x multi-host group."""
     return {
         "name": name,
-        "project": stack.project,
-        "region": stack.cluster.region,
+        "project": cluster.project,
+        "region": cluster.region,
         "workload_policy": {"type": "HIGH_THROUGHPUT", "accelerator_topology": pool.shape.topology},
     }
