@@ -3,7 +3,9 @@
 
 The walk covers every field of the workload model (nested Pathways and JAX settings included). A new field
 fails `test_the_walk_covers_every_workload_field` until it has a sample here, which forces the decision:
-honour it in the builder of each runtime that accepts it, or refuse it for the others.
+honour it in the builder of each runtime that accepts it, or refuse it for the others. The same walk covers the
+stack-level keys (the offline plan) and the placement args of the standalone workload components (every field of
+workloads/placement.py's `Placement`, for each component and mode).
 """
 
 from __future__ import annotations
@@ -299,3 +301,127 @@ def test_every_stack_key_changes_the_plan_or_is_refused_in_every_context(context
         return
     assert after != context_plans[context] or (context, key) in STACK_EXEMPT, \
         f"{context}: {key} was accepted and changed nothing"
+
+
+# --- the placement args of the standalone workload components ------------------------------------------------
+#
+# PathwaysWorkload, JaxWorkload and PathwaysServing take where they run as flat args, the fields of the one
+# `Placement` model (workloads/placement.py). Each field set to a non-default value must change what the component
+# renders or be refused at its arg path, for every component and mode that takes it.
+
+PLACEMENT_BASES: dict[str, dict[str, Any]] = {
+    "pathways": {"workload": {"name": "train", "image": IMAGE, "command": "python3 t.py",
+                              "pathways": {"version": "jax-0.9.2", "gcsScratch": "gs://acme-pw/tmp"}},
+                 "tpu_type": "v6e", "tpu_topology": "4x4", "slices": 2, "tpu_group": "main"},
+    "headless": {"workload": {"name": "train", "mode": "headless",
+                              "pathways": {"version": "jax-0.9.2", "gcsScratch": "gs://acme-pw/tmp"}},
+                 "tpu_type": "v6e", "tpu_topology": "4x4", "slices": 2, "tpu_group": "main"},
+    "serving": {"workload": {"name": "chat", "mode": "serving", "image": IMAGE, "command": "python3 serve.py",
+                             "serving": {"port": 8000},
+                             "pathways": {"version": "jax-0.9.2", "gcsScratch": "gs://acme-pw/tmp"}},
+                "tpu_type": "v6e", "tpu_topology": "4x4", "slices": 2, "tpu_group": "main"},
+    "service": {"workload": {"name": "chat", "mode": "service", "service": {"clients": ["alice"]},
+                             "pathways": {"version": "jax-0.9.2", "gcsScratch": "gs://acme-pw/tmp"}},
+                "tpu_type": "v6e", "tpu_topology": "4x4", "slices": 2, "tpu_group": "main"},
+    "jax-tpu": {"workload": {"name": "train", "runtime": "jax", "image": IMAGE, "command": "python3 t.py"},
+                "tpu_type": "v6e", "tpu_topology": "4x4", "slices": 2, "tpu_group": "main"},
+    "jax-cpu": {"workload": {"name": "train", "runtime": "jax", "image": IMAGE, "command": "python3 t.py",
+                             "jax": {"processes": 2}}},
+}
+
+# a valid non-default value per Placement field, or (value, the args it needs beside it where a base lacks them)
+PLACEMENT_SAMPLES: dict[str, Any] = {
+    "tpu_type": ("v5e", {"tpu_topology": "4x4", "slices": 2, "tpu_group": "main"}),
+    "tpu_topology": "2x4",
+    "slices": 1,
+    # the 8-chip host fits 2x4 only: compared with the same args on the default 4-chip hosts
+    "tpu_machine_type": "ct6e-standard-8t",
+    "namespace": "ml",
+    "cpu_pool": "head-np",
+    # too small for the CPU pods (a Pathways head, a CPU leader or proxy, a JAX process): refused at the arg
+    "cpu_machine_type": "e2-standard-2",
+    "tpu_group": "alt",
+    "capacity": "spot",
+    "placement_policy": "pw-main-wp",
+    "queue_name": "pathways-queue",
+}
+
+# args both renders share (where the base runs on TPU), so that only the sampled field differs: the 8-chip host
+# fits 2x4 only, and single-host slices are one slice (GKE Multislice needs multi-host slices)
+PLACEMENT_CONTEXT: dict[str, dict[str, Any]] = {"tpu_machine_type": {"tpu_topology": "2x4", "slices": 1}}
+
+# where a base needs other args beside the sample (they replace the base's)
+PLACEMENT_BASE_SAMPLES: dict[tuple[str, str], tuple[Any, dict[str, Any]]] = {
+    # on TPU the process layout comes from the slices: the CPU workload's jax.processes goes
+    ("jax-cpu", "tpu_type"): ("v5e", {"tpu_topology": "4x4", "slices": 2, "tpu_group": "main",
+                                      "workload": PLACEMENT_BASES["jax-tpu"]["workload"]}),
+}
+
+# accepted without a change, and why that is not a dropped arg
+PLACEMENT_EXEMPT: dict[tuple[str, str], str] = {
+    ("jax-tpu", "cpu_pool"): "a JAX workload on TPU has no pod on the CPU pool (one process per TPU VM)",
+    ("serving", "cpu_pool"): "mode serving on single-slice replicas: the leader runs on its slice, no pod on "
+                             "the CPU pool (serving_lws.py `layout`)",
+    ("serving", "cpu_machine_type"): "mode serving on single-slice replicas: no pod on the CPU pool to fit",
+    ("serving", "slices"): "mode serving sizes each replica from serving.slicesPerReplica; the slice count "
+                           "bounds the replicas (one replica of one slice fits either count)",
+}
+
+# accepted and dropped today: known bugs, each failing here (strict) once fixed so the entry is removed
+PLACEMENT_DROPPED: dict[tuple[str, str], str] = {
+    ("jax-cpu", "cpu_machine_type"): "#21: JaxWorkload accepts cpu_machine_type and never checks a process fits",
+    ("jax-tpu", "cpu_machine_type"): "#21: JaxWorkload accepts cpu_machine_type and never reads it",
+    ("jax-cpu", "capacity"): "capacity describes the TPU slices but is not among placement.TPU_ONLY, so a CPU "
+                             "JaxWorkload accepts and drops it",
+}
+
+
+def refused_for(key: str, value: Any, problems: list) -> bool:
+    """Refused at the arg, or by a check whose message names the sampled value (the head-fit check reports at
+    the pod's resources and names the machine type it does not fit)."""
+    named = isinstance(value, str) and len(value) > 4  # long enough not to appear by chance
+    return any(p.path == key or p.path.startswith(key + ".") or (named and value in p.message) for p in problems)
+
+
+def placement_render(base: str, args: dict[str, Any]) -> str:
+    """What the component validates and renders from its args (the JobSet or LeaderWorkerSet objects)."""
+    args = json.loads(json.dumps(args))
+    if base.startswith("jax"):
+        config, target = jax_inputs.validate_jax_args(args)
+        made: Any = build_jax_jobset(config, target, secret_name=None)
+    elif args["workload"].get("mode") in ("serving", "service"):
+        made = serving.validate_args(args)[1]
+    else:
+        made = pathways.validate_args(args)[1]
+    return json.dumps(made, sort_keys=True, default=repr)
+
+
+def test_the_placement_walk_covers_every_placement_field():
+    from pathways_gke.workloads.placement import Placement
+
+    assert sorted(PLACEMENT_SAMPLES) == sorted(Placement.model_fields)
+
+
+def _placement_cases() -> list:
+    return [pytest.param(base, key, marks=pytest.mark.xfail(strict=True, reason=PLACEMENT_DROPPED[(base, key)]))
+            if (base, key) in PLACEMENT_DROPPED else pytest.param(base, key)
+            for key in sorted(PLACEMENT_SAMPLES) for base in sorted(PLACEMENT_BASES)]
+
+
+@pytest.mark.parametrize("base, key", _placement_cases())
+def test_every_placement_arg_changes_the_rendered_objects_or_is_refused_at_its_path(base, key):
+    on_tpu = "tpu_type" in PLACEMENT_BASES[base]
+    before_args = {**PLACEMENT_BASES[base], **(PLACEMENT_CONTEXT.get(key, {}) if on_tpu else {})}
+    before = placement_render(base, before_args)
+    if (base, key) in PLACEMENT_BASE_SAMPLES:
+        value, needs = PLACEMENT_BASE_SAMPLES[(base, key)]
+    else:
+        sample = PLACEMENT_SAMPLES[key]
+        value, needs = sample if isinstance(sample, tuple) else (sample, {})
+        needs = {k: v for k, v in needs.items() if k not in before_args}
+    try:
+        after = placement_render(base, {**before_args, **needs, key: value})
+    except ConfigError as error:
+        assert refused_for(key, value, error.problems), error.render()
+        return
+    assert after != before or (base, key) in PLACEMENT_EXEMPT, f"{base}: {key} was accepted and changed nothing"
