@@ -350,6 +350,12 @@ PLACEMENT_SAMPLES: dict[str, Any] = {
 # fits 2x4 only, and single-host slices are one slice (GKE Multislice needs multi-host slices)
 PLACEMENT_CONTEXT: dict[str, dict[str, Any]] = {"tpu_machine_type": {"tpu_topology": "2x4", "slices": 1}}
 
+# args both renders share for one base and field: CPU processes large enough that e2-standard-2 cannot hold one
+PLACEMENT_BASE_CONTEXT: dict[tuple[str, str], dict[str, Any]] = {
+    ("jax-cpu", "cpu_machine_type"): {"workload": {**PLACEMENT_BASES["jax-cpu"]["workload"],
+                                                   "jax": {"processes": 2, "cpu": "4", "memory": "16Gi"}}},
+}
+
 # where a base needs other args beside the sample (they replace the base's)
 PLACEMENT_BASE_SAMPLES: dict[tuple[str, str], tuple[Any, dict[str, Any]]] = {
     # on TPU the process layout comes from the slices: the CPU workload's jax.processes goes
@@ -363,14 +369,13 @@ PLACEMENT_EXEMPT: dict[tuple[str, str], str] = {
     ("serving", "cpu_pool"): "mode serving on single-slice replicas: the leader runs on its slice, no pod on "
                              "the CPU pool (serving_lws.py `layout`)",
     ("serving", "cpu_machine_type"): "mode serving on single-slice replicas: no pod on the CPU pool to fit",
+    ("jax-tpu", "cpu_machine_type"): "a JAX workload on TPU has no pod on the CPU pool to fit",
     ("serving", "slices"): "mode serving sizes each replica from serving.slicesPerReplica; the slice count "
                            "bounds the replicas (one replica of one slice fits either count)",
 }
 
 # accepted and dropped today: known bugs, each failing here (strict) once fixed so the entry is removed
 PLACEMENT_DROPPED: dict[tuple[str, str], str] = {
-    ("jax-cpu", "cpu_machine_type"): "#21: JaxWorkload accepts cpu_machine_type and never checks a process fits",
-    ("jax-tpu", "cpu_machine_type"): "#21: JaxWorkload accepts cpu_machine_type and never reads it",
     ("jax-cpu", "capacity"): "capacity describes the TPU slices but is not among placement.TPU_ONLY, so a CPU "
                              "JaxWorkload accepts and drops it",
 }
@@ -411,7 +416,8 @@ def _placement_cases() -> list:
 @pytest.mark.parametrize("base, key", _placement_cases())
 def test_every_placement_arg_changes_the_rendered_objects_or_is_refused_at_its_path(base, key):
     on_tpu = "tpu_type" in PLACEMENT_BASES[base]
-    before_args = {**PLACEMENT_BASES[base], **(PLACEMENT_CONTEXT.get(key, {}) if on_tpu else {})}
+    before_args = {**PLACEMENT_BASES[base], **(PLACEMENT_CONTEXT.get(key, {}) if on_tpu else {}),
+                   **PLACEMENT_BASE_CONTEXT.get((base, key), {})}
     before = placement_render(base, before_args)
     if (base, key) in PLACEMENT_BASE_SAMPLES:
         value, needs = PLACEMENT_BASE_SAMPLES[(base, key)]
