@@ -8,8 +8,8 @@ import pytest
 
 from pathways_gke.addons.kueue import tpu_flavor
 from pathways_gke.capacity import CAPACITIES, CAPACITY_RULES
-from pathways_gke.workloads.jax_jobset import build_jax_jobset
-from pathways_gke.workloads.pathways_jobset import build_pathways_jobset
+from pathways_gke.render.jax_jobset import build_jax_jobset
+from pathways_gke.render.pathways_jobset import build_pathways_jobset
 from pathways_gke.config.target import target_for
 from tests.support.stacks import parsed
 

@@ -23,9 +23,9 @@ pytest.importorskip("kubernetes", reason="the day2 extra (pip install 'pathways-
 from pathways_gke import cli, naming  # noqa: E402
 from pathways_gke.config.stack import parse_stack  # noqa: E402
 from pathways_gke.config.target import target_for  # noqa: E402
-from pathways_gke.workloads.jax_jobset import build_jax_jobset  # noqa: E402
-from pathways_gke.workloads.pathways_jobset import build_pathways_jobset  # noqa: E402
-from pathways_gke.workloads.serving_lws import serving_objects  # noqa: E402
+from pathways_gke.render.jax_jobset import build_jax_jobset  # noqa: E402
+from pathways_gke.render.pathways_jobset import build_pathways_jobset  # noqa: E402
+from pathways_gke.render.serving_lws import serving_objects  # noqa: E402
 from tests.conftest import ROOT  # noqa: E402
 from tests.support.kube_api import TOKEN, KubeApi  # noqa: E402
 from tests.support.pods import pods as jobset_pods  # noqa: E402

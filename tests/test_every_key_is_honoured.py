@@ -21,7 +21,7 @@ from pathways_gke.config.workloads import WORKLOAD_MODELS, JaxSettings, Pathways
 from pathways_gke.errors import ConfigError
 from pathways_gke.workloads import jax_inputs, pathways, serving
 from pathways_gke.workloads.jax import jax_args_from_stack
-from pathways_gke.workloads.jax_jobset import build_jax_jobset
+from pathways_gke.render.jax_jobset import build_jax_jobset
 from pathways_gke.workloads.identity import grant_plan, ksa_bindings
 from tests.support.stacks import parsed
 

@@ -7,9 +7,9 @@ from __future__ import annotations
 import pytest
 
 from pathways_gke.config.pathways_checks import pathways_workload_problems
-from pathways_gke.workloads.head import HEAD_POD_LABEL, SAFE_TO_EVICT_ANNOTATION, guard_head
-from pathways_gke.workloads.jax_jobset import build_jax_jobset
-from pathways_gke.workloads.pathways_jobset import build_pathways_jobset
+from pathways_gke.render.head import HEAD_POD_LABEL, SAFE_TO_EVICT_ANNOTATION, guard_head
+from pathways_gke.render.jax_jobset import build_jax_jobset
+from pathways_gke.render.pathways_jobset import build_pathways_jobset
 from pathways_gke.config.target import WorkloadTarget
 from pathways_gke.config.workloads import JaxWorkloadConfig
 

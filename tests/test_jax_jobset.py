@@ -8,7 +8,7 @@ import pytest
 
 from pathways_gke.catalog import GENERATIONS, resolve
 from pathways_gke.naming import jax_managed_env
-from pathways_gke.workloads.jax_jobset import (
+from pathways_gke.render.jax_jobset import (
     build_jax_jobset,
     coordinator_address,
     jax_layout,

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import pytest
 
-from pathways_gke.workloads.jax_jobset import build_jax_jobset, coordinator_host
+from pathways_gke.render.jax_jobset import build_jax_jobset, coordinator_host
 from pathways_gke.config.target import target_for
 from tests.support.pods import Pod, container_argv, container_env, pods
 from tests.support.stacks import parsed

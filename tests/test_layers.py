@@ -84,7 +84,7 @@ def test_config_imports_nothing_above_it():
 
 def test_builders_never_import_the_tooling():
     for name, deps in GRAPH.items():
-        if layer_of(name) in ("gke", "addons", "workloads", "config", "bottom"):
+        if layer_of(name) in ("gke", "addons", "render", "workloads", "config", "bottom"):
             assert not any(layer_of(d) == "plan" for d in deps), (name, sorted(deps))
 
 
@@ -100,18 +100,20 @@ def test_the_architecture_page_places_every_module():
     assert [name for name in top + packages if name not in text] == []
 
 
-# The pure builders (docs/architecture.md, "builders (pure)"): everything in gke/ and addons/, and the workload
-# modules that render objects rather than register them. They import neither Pulumi nor a component module, so the
-# tests, the offline plan and the peer comparisons read the same data the components wire into resources.
-COMPONENT_WORKLOADS = {"jax", "pathways", "serving"}
+# The pure builders (docs/architecture.md, "builders (pure)"): everything in gke/, addons/ and render/ (the workload
+# objects), and the workloads/ modules that plan or check rather than register (identity, placement, the JAX args).
+# They import neither Pulumi nor a component module, so the tests, the offline plan and the peer comparisons read the
+# same data the components wire into resources.
+BUILDER_PACKAGES = ("gke", "addons", "render")
+COMPONENT_WORKLOADS = {"base", "jax", "pathways", "serving"}
 COMPONENT_MODULES = {"cluster", "services", "access", "component", "deferred", "protection", "args", "args_types"}
 
 
 def is_builder(name: str) -> bool:
     parts = name.split(".")
-    if len(parts) < 3 or parts[1] not in ("gke", "addons", "workloads"):
-        return False
-    return not (parts[1] == "workloads" and parts[2] in COMPONENT_WORKLOADS)
+    if len(parts) >= 2 and parts[1] in BUILDER_PACKAGES:
+        return True
+    return len(parts) >= 3 and parts[1] == "workloads" and parts[2] not in COMPONENT_WORKLOADS
 
 
 def is_component(name: str) -> bool:
@@ -133,7 +135,7 @@ def third_party_imports(name: str) -> set[str]:
 
 def test_builders_import_neither_pulumi_nor_a_component():
     builders = sorted(name for name in MODULES if is_builder(name))
-    assert "pathways_gke.workloads.pathways_jobset" in builders and "pathways_gke.gke.nodepools" in builders
+    assert "pathways_gke.render.pathways_jobset" in builders and "pathways_gke.gke.nodepools" in builders
     for name in builders:
         pulumi = sorted(m for m in third_party_imports(name) if m == "pulumi" or m.startswith("pulumi_"))
         assert pulumi == [], f"{name} imports {pulumi}: builders are pure data"
@@ -144,5 +146,12 @@ def test_builders_import_neither_pulumi_nor_a_component():
 def test_the_layer_rule_would_catch_a_builder_importing_a_component():
     """The check above is not vacuous: the walk classifies a real component import as one."""
     assert is_component("pathways_gke.workloads.pathways") and is_component("pathways_gke.component")
-    assert not is_builder("pathways_gke.workloads.serving") and is_builder("pathways_gke.workloads.serving_lws")
+    assert not is_builder("pathways_gke.workloads.serving") and is_builder("pathways_gke.render.serving_lws")
+    assert is_builder("pathways_gke.render") and is_builder("pathways_gke.workloads.identity")
     assert "pulumi" in third_party_imports("pathways_gke.workloads.pathways")
+
+
+def test_every_module_of_the_render_package_is_a_builder():
+    """render/ holds only pure builders: no module there is exempt from the rule above."""
+    render = sorted(name for name in MODULES if name.split(".")[1:2] == ["render"])
+    assert len(render) >= 6 and all(is_builder(name) for name in render), render

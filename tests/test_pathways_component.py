@@ -14,7 +14,7 @@ from pathways_gke.component import property_path
 from pathways_gke.config import load_stack_file
 from pathways_gke.errors import ConfigError
 from pathways_gke.workloads.pathways import PathwaysWorkload, pathways_args_from_stack
-from pathways_gke.workloads.pathways_jobset import build_pathways_jobset
+from pathways_gke.render.pathways_jobset import build_pathways_jobset
 from pathways_gke.config.target import target_for
 
 from .support.offline import Cloud, run

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from pathways_gke.workloads.pathways_jobset import build_pathways_jobset
+from pathways_gke.render.pathways_jobset import build_pathways_jobset
 
 from .support.crd import jobset_schema_errors
 from .support.pathways_cases import EVERYTHING, target, workload

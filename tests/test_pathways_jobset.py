@@ -10,8 +10,8 @@ import copy
 import pytest
 from pydantic import ValidationError
 
-from pathways_gke.workloads.pathways_jobset import build_pathways_jobset
-from pathways_gke.workloads.wrapper import wrap_command
+from pathways_gke.render.pathways_jobset import build_pathways_jobset
+from pathways_gke.render.wrapper import wrap_command
 
 from .support.pathways_cases import EVERYTHING, workload, target
 

@@ -15,7 +15,7 @@ import re
 import pytest
 
 from pathways_gke.catalog import GENERATIONS
-from pathways_gke.workloads.pathways_jobset import build_pathways_jobset
+from pathways_gke.render.pathways_jobset import build_pathways_jobset
 
 from .support.crd import jobset_schema_errors
 from .support.jobset_rules import jobset_rule_errors

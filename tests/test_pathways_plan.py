@@ -11,7 +11,7 @@ from pathways_gke.apply_rules import JOBSET_REPLACE_ON_CHANGES
 from pathways_gke.config import load_stack_file
 from pathways_gke.plan import plan_config
 from pathways_gke.plan.render import write_out
-from pathways_gke.workloads.pathways_jobset import build_pathways_jobset
+from pathways_gke.render.pathways_jobset import build_pathways_jobset
 from pathways_gke.config.target import target_for
 
 from .conftest import ROOT

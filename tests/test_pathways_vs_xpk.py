@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from pathways_gke.workloads.pathways_jobset import build_pathways_jobset
+from pathways_gke.render.pathways_jobset import build_pathways_jobset
 
 from .support.pathways_cases import target, workload
 

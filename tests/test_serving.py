@@ -14,7 +14,7 @@ from pathways_gke.config.stack import parse_stack
 from pathways_gke.errors import ConfigError
 from pathways_gke.plan.diff import diff_plans
 from pathways_gke.plan.engine import plan_config
-from pathways_gke.workloads.serving_lws import serving_objects
+from pathways_gke.render.serving_lws import serving_objects
 from pathways_gke.config.target import target_for
 from tests.conftest import ROOT
 from tests.support.stacks import parsed, shipped

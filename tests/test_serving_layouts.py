@@ -18,9 +18,9 @@ from pathways_gke.config.types import parse_quantity
 from pathways_gke.errors import ConfigError
 from pathways_gke.naming import IFRT_PROXY_INSECURE_ENV
 from pathways_gke.releases import KUEUE_LWS_NAME_LIMIT, RELEASES, kueue_lws_name_problem, release_change
-from pathways_gke.workloads.pathways_jobset import build_pathways_jobset
+from pathways_gke.render.pathways_jobset import build_pathways_jobset
 from pathways_gke.workloads.serving import validate_args
-from pathways_gke.workloads.serving_lws import access_facts, serving_objects
+from pathways_gke.render.serving_lws import access_facts, serving_objects
 from tests.support.crd import jobset_schema_errors, lws_schema_errors
 from tests.support.k8s_schema import pod_from_template, pod_schema_errors
 from tests.support.lws_rules import lws_rule_errors

@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from pathways_gke.workloads.wrapper import WRAPPER_NAME, wrap_command, wrapper_script
+from pathways_gke.render.wrapper import WRAPPER_NAME, wrap_command, wrapper_script
 from tests.support.pods import expand
 
 pytestmark = pytest.mark.skipif(shutil.which("bash") is None, reason="bash is not installed")

@@ -119,7 +119,7 @@ FLEX_START_LABEL = "cloud.google.com/gke-flex-start"
 PROXY_PORT = 29000
 # XLA's IFRT proxy client and server use insecure gRPC credentials instead of ALTS when this is exactly "true"
 # (openxla/xla xla/python/ifrt_proxy/common/grpc_credentials_possibly_insecure_wrapper.cc); set on pod-network
-# proxies and their clients (workloads/serving_lws.py).
+# proxies and their clients (render/serving_lws.py).
 IFRT_PROXY_INSECURE_ENV = "IFRT_PROXY_USE_INSECURE_GRPC_CREDENTIALS"
 # The Pathways servers' ports (resource manager, worker; as XPK and the PathwaysJob operator set them). A serving
 # port must not reuse them.
@@ -190,7 +190,7 @@ def lws_leader_host(lws: str, group: int = 0) -> str:
     return f"{lws}-{group}.{lws}"
 
 
-# Environment variables a multi-controller JAX pod gets from pathways-gke (workloads/jax_jobset.py); a
+# Environment variables a multi-controller JAX pod gets from pathways-gke (render/jax_jobset.py); a
 # workload's env/secretEnv may not redefine them (config/checks.py).
 JAX_MANAGED_ENV = (
     "JOBSET_NAME", "REPLICATED_JOB_NAME", "JOB_INDEX", "JOB_COMPLETION_INDEX", "JOBSET_COORDINATOR",

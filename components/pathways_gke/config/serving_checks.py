@@ -151,7 +151,7 @@ def serving_workload_problems(workload: PathwaysWorkloadConfig, target: Workload
                            f"{'.'.join(map(str, INSECURE_PROXY_SINCE))} on (older ones speak only ALTS, unreachable "
                            "from a Workload Identity pod); use jax-0.9.0 or newer", pw.version))
 
-    # the pod-network proxy's credentials are ours (workloads/serving_lws.py INSECURE_CREDENTIALS_ENV)
+    # the pod-network proxy's credentials are ours (render/serving_lws.py INSECURE_CREDENTIALS_ENV)
     for source, names in (("env", workload.env), ("secretEnv", workload.secret_env),
                           ("pathways.env.proxy", pw.env.proxy)):
         if naming.IFRT_PROXY_INSECURE_ENV in names and (source.startswith("pathways") or workload.mode == "serving"):

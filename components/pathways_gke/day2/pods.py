@@ -4,7 +4,7 @@ The labels are the ones the controllers stamp on the pods of our objects (names 
 - JobSet (kubernetes-sigs/jobset api/jobset/v1alpha2/jobset_types.go): `jobset.sigs.k8s.io/jobset-name`,
   `.../replicatedjob-name`, `.../job-index`; the Job controller adds `batch.kubernetes.io/job-completion-index`.
   The head is the JobSet's coordinator pod (`spec.coordinator`: the Pathways head job, or slice 0's first process
-  of a JAX JobSet, as workloads/pathways_jobset.py and jax_jobset.py set it).
+  of a JAX JobSet, as render/pathways_jobset.py and jax_jobset.py set it).
 - LeaderWorkerSet (kubernetes-sigs/lws api/leaderworkerset/v1/leaderworkerset_types.go):
   `leaderworkerset.sigs.k8s.io/name`, `.../group-index`, `.../worker-index` ("0" on the leader).
 - A service-mode client's proxy: our `pathways-gke/client` and `pathways-gke/workload` (serving_lws.py).

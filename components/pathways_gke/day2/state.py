@@ -204,7 +204,7 @@ def jobset_status(jobset: Mapping[str, Any], kueue: Sequence[Mapping[str, Any]] 
         name=str(value_at(jobset, "metadata.name")), namespace=str(value_at(jobset, "metadata.namespace") or ""),
         kind=JOBSET, state=state, restarts=restarts, groups=tuple(groups), ready=ready, total=total,
         condition=_explaining(conditions, admissions, state), admission=admissions,
-        # our Pathways JobSets carry no runtime label (workloads/pathways_jobset.py); JAX ones say "jax"
+        # our Pathways JobSets carry no runtime label (render/pathways_jobset.py); JAX ones say "jax"
         runtime=(value_at(jobset, "metadata.labels") or {}).get(RUNTIME_LABEL, "pathways"),
     )
 

@@ -27,9 +27,9 @@ from .. import naming
 from ..config.stack import StackConfig
 from ..config.workloads import PathwaysWorkloadConfig, WorkloadConfig
 from ..gke.cluster_spec import NODE_SERVICE_ACCOUNT_ROLES, node_service_account_email
-from .jax_jobset import build_jax_jobset
-from .pathways_jobset import build_pathways_jobset
-from .serving_lws import serving_objects
+from ..render.jax_jobset import build_jax_jobset
+from ..render.pathways_jobset import build_pathways_jobset
+from ..render.serving_lws import serving_objects
 from ..config.target import target_for
 
 OBJECT_USER = "roles/storage.objectUser"  # read/write objects, no bucket administration

@@ -2,7 +2,7 @@
 
 Thin shell: the args (`JaxWorkloadArgs`: `workload`, the placement args every workload component takes, and
 `secrets`) are generated into args_types.py from the models; they are validated by workloads/jax_inputs.py (the
-stack-config and placement models), the JobSet is built by workloads/jax_jobset.py; this module only registers the
+stack-config and placement models), the JobSet is built by render/jax_jobset.py; this module only registers the
 Kubernetes objects.
 
 Children (names are public API):
@@ -30,7 +30,7 @@ from ..apply_rules import JOBSET_REPLACE_ON_CHANGES
 from ..protection import child_options
 from ..tokens import JAX_WORKLOAD
 from .jax_inputs import jax_inputs_from_stack, validate_jax_args
-from .jax_jobset import build_jax_jobset, coordinator_address, jax_layout
+from ..render.jax_jobset import build_jax_jobset, coordinator_address, jax_layout
 
 
 class JaxWorkload(pulumi.ComponentResource):

@@ -2,7 +2,7 @@
 
 Usable inside `PathwaysCluster` and on its own against an existing cluster: pass your
 `pulumi_kubernetes.Provider` through `opts` (`providers=[k8s_provider]` or `provider=`). The JobSet itself is
-rendered by the pure builder in `pathways_jobset.py`; this module only validates the args and registers
+rendered by the pure builder in `render/pathways_jobset.py`; this module only validates the args and registers
 resources.
 
 Cross-language clean on purpose (schema inference of pulumi/provider/experimental/analyzer.py): the args,
@@ -30,7 +30,7 @@ from ..errors import ConfigError, Problem
 from ..apply_rules import JOBSET_REPLACE_ON_CHANGES
 from ..protection import child_options
 from ..tokens import PATHWAYS_WORKLOAD
-from .pathways_jobset import build_pathways_jobset
+from ..render.pathways_jobset import build_pathways_jobset
 from .placement import placement_args, placement_problems, plain, secret_values_from_args, target_from_placement
 
 

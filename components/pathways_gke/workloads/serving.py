@@ -2,7 +2,7 @@
 on a LeaderWorkerSet, as a Pulumi component.
 
 Usable inside `PathwaysCluster` and on its own against a cluster that runs the LWS controller: pass your
-`pulumi_kubernetes.Provider` through `opts`. The objects are rendered by the pure builder in `serving_lws.py`;
+`pulumi_kubernetes.Provider` through `opts`. The objects are rendered by the pure builder in `render/serving_lws.py`;
 this module validates the args and registers one resource per object, so adding or removing a service
 client touches only that client's Deployment and Service.
 
@@ -31,7 +31,7 @@ from ..apply_rules import lws_kueue_replace_on_changes
 from ..protection import child_options
 from .pathways import pathways_args_from_stack, workload_from_args
 from .placement import placement_problems, secret_values_from_args, target_from_placement
-from .serving_lws import ServingObjects, access_facts, serving_objects
+from ..render.serving_lws import ServingObjects, access_facts, serving_objects
 from ..config.target import WorkloadTarget
 from ..tokens import PATHWAYS_SERVING
 

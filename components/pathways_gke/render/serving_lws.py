@@ -24,14 +24,13 @@ from typing import Any, Optional
 
 from .. import naming
 from ..config.serving_checks import Layout, layout_of
-from ..config.workloads import PathwaysWorkloadConfig
-from .pathways_jobset import (PROXY_CONTAINER, PROXY_PORT, RM_CONTAINER,
-                              RM_PORT, RM_PORTS, WORKER_CONTAINER, WORKER_PORT, WORKER_PORTS,
-                              _tpu_node_selector, _tpu_tolerations, client_container, component_images,
-                              container_ports, custom_env, fuse_mounts, fuse_volumes, image_pull_policy,
-                              pod_options, server_resources, sidecar_container, value_env)
-from .head import guard_head
 from ..config.target import WorkloadTarget
+from ..config.workloads import PathwaysWorkloadConfig
+from ..pathways_facts import PROXY_CONTAINER, RM_CONTAINER, WORKER_CONTAINER
+from .head import guard_head
+from .pod import (PROXY_PORT, RM_PORT, RM_PORTS, WORKER_PORT, WORKER_PORTS, client_container, component_images,
+                  container_ports, custom_env, fuse_mounts, fuse_volumes, image_pull_policy, pod_options,
+                  server_resources, sidecar_container, tpu_node_selector, tpu_pod_tolerations, value_env)
 
 LEADER_ADDRESS = "$(LWS_LEADER_ADDRESS)"
 # The IFRT proxy here listens on the pod network. Its gRPC default is ALTS, whose handshake needs the GCE metadata
@@ -212,8 +211,8 @@ def leader_template(workload: PathwaysWorkloadConfig, target: WorkloadTarget, la
     annotations: dict[str, str] = {}
     spec = _pod_common(workload)
     if layout.leader == "tpu":
-        spec["nodeSelector"] = _tpu_node_selector(target)
-        spec["tolerations"] = _tpu_tolerations(target)
+        spec["nodeSelector"] = tpu_node_selector(target)
+        spec["tolerations"] = tpu_pod_tolerations(target)
     else:
         spec["nodeSelector"] = {naming.NODE_POOL_LABEL: target.cpu_pool}
     rm = rm_container(workload, target, layout.slices, layout.leader)
@@ -236,8 +235,8 @@ def leader_template(workload: PathwaysWorkloadConfig, target: WorkloadTarget, la
 
 def worker_template(workload: PathwaysWorkloadConfig, target: WorkloadTarget) -> dict[str, Any]:
     spec = _pod_common(workload)
-    spec["nodeSelector"] = _tpu_node_selector(target)
-    spec["tolerations"] = _tpu_tolerations(target)
+    spec["nodeSelector"] = tpu_node_selector(target)
+    spec["tolerations"] = tpu_pod_tolerations(target)
     spec["containers"] = [worker_container(workload, target)]
     metadata: dict[str, Any] = {"labels": {naming.WORKLOAD_LABEL: workload.name}}
     volumes = fuse_volumes(workload, workers=True, host_network=False)

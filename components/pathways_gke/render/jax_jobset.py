@@ -52,7 +52,7 @@ from ..naming import (
     WORKLOAD_LABEL,
 )
 from .head import never_evict
-from .pathways_jobset import image_pull_policy
+from .pod import image_pull_policy
 from ..config.target import WorkloadTarget
 from .wrapper import wrap_command
 
