@@ -25,11 +25,9 @@ from typing import Any, Iterator, Optional
 
 from .. import naming
 from ..config.stack import StackConfig
-from ..config.workloads import PathwaysWorkloadConfig, WorkloadConfig
+from ..config.workloads import WorkloadConfig
 from ..gke.cluster_spec import NODE_SERVICE_ACCOUNT_ROLES, node_service_account_email
-from ..render.jax_jobset import build_jax_jobset
-from ..render.pathways_jobset import build_pathways_jobset
-from ..render.serving_lws import serving_objects
+from ..render.objects import objects_for
 from ..config.target import target_for
 
 OBJECT_USER = "roles/storage.objectUser"  # read/write objects, no bucket administration
@@ -142,32 +140,10 @@ def gsa_of(stack: StackConfig, ksa: str) -> Optional[str]:
 # --- rendered pods ---------------------------------------------------------------------------------------
 
 
-def render_jobset(stack: StackConfig, workload: WorkloadConfig) -> dict[str, Any]:
-    target = target_for(stack, workload)
-    secret = naming.workload_secret_name(workload.name) if workload.secret_env else None
-    if isinstance(workload, PathwaysWorkloadConfig):
-        return build_pathways_jobset(workload, target, secret_name=secret)
-    return build_jax_jobset(workload, target, secret_name=secret)
-
-
-def pod_templates(jobset: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
-    for rjob in jobset["spec"]["replicatedJobs"]:
-        yield rjob["name"], rjob["template"]["spec"]["template"]
-
-
 def workload_pod_templates(stack: StackConfig, workload: WorkloadConfig) -> Iterator[tuple[str, dict[str, Any]]]:
     """(role, pod template) of every pod a workload runs: a JobSet's replicated jobs, or a LeaderWorkerSet's
     leader and workers plus each client's proxy (modes serving and service)."""
-    if not isinstance(workload, PathwaysWorkloadConfig) or not workload.on_lws:
-        yield from pod_templates(render_jobset(stack, workload))
-        return
-    secret = naming.workload_secret_name(workload.name) if workload.secret_env else None
-    made = serving_objects(workload, target_for(stack, workload), secret_name=secret)
-    group = made.lws["spec"]["leaderWorkerTemplate"]
-    yield "leader", group["leaderTemplate"]
-    yield "worker", group["workerTemplate"]
-    for client, (proxy, _service) in sorted(made.clients.items()):
-        yield f"proxy-{client}", proxy["spec"]["template"]
+    yield from objects_for(workload, target_for(stack, workload)).pod_templates()
 
 
 def _containers(spec: dict[str, Any]) -> list[dict[str, Any]]:
