@@ -10,6 +10,7 @@ workloads/placement.py's `Placement`, for each component and mode).
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from typing import Any
 
@@ -19,9 +20,8 @@ from pydantic import BaseModel
 from pathways_gke.config.pathways import PathwaysEnv, PathwaysFlags, PathwaysImages, PathwaysSettings
 from pathways_gke.config.workloads import WORKLOAD_MODELS, JaxSettings, PathwaysWorkloadConfig
 from pathways_gke.errors import ConfigError
-from pathways_gke.workloads import jax_inputs, pathways, serving
-from pathways_gke.workloads.jax import jax_args_from_stack
-from pathways_gke.render.jax_jobset import build_jax_jobset
+from pathways_gke.workloads import jax as jax_workload
+from pathways_gke.workloads import pathways, serving
 from pathways_gke.workloads.identity import grant_plan, ksa_bindings
 from tests.support.stacks import parsed
 
@@ -141,13 +141,11 @@ def render(workload: dict) -> tuple:
     secrets = {"hf": "not-a-real-token"}
     # through the args PathwaysCluster hands each workload component, as the component validates and builds them
     if not isinstance(w, PathwaysWorkloadConfig):
-        args = jax_args_from_stack(st, w, secrets)
-        config, target = jax_inputs.validate_jax_args(args)
-        made = build_jax_jobset(config, target, secret_name="train-env" if config.secret_env else None)
+        made = jax_workload.validate_args(jax_workload.jax_args_from_stack(st, w, secrets)).objects
     elif w.on_lws:  # serving and service modes: a LeaderWorkerSet and its Services (and client proxies)
-        made = serving.validate_args(serving.serving_args_from_stack(st, w, secrets))[1]
+        made = serving.validate_args(serving.serving_args_from_stack(st, w, secrets)).objects
     else:
-        made = pathways.validate_args(pathways.pathways_args_from_stack(st, w, secrets))[1]
+        made = pathways.validate_args(pathways.pathways_args_from_stack(st, w, secrets)).objects
     return made, ksa_bindings(st), grant_plan(st)
 
 
@@ -392,13 +390,12 @@ def placement_render(base: str, args: dict[str, Any]) -> str:
     """What the component validates and renders from its args (the JobSet or LeaderWorkerSet objects)."""
     args = json.loads(json.dumps(args))
     if base.startswith("jax"):
-        config, target = jax_inputs.validate_jax_args(args)
-        made: Any = build_jax_jobset(config, target, secret_name=None)
+        made = jax_workload.validate_args(args).objects
     elif args["workload"].get("mode") in ("serving", "service"):
-        made = serving.validate_args(args)[1]
+        made = serving.validate_args(args).objects
     else:
-        made = pathways.validate_args(args)[1]
-    return json.dumps(made, sort_keys=True, default=repr)
+        made = pathways.validate_args(args).objects
+    return json.dumps(dataclasses.asdict(made), sort_keys=True, default=repr)
 
 
 def test_the_placement_walk_covers_every_placement_field():

@@ -648,5 +648,6 @@ def test_a_standalone_pathways_serving_refuses_keys_its_runtime_does_not_read():
         validate_args(args)
     assert caught.value.paths == ["workload.jax"]
     del args["workload"]["jax"]
-    workload, objects, secrets, _ = validate_args(args)
-    assert workload.name == "chat" and objects.lws["metadata"]["name"] == "chat" and secrets == {}
+    checked = validate_args(args)
+    workload, objects, secrets = checked.workload, checked.objects, checked.secret_values
+    assert workload.name == "chat" and objects.primary["metadata"]["name"] == "chat" and secrets == {}

@@ -56,6 +56,11 @@ def serving_args(**workload):
     return {"workload": {**base, **workload}, "tpu_type": "v6e-16", "slices": 2}
 
 
+def objects_of(args):
+    """What a PathwaysServing registers for `args`, through its own validation."""
+    return validate_args(args).objects
+
+
 def problems_of(args):
     with pytest.raises(ConfigError) as caught:
         validate_args(args)
@@ -104,17 +109,17 @@ def test_the_jetstream_leaderworkerset_is_valid_for_the_crd_the_webhook_and_the_
                          "sidecars": [{"name": "exporter", "image": HTTP_IMAGE, "ports": [9100],
                                        "command": ["/exporter"], "args": ["--port=9100"]}]},
             "tpu_type": "v5litepod-16", "slices": 2}
-    lws = validate_args(args)[1].lws
+    lws = validate_args(args).objects.primary
     assert lws_schema_errors(lws)["v0.10.0"] == [] and lws_rule_errors(lws, "v0.10.0") == []
     assert pod_schema_errors(pod_from_template(leader(lws))) == {"1.29": [], "1.34": []}
 
 
 def test_args_without_a_command_go_to_the_image_entrypoint_and_with_one_after_it():
-    _, objects, _, _ = validate_args(serving_args(command=None, args=["model_name=llama", "steps=1"]))
-    server = leader(objects.lws)["spec"]["containers"][0]
+    objects = objects_of(serving_args(command=None, args=["model_name=llama", "steps=1"]))
+    server = leader(objects.primary)["spec"]["containers"][0]
     assert server["args"] == ["model_name=llama", "steps=1"] and "command" not in server
-    _, objects, _, _ = validate_args(serving_args(command=["python3", "-m", "srv"], args=["--port=8000", "a b"]))
-    server = leader(objects.lws)["spec"]["containers"][0]
+    objects = objects_of(serving_args(command=["python3", "-m", "srv"], args=["--port=8000", "a b"]))
+    server = leader(objects.primary)["spec"]["containers"][0]
     assert server["command"][-1] == "python3 -m srv --port=8000 'a b'" and "args" not in server
     assert problems_of(serving_args(command="set -e\nserve", args=["--x"])).keys() == {"workload.args"}
 
@@ -162,8 +167,8 @@ def test_a_service_backend_leader_takes_sidecars_but_no_args():
                          "pathways": {"version": "jax-0.9.2", "gcsScratch": "gs://acme-pw/tmp"},
                          "sidecars": [{"name": "exporter", "image": HTTP_IMAGE, "ports": [9100]}]},
             "tpu_type": "v6e-16", "slices": 2}
-    _, objects, _, _ = validate_args(args)
-    assert [c["name"] for c in leader(objects.lws)["spec"]["containers"]] == ["pathways-rm", "exporter"]
+    objects = objects_of(args)
+    assert [c["name"] for c in leader(objects.primary)["spec"]["containers"]] == ["pathways-rm", "exporter"]
     args["workload"]["args"] = ["--x"]
     assert "workload.args" in problems_of(args)
 
@@ -236,13 +241,13 @@ def test_pathways_servers_on_a_tpu_vm_leave_the_worker_its_host(machine):
 
 
 def test_a_v5e_leader_no_longer_reserves_141_gb_and_a_cpu_leader_keeps_xpks_sizes():
-    _, objects, _, _ = validate_args({**serving_args(), "tpu_type": "v5litepod-16"})
-    containers = by_name(leader(objects.lws)["spec"]["containers"])
+    objects = objects_of({**serving_args(), "tpu_type": "v5litepod-16"})
+    containers = by_name(leader(objects.primary)["spec"]["containers"])
     memory = sum(parse_quantity(containers[c]["resources"]["limits"]["memory"]) for c in ("pathways-proxy",
                                                                                           "pathways-rm"))
     assert memory <= gke_allocatable(TPU_HOSTS["ct5lp-hightpu-4t"]).memory_bytes * TPU_HEAD_SHARE
-    _, objects, _, _ = validate_args(serving_args(serving={"port": 8000, "leader": "cpu"}))
-    containers = by_name(leader(objects.lws)["spec"]["containers"])
+    objects = objects_of(serving_args(serving={"port": 8000, "leader": "cpu"}))
+    containers = by_name(leader(objects.primary)["spec"]["containers"])
     assert containers["pathways-proxy"]["resources"] == {"limits": {"cpu": "16", "memory": "100G"}}
     assert containers["pathways-rm"]["resources"] == {"limits": {"cpu": "8", "memory": "32G"}}
 

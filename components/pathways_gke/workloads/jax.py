@@ -20,20 +20,19 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 from ..args_types import JaxWorkloadArgs
-from ..component import checking_args, env_secret, rehydrated, split_options
 from ..config.stack import StackConfig
 from ..config.workloads import JaxWorkloadConfig
-from ..naming import RUNTIME_LABEL, workload_secret_name
-from ..config.deferrable import WORKLOAD_FIELDS
-from ..deferred import Deferred, defer_workload_outputs
+from ..naming import RUNTIME_LABEL
 from ..apply_rules import JOBSET_REPLACE_ON_CHANGES
 from ..protection import child_options
 from ..tokens import JAX_WORKLOAD
 from .jax_inputs import jax_inputs_from_stack, validate_jax_args
-from ..render.jax_jobset import build_jax_jobset, coordinator_address, jax_layout
+from ..render.jax_jobset import coordinator_address, jax_layout
+from ..render.objects import objects_for
+from .base import Checked, WorkloadComponent
 
 
-class JaxWorkload(pulumi.ComponentResource):
+class JaxWorkload(WorkloadComponent):
     """Every process runs the user's program: one JobSet, one Job per TPU slice (or per CPU group)."""
 
     jobset_name: pulumi.Output[str]
@@ -46,50 +45,43 @@ class JaxWorkload(pulumi.ComponentResource):
     """Total number of JAX processes."""
 
     def __init__(self, name: str, args: JaxWorkloadArgs, opts: Optional[pulumi.ResourceOptions] = None):
-        if rehydrated(self, JAX_WORKLOAD, name, opts):
+        built = self._construct(JAX_WORKLOAD, name, args, opts, validate_args, secret_labels={RUNTIME_LABEL: "jax"})
+        if built is None:
             return
-        given: dict[str, Any] = dict(args or {})
-        secrets: Mapping[str, Any] = given.get("secrets") or {}
-        deferred = Deferred(WORKLOAD_FIELDS)
-        with checking_args():  # validate before the first registration: bad args register nothing
-            given["workload"] = defer_workload_outputs(given.get("workload"), deferred)
-            workload, target = validate_jax_args(given)
-        if deferred:  # image / env Outputs: validated when known, swapped into the children
-            deferred.validate_with(given, validate_jax_args)
-        own, inherited = split_options(opts, deferred, protectable=False)
-        super().__init__(JAX_WORKLOAD, name, {}, own)
-        manifest_secret = workload_secret_name(workload.name) if workload.secret_env else None
-
-        secret = None
-        if manifest_secret is not None:
-            secret = env_secret(self, name, workload=workload.name, namespace=target.namespace,
-                                values={env: secrets[key] for env, key in workload.secret_env.items()},
-                                inherited=inherited, labels={RUNTIME_LABEL: "jax"})
-
-        manifest = build_jax_jobset(workload, target, secret_name=manifest_secret)
-        jobset = k8s.apiextensions.CustomResource(
+        checked, inherited = built
+        manifest = checked.objects.primary
+        self.jobset = k8s.apiextensions.CustomResource(
             f"{name}-jobset",
             api_version=manifest["apiVersion"],
             kind=manifest["kind"],
             metadata=manifest["metadata"],
             spec=manifest["spec"],
             # replaced on every spec or queue-name change (never protected), and with the pools it runs on
-            opts=inherited.child(self, after=[secret] if secret else [], replaced=True,
+            opts=inherited.child(self, after=self._after_secret, replaced=True,
                                  **child_options("jobset", False), replace_on_changes=list(JOBSET_REPLACE_ON_CHANGES),
                                  delete_before_replace=True),
         )
-
-        # plain, deterministic values, tied to the JobSet so consumers wait for it
-        self.jobset_name = jobset.urn.apply(lambda _: workload.name)
-        self.namespace = jobset.urn.apply(lambda _: target.namespace)
-        self.coordinator_address = jobset.urn.apply(lambda _: coordinator_address(workload, target))
-        self.processes = jobset.urn.apply(lambda _: jax_layout(workload, target).processes)
-        self.register_outputs({
+        workload, target = checked.workload, checked.target
+        assert isinstance(workload, JaxWorkloadConfig)
+        self.jobset_name = self._known(self.jobset, workload.name)
+        self.namespace = self._known(self.jobset, target.namespace)
+        self.coordinator_address = self._known(self.jobset, coordinator_address(workload, target))
+        self.processes = self._known(self.jobset, jax_layout(workload, target).processes)
+        self._finish({
             "jobsetName": self.jobset_name,
             "namespace": self.namespace,
             "coordinatorAddress": self.coordinator_address,
             "processes": self.processes,
         })
+
+
+def validate_args(args: Mapping[str, Any]) -> Checked:
+    """Validate component args (workloads/jax_inputs.py); return the workload, where it runs, its JobSet and the
+    secret values by env. Raises ConfigError naming every bad input path."""
+    workload, target = validate_jax_args(args)
+    secrets: Mapping[str, Any] = args.get("secrets") or {}
+    return Checked(workload, target, objects_for(workload, target),
+                   {env: secrets[key] for env, key in workload.secret_env.items()})
 
 
 def jax_args_from_stack(stack: StackConfig, workload: JaxWorkloadConfig,

@@ -19,10 +19,7 @@ from pydantic import ValidationError
 
 from .. import naming
 from ..args_types import PathwaysWorkloadArgs
-from ..component import checking_args, env_secret, rehydrated, split_options
 from ..config.base import problems_from
-from ..config.deferrable import WORKLOAD_FIELDS
-from ..deferred import Deferred, defer_workload_outputs
 from ..config.pathways_checks import pathways_workload_problems
 from ..config.target import WorkloadTarget, target_for
 from ..config.workloads import PathwaysWorkloadConfig, cluster_wired_problems, without_cluster_wired
@@ -30,11 +27,12 @@ from ..errors import ConfigError, Problem
 from ..apply_rules import JOBSET_REPLACE_ON_CHANGES
 from ..protection import child_options
 from ..tokens import PATHWAYS_WORKLOAD
-from ..render.pathways_jobset import build_pathways_jobset
+from ..render.objects import objects_for
+from .base import Checked, WorkloadComponent
 from .placement import placement_args, placement_problems, plain, secret_values_from_args, target_from_placement
 
 
-class PathwaysWorkload(pulumi.ComponentResource):
+class PathwaysWorkload(WorkloadComponent):
     """A Pathways workload (head + workers) as a JobSet, with a Secret for its secret env values."""
 
     jobset_name: pulumi.Output[str]
@@ -51,21 +49,11 @@ class PathwaysWorkload(pulumi.ComponentResource):
     """Ready-to-paste kubectl port-forward to the head's IFRT proxy (for notebooks, headless mode)."""
 
     def __init__(self, name: str, args: PathwaysWorkloadArgs, opts: Optional[pulumi.ResourceOptions] = None):
-        if rehydrated(self, PATHWAYS_WORKLOAD, name, opts):
+        built = self._construct(PATHWAYS_WORKLOAD, name, args, opts, validate_args)
+        if built is None:
             return
-        given: dict[str, Any] = dict(args or {})
-        deferred = Deferred(WORKLOAD_FIELDS)
-        with checking_args():  # validate before the first registration: bad args register nothing
-            given["workload"] = defer_workload_outputs(given.get("workload"), deferred)
-            workload, jobset, secret_values = validate_args(given)
-        if deferred:  # image / env / ... Outputs: validated when known, swapped into the children's inputs
-            deferred.validate_with(given, validate_args)
-        own, inherited = split_options(opts, deferred, protectable=False)
-        super().__init__(PATHWAYS_WORKLOAD, name, None, own)
-
-        ns = jobset["metadata"]["namespace"]
-        secret = env_secret(self, name, workload=workload.name, namespace=ns, values=secret_values,
-                            inherited=inherited) if secret_values else None
+        checked, inherited = built
+        jobset = checked.objects.primary
         self.jobset = k8s.apiextensions.CustomResource(
             f"{name}-jobset",
             api_version=jobset["apiVersion"],
@@ -73,19 +61,19 @@ class PathwaysWorkload(pulumi.ComponentResource):
             metadata=jobset["metadata"],
             spec=jobset["spec"],
             # replaced on every spec or queue-name change (never protected), and with the pools it runs on
-            opts=inherited.child(self, after=[secret] if secret else [], replaced=True,
+            opts=inherited.child(self, after=self._after_secret, replaced=True,
                                  **child_options("jobset", False), replace_on_changes=list(JOBSET_REPLACE_ON_CHANGES),
                                  delete_before_replace=True),
         )
-        self.secret = secret
-        facts = access_facts(workload.name, ns)
-        self.jobset_name = pulumi.Output.from_input(workload.name)
-        self.namespace = pulumi.Output.from_input(ns)
-        self.head_host = pulumi.Output.from_input(facts["head_host"])
-        self.head_dns_name = pulumi.Output.from_input(facts["head_dns_name"])
-        self.jax_backend_target = pulumi.Output.from_input(facts["jax_backend_target"])
-        self.port_forward_command = pulumi.Output.from_input(facts["port_forward_command"])
-        self.register_outputs({
+        ns = checked.target.namespace
+        facts = access_facts(checked.workload.name, ns)
+        self.jobset_name = self._known(self.jobset, checked.workload.name)
+        self.namespace = self._known(self.jobset, ns)
+        self.head_host = self._known(self.jobset, facts["head_host"])
+        self.head_dns_name = self._known(self.jobset, facts["head_dns_name"])
+        self.jax_backend_target = self._known(self.jobset, facts["jax_backend_target"])
+        self.port_forward_command = self._known(self.jobset, facts["port_forward_command"])
+        self._finish({
             "jobsetName": self.jobset_name,
             "namespace": self.namespace,
             "headHost": self.head_host,
@@ -124,8 +112,9 @@ def workload_from_args(args: Mapping[str, Any], problems: list[Problem]) -> Opti
     return workload
 
 
-def validate_args(args: Mapping[str, Any]) -> tuple[PathwaysWorkloadConfig, dict[str, Any], dict[str, Any]]:
-    """Validate component args through the config models; return (workload, JobSet object, secret values by env).
+def validate_args(args: Mapping[str, Any]) -> Checked:
+    """Validate component args through the config models; return the workload, where it runs, its JobSet and the
+    secret values by env.
 
     Raises ConfigError naming every bad arg path (e.g. `workload.pathways.version`, `tpu_topology`).
     """
@@ -145,9 +134,7 @@ def validate_args(args: Mapping[str, Any]) -> tuple[PathwaysWorkloadConfig, dict
         secret_values = secret_values_from_args(workload, args, problems)
     if problems or workload is None or target is None:
         raise ConfigError(problems)
-    jobset = build_pathways_jobset(workload, target,
-                                   secret_name=naming.workload_secret_name(workload.name) if secret_values else None)
-    return workload, jobset, secret_values
+    return Checked(workload, target, objects_for(workload, target), secret_values)
 
 
 def pathways_args_from_stack(stack: Any, workload: PathwaysWorkloadConfig,

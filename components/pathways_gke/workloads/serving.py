@@ -16,13 +16,9 @@ import pulumi
 import pulumi_kubernetes as k8s
 from pydantic import ValidationError
 
-from .. import naming
 from ..args_types import PathwaysServingArgs
-from ..component import checking_args, env_secret, rehydrated, split_options
 from ..config.addons import KueueConfig, LwsConfig
 from ..config.base import problems_from
-from ..config.deferrable import WORKLOAD_FIELDS
-from ..deferred import Deferred, defer_workload_outputs
 from ..config.pathways_checks import pathways_workload_problems
 from ..config.serving_checks import MUTABLE_SIZE_SINCE, serving_workload_problems, version_key
 from ..config.workloads import PathwaysWorkloadConfig
@@ -31,12 +27,14 @@ from ..apply_rules import lws_kueue_replace_on_changes
 from ..protection import child_options
 from .pathways import pathways_args_from_stack, workload_from_args
 from .placement import placement_problems, secret_values_from_args, target_from_placement
-from ..render.serving_lws import ServingObjects, access_facts, serving_objects
+from ..render.objects import objects_for
+from ..render.serving_lws import access_facts
+from .base import Checked, WorkloadComponent
 from ..config.target import WorkloadTarget
 from ..tokens import PATHWAYS_SERVING
 
 
-class PathwaysServing(pulumi.ComponentResource):
+class PathwaysServing(WorkloadComponent):
     """Pathways serving (LeaderWorkerSet + Service) or a persistent Pathways service (LWS + a proxy per client)."""
 
     lws_name: pulumi.Output[str]
@@ -55,34 +53,22 @@ class PathwaysServing(pulumi.ComponentResource):
     """mode service: per client, kubectl port-forward to its proxy (then JAX_BACKEND_TARGET=grpc://127.0.0.1:29000)."""
 
     def __init__(self, name: str, args: PathwaysServingArgs, opts: Optional[pulumi.ResourceOptions] = None):
-        if rehydrated(self, PATHWAYS_SERVING, name, opts):
-            return
-        given: dict[str, Any] = dict(args or {})
-        deferred = Deferred(WORKLOAD_FIELDS)
-        with checking_args():  # validate before the first registration: bad args register nothing
-            given["workload"] = defer_workload_outputs(given.get("workload"), deferred)
-            workload, objects, secret_values, lws_version = validate_args(given)
-        if deferred:  # image / env Outputs: validated when known, swapped into the children's inputs
-            deferred.validate_with(given, validate_args)
         # StatefulSets reschedule on a replaced pool: no child is replaced with it
-        own, inherited = split_options(opts, deferred, protectable=False)
-        super().__init__(PATHWAYS_SERVING, name, None, own)
-        ns = objects.lws["metadata"]["namespace"]
-
-        secret = None
-        if secret_values:
-            secret = env_secret(self, name, workload=workload.name, namespace=ns, values=secret_values,
-                                inherited=inherited)
-        lws = objects.lws
+        built = self._construct(PATHWAYS_SERVING, name, args, opts, validate_args)
+        if built is None:
+            return
+        checked, inherited = built
+        objects, workload = checked.objects, checked.workload
+        assert isinstance(workload, PathwaysWorkloadConfig) and checked.lws_version is not None
+        lws = objects.primary
         self.lws = k8s.apiextensions.CustomResource(
             f"{name}-lws",
             api_version=lws["apiVersion"], kind=lws["kind"], metadata=lws["metadata"], spec=lws["spec"],
             # everything else rolls group by group; these the LWS webhook refuses to change in place
-            opts=inherited.child(self, after=[secret] if secret else [], **child_options("serving", False),
-                                 replace_on_changes=immutable_paths(lws, lws_version) or None,
+            opts=inherited.child(self, after=self._after_secret, **child_options("serving", False),
+                                 replace_on_changes=immutable_paths(lws, checked.lws_version) or None,
                                  delete_before_replace=True),  # fixed name
         )
-        self.secret = secret
         self.service = None
         if objects.service is not None:
             svc = objects.service
@@ -102,16 +88,16 @@ class PathwaysServing(pulumi.ComponentResource):
                 opts=inherited.child(self, **child_options("serving", False), delete_before_replace=True))
             self.clients[client] = (proxy, service)
 
-        facts = access_facts(workload, ns)
-        known = lambda key: pulumi.Output.from_input(facts[key]) if key in facts else None  # noqa: E731
-        self.lws_name = pulumi.Output.from_input(workload.name)
-        self.namespace = pulumi.Output.from_input(ns)
+        facts = access_facts(workload, checked.target.namespace)
+        known = lambda key: self._known(self.lws, facts[key]) if key in facts else None  # noqa: E731
+        self.lws_name = self._known(self.lws, workload.name)
+        self.namespace = self._known(self.lws, checked.target.namespace)
         self.service_name = known("service_name")
         self.endpoint = known("endpoint")
         self.port_forward_command = known("port_forward_command")
         self.client_targets = known("client_targets")
         self.client_port_forward_commands = known("client_port_forward_commands")
-        self.register_outputs({
+        self._finish({
             "lwsName": self.lws_name,
             "namespace": self.namespace,
             "serviceName": self.service_name,
@@ -147,8 +133,9 @@ def _release_arg(args: Mapping[str, Any], arg: str, model: type[LwsConfig] | typ
     return version
 
 
-def validate_args(args: Mapping[str, Any]) -> tuple[PathwaysWorkloadConfig, ServingObjects, dict[str, Any], str]:
-    """Validate component args; return (workload, objects, secret values by env, LWS version).
+def validate_args(args: Mapping[str, Any]) -> Checked:
+    """Validate component args; return the workload, where it runs, its objects, the secret values by env and the
+    LWS version.
 
     Raises ConfigError naming every bad arg path (e.g. `workload.serving.port`, `lws_version`).
     """
@@ -179,9 +166,7 @@ def validate_args(args: Mapping[str, Any]) -> tuple[PathwaysWorkloadConfig, Serv
         secret_values = secret_values_from_args(workload, args, problems)
     if problems or workload is None or target is None:
         raise ConfigError(problems)
-    objects = serving_objects(workload, target,
-                              secret_name=naming.workload_secret_name(workload.name) if secret_values else None)
-    return workload, objects, secret_values, lws_version
+    return Checked(workload, target, objects_for(workload, target), secret_values, lws_version=lws_version)
 
 
 def serving_args_from_stack(stack: Any, workload: PathwaysWorkloadConfig,
