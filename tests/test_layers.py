@@ -135,7 +135,8 @@ def third_party_imports(name: str) -> set[str]:
 
 def test_builders_import_neither_pulumi_nor_a_component():
     builders = sorted(name for name in MODULES if is_builder(name))
-    assert "pathways_gke.render.pathways_jobset" in builders and "pathways_gke.gke.nodepools" in builders
+    assert {"pathways_gke.render.pathways_jobset", "pathways_gke.render.serving_lws", "pathways_gke.render.pod",
+            "pathways_gke.render.objects", "pathways_gke.workloads.identity", "pathways_gke.gke.nodepools"} <= set(builders)
     for name in builders:
         pulumi = sorted(m for m in third_party_imports(name) if m == "pulumi" or m.startswith("pulumi_"))
         assert pulumi == [], f"{name} imports {pulumi}: builders are pure data"
@@ -147,6 +148,8 @@ def test_the_layer_rule_would_catch_a_builder_importing_a_component():
     """The check above is not vacuous: the walk classifies a real component import as one."""
     assert is_component("pathways_gke.workloads.pathways") and is_component("pathways_gke.component")
     assert not is_builder("pathways_gke.workloads.serving") and is_builder("pathways_gke.render.serving_lws")
+    assert is_component("pathways_gke.workloads.base") and not is_builder("pathways_gke.workloads.base")
+    assert is_builder("pathways_gke.render") and is_builder("pathways_gke.workloads.identity")
     assert is_builder("pathways_gke.render") and is_builder("pathways_gke.workloads.identity")
     assert "pulumi" in third_party_imports("pathways_gke.workloads.pathways")
 
