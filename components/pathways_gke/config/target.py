@@ -19,17 +19,13 @@ class WorkloadTarget:
     shape: Optional[SliceShape] = None
     slices: int = 0
     capacity: str = "on-demand"  # on-demand | spot | reservation | flex-start | queued
-    reservation: Optional[str] = None
     placement_policy: Optional[str] = None  # tpu7x workload-policy name, for the worker nodeSelector
     queue_name: Optional[str] = None  # Kueue LocalQueue when Kueue is enabled
-
-
 
 
 def target_for(stack: StackConfig, workload: WorkloadConfig) -> WorkloadTarget:
     pool = stack.pool(workload.tpu_pool) if workload.tpu_pool else None
     shape = pool.shape if pool else None
-    reservation = pool.reservation_spec.name if pool and pool.reservation_spec else None
     return WorkloadTarget(
         namespace=stack.namespace,
         cpu_pool=stack.cpu_pool.name,
@@ -37,7 +33,6 @@ def target_for(stack: StackConfig, workload: WorkloadConfig) -> WorkloadTarget:
         shape=shape,
         slices=pool.slices if pool else 0,
         capacity=pool.capacity if pool else "on-demand",
-        reservation=reservation,
         placement_policy=(workload_policy_name(stack.cluster.name, pool.name)
                           if pool and shape and shape.needs_workload_policy else None),
         queue_name=LOCAL_QUEUE_NAME if stack.kueue.enabled else None,
