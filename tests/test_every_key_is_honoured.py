@@ -5,7 +5,7 @@ The walk covers every field of the workload model (nested Pathways and JAX setti
 fails `test_the_walk_covers_every_workload_field` until it has a sample here, which forces the decision:
 honour it in the builder of each runtime that accepts it, or refuse it for the others. The same walk covers the
 stack-level keys (the offline plan) and the placement args of the standalone workload components (every field of
-workloads/placement.py's `Placement`, for each component and mode).
+config/placement.py's `Placement`, for each component and mode).
 """
 
 from __future__ import annotations
@@ -304,7 +304,7 @@ def test_every_stack_key_changes_the_plan_or_is_refused_in_every_context(context
 # --- the placement args of the standalone workload components ------------------------------------------------
 #
 # PathwaysWorkload, JaxWorkload and PathwaysServing take where they run as flat args, the fields of the one
-# `Placement` model (workloads/placement.py). Each field set to a non-default value must change what the component
+# `Placement` model (config/placement.py). Each field set to a non-default value must change what the component
 # renders or be refused at its arg path, for every component and mode that takes it.
 
 PLACEMENT_BASES: dict[str, dict[str, Any]] = {
@@ -399,7 +399,7 @@ def placement_render(base: str, args: dict[str, Any]) -> str:
 
 
 def test_the_placement_walk_covers_every_placement_field():
-    from pathways_gke.workloads.placement import Placement
+    from pathways_gke.config.placement import Placement
 
     assert sorted(PLACEMENT_SAMPLES) == sorted(Placement.model_fields)
 

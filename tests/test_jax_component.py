@@ -11,7 +11,7 @@ from pathways_gke.component import property_path
 from pathways_gke.tokens import JAX_WORKLOAD
 from pathways_gke.workloads.jax import JaxWorkload, jax_args_from_stack
 from pathways_gke.render.jax_jobset import build_jax_jobset
-from pathways_gke.workloads.placement import Placement
+from pathways_gke.config.placement import Placement
 from pathways_gke.config.target import target_for
 from tests.support.crd import jobset_schema_errors
 from tests.support.offline import Cloud, run

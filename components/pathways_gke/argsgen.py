@@ -33,7 +33,7 @@ from .config.workloads import (CLUSTER_WIRED, WORKLOAD_DESCRIPTION, WORKLOAD_MOD
                                WorkloadConfig)
 from .generated import command
 from .releases import KUEUE_LWS_NAME_LIMIT, LWS_LONG_NAMES_SINCE, release_description
-from .workloads.placement import Placement
+from .config.placement import Placement
 
 TARGET = Path(__file__).with_name("args_types.py")
 UNION_NAMES = {id(WorkloadConfig): ("Workload", WORKLOAD_MODELS, WORKLOAD_DESCRIPTION)}

@@ -2,7 +2,7 @@
 
 The component takes plain, cross-language inputs (nested dicts with snake_case keys, as Pulumi's
 component provider delivers them; integers may arrive as floats): `workload`, the placement args every workload
-component takes (workloads/placement.py) and `secrets`. They are validated through the same pydantic models and
+component takes (config/placement.py) and `secrets`. They are validated through the same pydantic models and
 checks as a stack file, and errors name the input path (`workload.jax.processes`, `tpu_topology`).
 """
 
@@ -18,7 +18,7 @@ from ..config.stack import StackConfig
 from ..config.target import WorkloadTarget, target_for
 from ..config.workloads import JaxWorkloadConfig, cluster_wired_problems, without_cluster_wired
 from ..errors import ConfigError, Problem
-from .placement import placement_args, placement_problems, plain, secret_values_from_args, target_from_placement
+from ..config.placement import placement_args, placement_problems, plain, secret_values_from_args, target_from_placement
 
 OWN_ARGS = ("workload", "secrets")
 """JaxWorkload's args besides the placement."""

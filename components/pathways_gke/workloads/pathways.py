@@ -29,7 +29,7 @@ from ..protection import child_options
 from ..tokens import PATHWAYS_WORKLOAD
 from ..render.objects import objects_for
 from .base import Checked, WorkloadComponent
-from .placement import placement_args, placement_problems, plain, secret_values_from_args, target_from_placement
+from ..config.placement import placement_args, placement_problems, plain, secret_values_from_args, target_from_placement
 
 
 class PathwaysWorkload(WorkloadComponent):

@@ -26,7 +26,7 @@ from ..errors import ConfigError, Problem
 from ..apply_rules import lws_kueue_replace_on_changes
 from ..protection import child_options
 from .pathways import pathways_args_from_stack, workload_from_args
-from .placement import placement_problems, secret_values_from_args, target_from_placement
+from ..config.placement import placement_problems, secret_values_from_args, target_from_placement
 from ..render.objects import objects_for
 from ..render.serving_lws import access_facts
 from .base import Checked, WorkloadComponent

@@ -12,11 +12,11 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from ..capacity import Capacity
 from ..catalog import CatalogError, SliceShape, parse_shorthand, resolve
-from ..config.base import fail, problems_from
-from ..config.model import StackConfig
-from ..config.target import WorkloadTarget
-from ..config.types import CpuMachineType, KubernetesName, LabelValue, Namespace, NodePoolName
-from ..config.workloads import WorkloadBase
+from .base import fail, problems_from
+from .model import StackConfig
+from .target import WorkloadTarget
+from .types import CpuMachineType, KubernetesName, LabelValue, Namespace, NodePoolName
+from .workloads import WorkloadBase
 from ..errors import Problem
 
 TPU_ONLY = ("tpu_topology", "tpu_machine_type", "slices", "tpu_group", "placement_policy")
