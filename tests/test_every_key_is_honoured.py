@@ -373,10 +373,7 @@ PLACEMENT_EXEMPT: dict[tuple[str, str], str] = {
 }
 
 # accepted and dropped today: known bugs, each failing here (strict) once fixed so the entry is removed
-PLACEMENT_DROPPED: dict[tuple[str, str], str] = {
-    ("jax-cpu", "capacity"): "capacity describes the TPU slices but is not among placement.TPU_ONLY, so a CPU "
-                             "JaxWorkload accepts and drops it",
-}
+PLACEMENT_DROPPED: dict[tuple[str, str], str] = {}
 
 
 def refused_for(key: str, value: Any, problems: list) -> bool:
