@@ -109,3 +109,29 @@ def test_every_example_stack_fits(example, stack):
 
     resources = plan_example(example, stack).to_json()["resources"]
     assert [s.message() for s in place(resources, lws_version_of(resources)) if not s.queued] == []
+
+
+def test_the_controllers_the_stack_sizes_are_placed_on_the_head_pool():
+    """The JobSet and Kueue controllers run on the CPU (head) pool with the requests the readiness ConfigMap records
+    (addons/sizing.py); the plan holds no Deployment for them, so the fit reads that record."""
+    resources = _resources(shipped("prod"), "prod")  # Kueue on: both controllers sized
+    controllers = {pods[0].owner: pods[0] for pods, _ in groups_of(resources, "v0.10.0")
+                   if pods[0].owner.endswith("-controller")}
+    assert set(controllers) == {"Deployment jobset-controller", "Deployment kueue-controller"}
+    for pod in controllers.values():
+        assert (pod.cpu_m, pod.memory) == (1000, 4096 * 2**20)  # the formula's floor at this size
+        assert pod.selector == (("cloud.google.com/gke-nodepool", "cpu-np"),)
+
+
+def test_a_controller_that_does_not_fit_beside_the_heads_is_refused():
+    cfg = merged("dev", cpuPool={"maxNodes": 1, "minNodes": 1})
+    resources = _resources(cfg, "dev")
+    assert place(resources) == []  # one n2-standard-64 node: the head (16 CPU) and the controller (1 CPU)
+    marker = next(r for r in resources if r["name"].endswith("services-ready"))
+    marker["inputs"]["data"]["jobset.resources"] = (  # what a far larger cluster would record
+        '{"limits":{"cpu":"100","memory":"4096Mi"},"requests":{"cpu":"50","memory":"4096Mi"}}')
+    [short] = place(resources)  # the larger pod is placed first: the head is the one left without a node
+    assert (short.owner, short.missing, short.queued) == ("JobSet train", 1, False)
+    assert "cpu-np (1 x n2-standard-64)" in short.message() and "cpuPool.maxNodes" in short.message()
+    del marker["inputs"]["data"]["jobset.resources"]  # without the controller the head fits again
+    assert place(resources) == []

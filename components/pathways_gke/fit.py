@@ -25,11 +25,13 @@ placed is what would be applied:
 Pods pinned to pools the plan does not declare (an adopted cluster's) are not placed. A shortfall names the
 workload object, the pods that do not fit, the pools it may use and what to raise. Pure:
 no Pulumi import; the `pathways-gke-pods-fit` policy (policies.py) runs it offline and under `pulumi preview`.
-Not placed: the controllers of yaml/v2 installs (their objects are not in the plan).
+The controllers of the yaml/v2 installs are not in the plan: the ones the stack sizes are placed from the readiness
+ConfigMap's record (_controller_groups); one left at its manifest's size is not.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field, replace
 from decimal import Decimal
@@ -38,7 +40,8 @@ from typing import Any, Iterable, Mapping, Optional, Sequence
 from . import tokens
 from .catalog import GENERATIONS, TPU_HOSTS, cpu_machine, gke_allocatable
 from .config.types import parse_quantity
-from .naming import QUEUE_NAME_LABEL, EXCLUSIVE_TOPOLOGY_ANNOTATION, LWS_EXCLUSIVE_TOPOLOGY, LWS_SUBGROUP_EXCLUSIVE_TOPOLOGY
+from .naming import (EXCLUSIVE_TOPOLOGY_ANNOTATION, LWS_EXCLUSIVE_TOPOLOGY, LWS_SUBGROUP_EXCLUSIVE_TOPOLOGY,
+                     HEAD_ROLE, QUEUE_NAME_LABEL, ROLE_LABEL, SERVICES_CONFIGMAP)
 from .property_paths import value_at
 
 NODEPOOL_LABEL = "cloud.google.com/gke-nodepool"
@@ -267,6 +270,33 @@ def groups_of(resources: Iterable[Mapping[str, Any]], lws_version: str) -> list[
         elif r.get("type") == tokens.JOB:
             pod = _pod(owner, "pod", spec.get("template") or {})
             out += [([pod], False) for _ in range(_int(spec.get("parallelism")) or 1)]
+    return out + _controller_groups(resources)
+
+
+def _controller_groups(resources: Iterable[Mapping[str, Any]]) -> list[Group]:
+    """The controllers of the yaml/v2 installs, whose Deployments the plan does not hold: those the stack sizes are
+    recorded in the readiness ConfigMap (`<addon>.resources`, addons.readiness_marker), one replica each as the
+    release manifests run them, pinned to the head pool (addons/install.pin_to_node_pool; its nodes carry
+    `pathways-gke/role: head`). A controller left at its manifest's size (`sizeForCluster: false`, LWS) requests
+    what the manifest says, which the plan does not read: it is not placed."""
+    resources = list(resources)
+    head_pools = [value_at(r, "inputs.name") for r in resources if r.get("type") == tokens.NODE_POOL
+                  and value_at(r, ("inputs", "nodeConfig", "labels", ROLE_LABEL)) == HEAD_ROLE]
+    marker = next((r for r in resources if r.get("type") == tokens.CONFIG_MAP
+                   and value_at(r, "inputs.metadata.name") == SERVICES_CONFIGMAP), None)
+    if marker is None or len(head_pools) != 1 or not isinstance(head_pools[0], str):
+        return []
+    out: list[Group] = []
+    for key, value in sorted((value_at(marker, "inputs.data") or {}).items()):
+        if not key.endswith(".resources"):
+            continue
+        try:
+            recorded = json.loads(value)
+        except (TypeError, ValueError):
+            continue
+        template = {"spec": {"nodeSelector": {NODEPOOL_LABEL: head_pools[0]},
+                             "containers": [{"name": "manager", "resources": recorded}]}}
+        out.append(([_pod(f"Deployment {key.removesuffix('.resources')}-controller", "manager", template)], False))
     return out
 
 

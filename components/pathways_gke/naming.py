@@ -14,6 +14,7 @@ TPU_ACCELERATOR_LABEL = "cloud.google.com/gke-tpu-accelerator"  # set by GKE on 
 TPU_TOPOLOGY_LABEL = "cloud.google.com/gke-tpu-topology"  # set by GKE on TPU nodes
 TPU_GROUP_LABEL = "pathways-gke/tpu-group"  # ours: which pool group a TPU node belongs to
 ROLE_LABEL = "pathways-gke/role"  # ours: "head" on the CPU pool, "tpu" on slices
+HEAD_ROLE = "head"  # the ROLE_LABEL (and GCE role label) value of the CPU pool's nodes
 PLACEMENT_POLICY_LABEL = "cloud.google.com/placement-policy-name"  # tpu7x workload policy
 QUEUED_LABEL = "cloud.google.com/gke-queued"  # GKE labels and taints queued-provisioning nodes with it
 DRA_NETWORK_LABEL = "cloud.google.com/gke-networking-dra-driver"

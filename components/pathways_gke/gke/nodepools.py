@@ -19,7 +19,7 @@ from ..config.stack import StackConfig
 from ..config.tpu import TpuPoolConfig, parse_duration_seconds
 from ..gke_rules import PROVIDER_DEFAULT_TIMEOUT_MINUTES, SERVER_FILLED_TPU_FIELDS, SERVER_FILLED_WORKLOAD_POLICY_FIELDS
 from ..naming import (
-    DRA_NETWORK_LABEL, GROUP_GCE_LABEL, QUEUED_LABEL, ROLE_GCE_LABEL, ROLE_LABEL, TPU_GROUP_LABEL, TPU_TAINT,
+    DRA_NETWORK_LABEL, GROUP_GCE_LABEL, HEAD_ROLE, QUEUED_LABEL, ROLE_GCE_LABEL, ROLE_LABEL, TPU_GROUP_LABEL, TPU_TAINT,
     tpu_node_pool_name,
 )
 from ..tokens import NODE_POOL
@@ -98,8 +98,8 @@ def cpu_pool_spec(stack: StackConfig, *, component: str, cluster: Any, service_a
     cpu: CpuPoolConfig = stack.cpu_pool
     node_config = _common_node_config(
         service_account,
-        {**cpu.labels, ROLE_LABEL: "head"},
-        {**stack.cluster.labels, ROLE_GCE_LABEL: "head"},
+        {**cpu.labels, ROLE_LABEL: HEAD_ROLE},
+        {**stack.cluster.labels, ROLE_GCE_LABEL: HEAD_ROLE},
     )
     node_config.update(machine_type=cpu.machine_type, disk_size_gb=cpu.disk_size_gb, disk_type=cpu.boot_disk_type)
     node_config.update(cold_start_config(cpu.image_streaming, cpu.image_cache_disk))
