@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, reject, settings
 from hypothesis import strategies as st
 
 from pathways_gke import apply_rules as A
-from pathways_gke import tokens
+from pathways_gke import policies, tokens
 from pathways_gke.errors import ConfigError
 from pathways_gke.fit import lws_version_of, place
 from pathways_gke.plan import plan_config
@@ -119,6 +119,11 @@ def test_the_diff_of_a_drawn_edit_follows_the_model_and_every_pod_fits(draw, edi
         if entry["verdict"] == "refused":
             assert f"| **REFUSED** | `{entry['name']}`" in markdown
 
-    # no plan contains a pod that cannot be placed (waiting for a turn is allowed)
+    # no plan the product accepts contains a pod that cannot be placed (waiting for a turn is allowed): a stack whose
+    # pods cannot all run (e.g. an edit that grows the cluster until the controllers sized for it outgrow a CPU
+    # node) is refused by the mandatory pods-fit policy, which `pathways-gke plan` and the policy pack enforce
     resources = new["resources"]
-    assert [s.message() for s in place(resources, lws_version_of(resources)) if not s.queued] == []
+    unplaced = [s.message() for s in place(resources, lws_version_of(resources)) if not s.queued]
+    refused = [v.message for v in policies.check_resources(resources)
+               if v.policy == "pathways-gke-pods-fit" and v.level == policies.MANDATORY]
+    assert sorted(refused) == sorted(unplaced)
