@@ -40,7 +40,7 @@ from pathways_gke.catalog import GENERATIONS, TPU_TYPES, SliceShape, chips_of, c
 from pathways_gke.config.checks import RESERVED_NAMESPACES
 from pathways_gke.config.cluster import ClusterConfig, CpuPoolConfig, ReleaseChannel
 from pathways_gke.config.pathways import DEFAULT_USER_REQUESTS, MANAGED_FLAGS, ImagePullPolicy, parse_quantity
-from pathways_gke.catalog import TPU_HOSTS
+from pathways_gke.catalog import TPU_HOSTS, gke_allocatable
 from pathways_gke.config.pathways_checks import GB, MANAGED_ENV, SERVER_REQUESTS
 from pathways_gke.config.stack import KNOWN_KEYS
 from pathways_gke.config.stack_file import parse_stack_yaml  # the CLI-compatible reader
@@ -562,10 +562,16 @@ def cpu_pool_section(draw, region: str, location: str, pools: list[PoolFacts], w
     heads = [head_need(w.get("resources")) for w in workloads
              if w.get("runtime", "pathways") == "pathways" and w.get("mode", "default") != "colocated"]
 
+    # each JAX process on the CPU pool must fit one node (config/checks.jax_problems, GKE allocatable)
+    jax_cpus = [float(parse_quantity(str(w["jax"]["cpu"]))) for w in workloads
+                if w.get("runtime") == "jax" and "cpu" in (w.get("jax") or {})]
+
     def fits(machine_type: str) -> bool:
         machine = cpu_machine(machine_type)
         assert machine is not None, machine_type  # a known shape (Kueue derives its CPU quota from it)
-        return all(holds_head(machine.vcpus, machine.memory_gib, need) for need in heads)
+        alloc_cpu = gke_allocatable(machine).millicores / 1000
+        return (all(holds_head(machine.vcpus, machine.memory_gib, need) for need in heads)
+                and all(cpu < alloc_cpu for cpu in jax_cpus))
 
     cpu: dict[str, Any] = {}
     default = CpuPoolConfig().machine_type
