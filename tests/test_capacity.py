@@ -10,7 +10,7 @@ from pathways_gke.addons.kueue import tpu_flavor
 from pathways_gke.capacity import CAPACITIES, CAPACITY_RULES
 from pathways_gke.render.jax_jobset import build_jax_jobset
 from pathways_gke.render.pathways_jobset import build_pathways_jobset
-from pathways_gke.config.target import target_for
+from pathways_gke.config.placement import Placement
 from tests.support.stacks import parsed
 
 PACKAGE = pathlib.Path(__file__).resolve().parents[1] / "components" / "pathways_gke"
@@ -33,9 +33,9 @@ def capacity_stack(capacity: str, runtime: str):
 def tpu_pod_specs(capacity: str) -> dict[str, dict]:
     """The TPU pod spec each builder renders for a pool of this capacity."""
     jax_stack, pw_stack = capacity_stack(capacity, "jax"), capacity_stack(capacity, "pathways")
-    jax = build_jax_jobset(jax_stack.workloads[0], target_for(jax_stack, jax_stack.workloads[0]),
+    jax = build_jax_jobset(jax_stack.workloads[0], Placement.of(jax_stack, jax_stack.workloads[0]),
                            secret_name="train-env")
-    pathways = build_pathways_jobset(pw_stack.workloads[0], target_for(pw_stack, pw_stack.workloads[0]))
+    pathways = build_pathways_jobset(pw_stack.workloads[0], Placement.of(pw_stack, pw_stack.workloads[0]))
     worker = [j for j in pathways["spec"]["replicatedJobs"] if j["name"] == "worker"][0]
     return {"jax": jax["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["spec"],
             "pathways": worker["template"]["spec"]["template"]["spec"]}

@@ -22,7 +22,7 @@ pytest.importorskip("kubernetes", reason="the day2 extra (pip install 'pathways-
 
 from pathways_gke import cli, naming  # noqa: E402
 from pathways_gke.config.stack import parse_stack  # noqa: E402
-from pathways_gke.config.target import target_for  # noqa: E402
+from pathways_gke.config.placement import Placement  # noqa: E402
 from pathways_gke.render.jax_jobset import build_jax_jobset  # noqa: E402
 from pathways_gke.render.pathways_jobset import build_pathways_jobset  # noqa: E402
 from pathways_gke.render.serving_lws import serving_objects  # noqa: E402
@@ -47,7 +47,7 @@ def pathways_jobset(name: str) -> dict:
     config["pathways-gke:tpuPools"][0]["slices"] = 2  # a head Job and two slice Jobs
     stack = parse_stack(config)
     w = stack.workloads[0]
-    js = build_pathways_jobset(w, target_for(stack, w))
+    js = build_pathways_jobset(w, Placement.of(stack, w))
     return renamed(js, name)
 
 
@@ -119,7 +119,7 @@ def kueue_workload(owner: dict, *conditions, admission=None, version="v1beta2"):
 def lws_object(name="llama-serve", ready=1, replicas=2):
     stack = _stack("serve")
     w = next(w for w in stack.workloads if w.name == "llama-serve")
-    lws = serving_objects(w, target_for(stack, w)).lws
+    lws = serving_objects(w, Placement.of(stack, w)).lws
     lws = renamed(lws, name)
     lws["spec"]["replicas"] = replicas
     conditions = [cond("Progressing", reason="GroupsProgressing", message="Replicas are progressing")]
@@ -326,7 +326,7 @@ def test_older_kueue_is_read_at_v1beta1_and_no_kueue_means_no_admission(tmp_path
 def test_a_jax_jobset_has_the_runtime_label_and_its_slices(api, kubeconfig, capsys):
     stack = _stack("jax")
     w = next(w for w in stack.workloads if w.tpu_pool)
-    js = build_jax_jobset(w, target_for(stack, w))
+    js = build_jax_jobset(w, Placement.of(stack, w))
     jobs = js["spec"]["replicatedJobs"][0]["replicas"]
     api.add(with_status(js, restarts=0, replicatedJobsStatus=[rjob_status("workers", ready=jobs, active=jobs)]))
     out = status_json(capsys, kubeconfig)[w.name]
@@ -336,7 +336,7 @@ def test_a_jax_jobset_has_the_runtime_label_and_its_slices(api, kubeconfig, caps
 def test_logs_of_a_jax_jobset_read_process_zero_and_a_slices_first_process(api, kubeconfig, capsys):
     stack = _stack("jax")
     w = next(w for w in stack.workloads if w.tpu_pool)
-    js = build_jax_jobset(w, target_for(stack, w))
+    js = build_jax_jobset(w, Placement.of(stack, w))
     api.add(js)
     pods = pod_objects(js)
     for p in pods:
@@ -648,7 +648,7 @@ def test_an_lws_under_kueue_has_one_workload_per_group(api, kubeconfig, capsys):
 def test_logs_of_a_service_clients_proxy(api, kubeconfig, capsys):
     stack = _stack("serve")
     w = next(w for w in stack.workloads if w.name == "shared-pw")
-    objects = serving_objects(w, target_for(stack, w))
+    objects = serving_objects(w, Placement.of(stack, w))
     api.add(with_status(objects.lws, replicas=1, readyReplicas=1, updatedReplicas=1, conditions=[]))
     deployment = objects.clients["alice"][0]
     template = deployment["spec"]["template"]

@@ -195,11 +195,13 @@ def workloads_only():
 
 def test_cluster_stack_exports_what_workload_stacks_read(stack_plans):
     outputs = stack_plans("dev").outputs
-    assert {"kubeconfig", "namespace", "cpuPool", "tpuPoolFacts"} <= set(outputs)
-    assert outputs["tpuPoolFacts"] == [{
-        "name": "main", "type": "v6e", "topology": "2x4", "slices": 1, "zone": "us-east5-b", "capacity": "spot",
-        "machineType": "ct6e-standard-4t", "acceleratorType": "tpu-v6e-slice", "vmsPerSlice": 2, "chipsPerVm": 4,
-        "nodePoolNames": ["pw-dev-main-0"]}]
+    assert {"kubeconfig", "namespace", "cpuPool", "tpuPools", "tpuPoolNames"} <= set(outputs)
+    # per group, a workload component's placement args, as PathwaysCluster gives them to its own workloads
+    assert outputs["tpuPools"] == {"main": {
+        "tpu_type": "v6e", "tpu_topology": "2x4", "slices": 1, "tpu_machine_type": "ct6e-standard-4t",
+        "namespace": "default", "cpu_pool": "cpu-np", "cpu_machine_type": "n2-standard-64", "tpu_group": "main",
+        "capacity": "spot"}}
+    assert outputs["tpuPoolNames"] == {"main": ["pw-dev-main-0"]}
     assert "queueName" not in outputs and stack_plans("prod").outputs["queueName"] == "pathways-queue"
 
 
@@ -235,7 +237,7 @@ def test_workloads_only_jobsets_match_the_referenced_pool_group(workloads_only):
 def test_workloads_only_refuses_a_pool_group_the_cluster_does_not_have():
     pytest.importorskip("pathways_gke.workloads.pathways", reason="PathwaysWorkload is not importable")
     outputs = cluster_stack_outputs("dev")
-    outputs["tpuPoolFacts"] = [{**outputs["tpuPoolFacts"][0], "name": "other"}]
+    outputs["tpuPools"] = {"other": outputs["tpuPools"]["main"]}
     cloud = Cloud(reads={STACK_REFERENCE: lambda args: {
         "name": args.resource_id, "outputs": outputs, "secretOutputNames": []}})
     with pytest.raises(Exception, match=r"workloads\[sweep-a\].tpuPool: 'main' is not a TPU pool group"):

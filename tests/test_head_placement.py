@@ -10,7 +10,7 @@ from pathways_gke.config.pathways_checks import pathways_workload_problems
 from pathways_gke.render.head import HEAD_POD_LABEL, SAFE_TO_EVICT_ANNOTATION, guard_head
 from pathways_gke.render.jax_jobset import build_jax_jobset
 from pathways_gke.render.pathways_jobset import build_pathways_jobset
-from pathways_gke.config.target import WorkloadTarget
+from pathways_gke.config.placement import Placement
 from pathways_gke.config.workloads import JaxWorkloadConfig
 
 from .support.pathways_cases import workload, target
@@ -58,7 +58,7 @@ def test_guard_head_is_reusable_and_owns_the_affinity():
 def test_jax_processes_are_never_evicted_by_the_autoscaler(on_tpu):
     w = JaxWorkloadConfig.model_validate({"name": "train", "runtime": "jax", "image": "us-docker.pkg.dev/acme/train:1", "command": "python3 t.py",
                                           **({"tpuPool": "main"} if on_tpu else {"jax": {"processes": 2}})})
-    where = target(topology="2x4", slices=2) if on_tpu else WorkloadTarget(namespace="ml", cpu_pool="cpu-np")
+    where = target(topology="2x4", slices=2) if on_tpu else Placement(namespace="ml", cpu_pool="cpu-np")
     js = build_jax_jobset(w, where)
     template = js["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]
     assert template["metadata"]["annotations"] == {SAFE_TO_EVICT_ANNOTATION: "false"}  # process 0 is one of them

@@ -391,7 +391,7 @@ def test_bad_egress_config_names_the_path(cluster, path):
 
 def test_the_identity_follows_the_pod_spec_not_the_runtime():
     """The same Pathways pod read with and without hostNetwork: the node SA, then its KSA's principal."""
-    from pathways_gke.config.target import target_for
+    from pathways_gke.config.placement import Placement
     from pathways_gke.render.objects import objects_for
     from pathways_gke.workloads.identity import pod_identity
 
@@ -400,7 +400,7 @@ def test_the_identity_follows_the_pod_spec_not_the_runtime():
     cfg["pathways-gke:workloads"][0]["serviceAccount"] = "trainer"
     stack = parse_stack(cfg)
     workload = stack.workloads[0]
-    head = dict(objects_for(workload, target_for(stack, workload)).pod_templates())["pathways-head"]
+    head = dict(objects_for(workload, Placement.of(stack, workload)).pod_templates())["pathways-head"]
     as_rendered = pod_identity(stack, workload, "pathways-head", head)
     assert as_rendered.host_network and as_rendered.identity.member == (
         f"serviceAccount:{DEV_NODES}")

@@ -12,7 +12,6 @@ from pathways_gke.tokens import JAX_WORKLOAD
 from pathways_gke.workloads.jax import JaxWorkload, jax_args_from_stack
 from pathways_gke.render.jax_jobset import build_jax_jobset
 from pathways_gke.config.placement import Placement
-from pathways_gke.config.target import target_for
 from tests.support.crd import jobset_schema_errors
 from tests.support.offline import Cloud, run
 from tests.support.stacks import parsed
@@ -51,7 +50,7 @@ def test_children_options_and_outputs():
     assert {secret.urn, plan.named("ready").urn} <= set(job.depends_on)
     assert job.options["replaceWith"] == [plan.named("pool").urn]
     # the registered JobSet is exactly the pure builder's, and it is valid
-    expected = build_jax_jobset(workload, target_for(st, workload), secret_name="mst-env")
+    expected = build_jax_jobset(workload, Placement.of(st, workload), secret_name="mst-env")
     assert {k: job.inputs[k] for k in ("apiVersion", "kind", "metadata", "spec")} == expected
     assert jobset_schema_errors(expected) == {"v0.8.2": [], "v0.12.0": []}
     # the secret value only travels as a Pulumi secret into the Secret, never into the JobSet
@@ -133,7 +132,7 @@ def test_args_from_stack_round_trip_through_validation():
         args = jax_args_from_stack(st, workload, {"hf": "value"})
         config, target = validate_jax_args(args)
         assert build_jax_jobset(config, target, secret_name="x") == \
-            build_jax_jobset(workload, target_for(st, workload), secret_name="x")
+            build_jax_jobset(workload, Placement.of(st, workload), secret_name="x")
 
 
 def test_the_component_is_cross_language_clean():

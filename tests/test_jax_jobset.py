@@ -13,7 +13,7 @@ from pathways_gke.render.jax_jobset import (
     coordinator_address,
     jax_layout,
 )
-from pathways_gke.config.target import WorkloadTarget, target_for
+from pathways_gke.config.placement import Placement
 from tests.support.crd import jobset_schema_errors
 from tests.support.pods import container_argv, container_env, pods
 from tests.support.stacks import parsed
@@ -25,7 +25,7 @@ def render(workload: dict, tpu_pools=(), **sections) -> dict:
     st = parsed(tpuPools=list(tpu_pools), **sections, workloads=[
         {"name": "train", "runtime": "jax", "image": IMAGE, "command": "python3 train.py", **workload}])
     w = st.workloads[0]
-    return build_jax_jobset(w, target_for(st, w), secret_name="train-env")
+    return build_jax_jobset(w, Placement.of(st, w), secret_name="train-env")
 
 
 V5P_2x2x2_X2 = {"name": "main", "type": "v5p", "topology": "2x2x2", "slices": 2, "zone": "us-east5-a"}
@@ -124,8 +124,8 @@ class TestTpuMultislice:
     def test_tpu7x_multi_host_selects_the_workload_policy(self):
         st = parsed(tpuPools=[V5P_2x2x2_X2], workloads=[
             {"name": "train", "runtime": "jax", "tpuPool": "main", "image": IMAGE, "command": "x"}])
-        target = WorkloadTarget(namespace="default", cpu_pool="cpu-np", tpu_group="ir",
-                                shape=resolve("tpu7x", "2x2x2"), slices=2, placement_policy="pw-ir-wp")
+        target = Placement(namespace="default", cpu_pool="cpu-np", tpu_group="ir",
+                           tpu_type="tpu7x", tpu_topology="2x2x2", slices=2, placement_policy="pw-ir-wp")
         jobset = build_jax_jobset(st.workloads[0], target)
         assert pod_spec(jobset)["nodeSelector"]["cloud.google.com/placement-policy-name"] == "pw-ir-wp"
 
@@ -156,9 +156,9 @@ class TestCpu:
     def test_layout(self):
         st = parsed(workloads=[{"name": "train", "runtime": "jax", "image": IMAGE, "command": "x",
                                 "jax": {"processes": 6, "slices": 3}}])
-        layout = jax_layout(st.workloads[0], target_for(st, st.workloads[0]))
+        layout = jax_layout(st.workloads[0], Placement.of(st, st.workloads[0]))
         assert (layout.platform, layout.jobs, layout.processes_per_job, layout.processes) == ("cpu", 3, 2, 6)
-        assert coordinator_address(st.workloads[0], target_for(st, st.workloads[0])) == \
+        assert coordinator_address(st.workloads[0], Placement.of(st, st.workloads[0])) == \
             "train-workers-0-0.train:1234"
 
 
@@ -212,12 +212,12 @@ class TestContainer:
             {"name": "train", "runtime": "jax", "image": IMAGE, "command": "x", "jax": {"processes": 1},
              "secretEnv": {"T": "hf"}}])
         with pytest.raises(ValueError, match="Secret"):
-            build_jax_jobset(st.workloads[0], target_for(st, st.workloads[0]))
+            build_jax_jobset(st.workloads[0], Placement.of(st, st.workloads[0]))
         pw = parsed(tpuPools=[V5P_2x2x2_X2], workloads=[
             {"name": "p", "runtime": "pathways", "tpuPool": "main", "image": IMAGE, "command": "x",
              "pathways": {"version": "jax-0.9.2", "gcsScratch": "gs://acme-pw/tmp"}}])
         with pytest.raises(ValueError, match="not 'jax'"):
-            build_jax_jobset(pw.workloads[0], target_for(pw, pw.workloads[0]))
+            build_jax_jobset(pw.workloads[0], Placement.of(pw, pw.workloads[0]))
 
 
 # --- every JobSet we can render validates against both JobSet CRDs -------------------------------------
@@ -237,9 +237,10 @@ def test_every_tpu_shape_and_slice_count_renders_a_valid_jobset():
          "maxRestarts": 2, "env": {"A": "1"}}]).workloads[0]
     count = 0
     for shape, slices in _catalog_cases():
-        target = WorkloadTarget(namespace="ml", cpu_pool="cpu-np", tpu_group="main", shape=shape, slices=slices,
-                                capacity="spot", queue_name="pathways-queue",
-                                placement_policy="pw-main-wp" if shape.needs_workload_policy else None)
+        target = Placement(namespace="ml", cpu_pool="cpu-np", tpu_group="main", tpu_type=shape.generation,
+                           tpu_topology=shape.topology, tpu_machine_type=shape.machine_type, slices=slices,
+                           capacity="spot", queue_name="pathways-queue",
+                           placement_policy="pw-main-wp" if shape.needs_workload_policy else None)
         jobset = build_jax_jobset(workload, target)
         assert jobset_schema_errors(jobset) == {"v0.8.2": [], "v0.12.0": []}, (shape, slices)
         assert job(jobset)["replicas"] * job(jobset)["template"]["spec"]["parallelism"] == \

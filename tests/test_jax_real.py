@@ -26,7 +26,7 @@ from pathlib import Path
 import pytest
 
 from pathways_gke.render.jax_jobset import build_jax_jobset, coordinator_host
-from pathways_gke.config.target import target_for
+from pathways_gke.config.placement import Placement
 from tests.support.pods import Pod, container_argv, container_env, pods
 from tests.support.stacks import parsed
 
@@ -49,7 +49,7 @@ def cpu_stack(processes: int, slices: int | None, command: str, **extra):
 def rendered(processes: int, slices: int | None, command: str, **extra) -> dict:
     config = cpu_stack(processes, slices, command, **extra)
     workload = config.workloads[0]
-    return build_jax_jobset(workload, target_for(config, workload), secret_name="jaxcpu-env")
+    return build_jax_jobset(workload, Placement.of(config, workload), secret_name="jaxcpu-env")
 
 
 def free_port() -> int:
@@ -157,7 +157,7 @@ def test_secret_env_reaches_the_process_from_the_kubernetes_secret():
          "command": 'echo "token=$HF_TOKEN mode=$MODE"', "jax": {"processes": 1},
          "env": {"MODE": "eval"}, "secretEnv": {"HF_TOKEN": "hf"}}])
     workload = config.workloads[0]
-    jobset = build_jax_jobset(workload, target_for(config, workload), secret_name="jaxcpu-env")
+    jobset = build_jax_jobset(workload, Placement.of(config, workload), secret_name="jaxcpu-env")
     [pod] = local_pods(jobset)
     [(code, output)] = run_group([pod_process(pod, 1234, secrets={"jaxcpu-env": {"HF_TOKEN": "s3cr3t"}})])
     assert code == 0 and "token=s3cr3t mode=eval" in output

@@ -15,7 +15,7 @@ from pathways_gke.config import load_stack_file
 from pathways_gke.errors import ConfigError
 from pathways_gke.workloads.pathways import PathwaysWorkload, pathways_args_from_stack
 from pathways_gke.render.pathways_jobset import build_pathways_jobset
-from pathways_gke.config.target import target_for
+from pathways_gke.config.placement import Placement
 
 from .support.offline import Cloud, run
 from .support.pathways_cases import target, workload
@@ -132,7 +132,7 @@ def test_args_from_the_prod_stack_render_the_same_jobset_as_the_builder():
     w = stack.workloads[0]
     args = pathways_args_from_stack(stack, w)
     inputs = run(lambda: PathwaysWorkload("llm-pretrain", args)).named("llm-pretrain-jobset").inputs
-    expected = build_pathways_jobset(w, target_for(stack, w))
+    expected = build_pathways_jobset(w, Placement.of(stack, w))
     assert inputs["spec"] == expected["spec"]
     assert inputs["metadata"] == expected["metadata"]
 

@@ -12,7 +12,7 @@ from pathways_gke.config import load_stack_file
 from pathways_gke.plan import plan_config
 from pathways_gke.plan.render import write_out
 from pathways_gke.render.pathways_jobset import build_pathways_jobset
-from pathways_gke.config.target import target_for
+from pathways_gke.config.placement import Placement
 
 from .conftest import ROOT
 from .support.crd import jobset_schema_errors
@@ -37,7 +37,7 @@ def test_prod_plan_has_the_workload_component_and_its_jobset(stack_plans):
 
 def test_prod_plan_jobset_is_the_builders_and_is_valid(stack_plans):
     stack = load_stack_file(ROOT / "stacks" / "Pulumi.prod.yaml")
-    expected = build_pathways_jobset(stack.workloads[0], target_for(stack, stack.workloads[0]))
+    expected = build_pathways_jobset(stack.workloads[0], Placement.of(stack, stack.workloads[0]))
     rendered = [o for o in stack_plans("prod").kubernetes_objects() if o["kind"] == "JobSet"]
     assert rendered == [expected]
     assert jobset_schema_errors(rendered[0]) == {"v0.8.2": [], "v0.12.0": []}

@@ -77,12 +77,12 @@ def test_cluster_outputs_are_typed(schema):
     props = resource["properties"]
     assert {k: v.get("type", v.get("$ref")) for k, v in props.items()} == {
         "clusterName": "string", "location": "string", "project": "string", "endpoint": "string",
-        "kubeconfig": "string", "cpuPoolName": "string", "tpuPoolNames": "object", "tpuPools": "array",
+        "kubeconfig": "string", "cpuPoolName": "string", "tpuPoolNames": "object", "tpuPools": "object",
         "namespace": "string", "nodeServiceAccountEmail": "string", "queueName": "string",
         "jaxBackendTargets": "object", "identities": "object", "actionsRequired": "array", "consoleLinks": "object",
         "servingEndpoints": "object", "clientTargets": "object",
     }
-    assert props["tpuPools"]["items"]["$ref"] == "#/types/pathways-gke:index:TpuPoolFacts"
+    assert props["tpuPools"]["additionalProperties"]["$ref"] == "#/types/pathways-gke:index:WorkloadPlacement"
     assert set(resource["required"]) == set(props) - {"nodeServiceAccountEmail", "queueName", "consoleLinks",
                                                       "servingEndpoints", "clientTargets"}
 
@@ -370,3 +370,27 @@ def test_schema_types_the_workload_marks_kubeconfig_secret_and_names_no_args_typ
     # property-only values accept outputs cross-language; graph-shaping ones stay plain
     cluster = schema["types"]["pathways-gke:index:Cluster"]["properties"]
     assert "plain" not in cluster["network"] and cluster["name"].get("plain") is True
+
+
+@pytest.mark.slow
+def test_the_tpu_pools_output_reaches_other_languages_with_the_schemas_names(schema):
+    """The SDK maps an output object's names to the schema's, but not objects inside a map output: the provider
+    does, so a TypeScript program reads `tpuPools.main.tpuType`, as the WorkloadPlacement type it was generated
+    with says, and passes it to a PathwaysWorkload unchanged (the same names its inputs have)."""
+    import pulumi
+
+    from tests.support.offline import run
+
+    provider = component_provider()
+    seen: dict = {}
+
+    def program():
+        result = provider.construct("pw-dev", CLUSTER, wire_inputs(shipped("dev")), pulumi.ResourceOptions())
+        result.state["tpuPools"].apply(seen.update)
+
+    run(program, stack="dev", project="pathways-gke")
+    placement = schema["types"]["pathways-gke:index:WorkloadPlacement"]["properties"]
+    assert set(seen) == {"main"} and set(seen["main"]) <= set(placement)
+    assert seen["main"]["tpuType"] == "v6e" and seen["main"]["tpuGroup"] == "main"
+    workload_inputs = schema["resources"]["pathways-gke:index:PathwaysWorkload"]["inputProperties"]
+    assert set(seen["main"]) <= set(workload_inputs)

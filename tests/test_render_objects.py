@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from pathways_gke.config.target import target_for
+from pathways_gke.config.placement import Placement
 from pathways_gke.config.workloads import JaxWorkloadConfig
 from pathways_gke.naming import PATHWAYS_HEAD_JOB, PATHWAYS_WORKER_JOB, workload_secret_name
 from pathways_gke.render.jax_jobset import build_jax_jobset
@@ -30,7 +30,7 @@ def test_every_runtime_and_mode_is_among_the_cases():
 def test_the_dispatch_renders_what_the_runtimes_builder_renders(stack_name, workload_name):
     stack = parsed(stack_name)
     workload = next(w for w in stack.workloads if w.name == workload_name)
-    target = target_for(stack, workload)
+    target = Placement.of(stack, workload)
     secret = workload_secret_name(workload.name) if workload.secret_env else None
     made = objects_for(workload, target)
     assert made.secret_name == secret_name_for(workload) == secret
@@ -57,4 +57,4 @@ def test_the_dispatch_renders_what_the_runtimes_builder_renders(stack_name, work
 def test_the_dispatch_refuses_what_is_not_a_workload_model():
     stack = parsed("dev")
     with pytest.raises(TypeError, match="not a workload model: TpuPoolConfig"):
-        objects_for(stack.tpu_pools[0], target_for(stack, stack.workloads[0]))  # type: ignore[arg-type]
+        objects_for(stack.tpu_pools[0], Placement.of(stack, stack.workloads[0]))  # type: ignore[arg-type]

@@ -15,7 +15,7 @@ from pathways_gke.errors import ConfigError
 from pathways_gke.plan.diff import diff_plans
 from pathways_gke.plan.engine import plan_config
 from pathways_gke.render.serving_lws import serving_objects
-from pathways_gke.config.target import target_for
+from pathways_gke.config.placement import Placement
 from tests.conftest import ROOT
 from tests.support.stacks import parsed, shipped
 from tests.support.crd import lws_schema_errors
@@ -36,7 +36,7 @@ def workload(config, name):
 
 def objects_of(config):
     stack = parse_stack(config)
-    return {w.name: serving_objects(w, target_for(stack, w)) for w in stack.workloads if w.on_lws}
+    return {w.name: serving_objects(w, Placement.of(stack, w)) for w in stack.workloads if w.on_lws}
 
 
 def selects(selector, labels):
@@ -593,7 +593,7 @@ def test_any_accepted_serving_layout_renders_a_valid_leaderworkerset(shape, slic
     # 8080 is a worker port, in the worker pods: the server shares its pod with the proxy and RM only
     assert (replicas + surge) * per_replica <= slices and port != 29000
     [wl] = stack.workloads
-    target = target_for(stack, wl)
+    target = Placement.of(stack, wl)
     lws = serving_objects(wl, target).lws
     assert lws_schema_errors(lws)["v0.10.0"] == []
     assert lws_rule_errors(lws, lws_version) == []

@@ -13,7 +13,7 @@ from pathways_gke.catalog import TPU_HOSTS, gke_allocatable
 from pathways_gke.config.addons import JobSetConfig, KueueConfig, LwsConfig
 from pathways_gke.config.pathways_checks import SERVER_SIZES, TPU_HEAD_SHARE, tpu_head_server_sizes
 from pathways_gke.config.stack import parse_stack
-from pathways_gke.config.target import target_for
+from pathways_gke.config.placement import Placement
 from pathways_gke.config.types import parse_quantity
 from pathways_gke.errors import ConfigError
 from pathways_gke.naming import IFRT_PROXY_INSECURE_ENV
@@ -35,7 +35,7 @@ LWS = "kubernetes:leaderworkerset.x-k8s.io/v1:LeaderWorkerSet"
 
 def stack_objects(name):
     stack = parse_stack(shipped(name))
-    return {w.name: serving_objects(w, target_for(stack, w)) for w in stack.workloads if w.on_lws}
+    return {w.name: serving_objects(w, Placement.of(stack, w)) for w in stack.workloads if w.on_lws}
 
 
 def leader(lws):
@@ -130,7 +130,7 @@ def test_a_training_head_runs_sidecars_as_native_sidecars_so_its_job_still_compl
                                                  "args": ["--listen=:9100"], "env": {"MODE": "head"},
                                                  "resources": {"requests": {"cpu": "1"}}}]}])
     w = st.workloads[0]
-    jobset = build_pathways_jobset(w, target_for(st, w))
+    jobset = build_pathways_jobset(w, Placement.of(st, w))
     head = jobset["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["spec"]
     assert [c["name"] for c in head["initContainers"]] == ["pathways-proxy", "pathways-rm", "metrics"]
     sidecar = head["initContainers"][2]
@@ -199,7 +199,7 @@ def test_every_pod_network_proxy_and_its_in_pod_client_use_insecure_grpc_credent
 
 def test_the_jobset_layout_keeps_alts_on_the_host_network():
     st = parsed("dev")
-    jobset = build_pathways_jobset(st.workloads[0], target_for(st, st.workloads[0]))
+    jobset = build_pathways_jobset(st.workloads[0], Placement.of(st, st.workloads[0]))
     head = jobset["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["spec"]
     assert head["hostNetwork"] is True
     assert all(IFRT_PROXY_INSECURE_ENV not in env_of(c) for c in head["initContainers"] + head["containers"])
@@ -379,7 +379,7 @@ def test_a_colocated_jobset_head_on_a_v5e_host_is_sized_by_the_same_rule():
     v5e = {"name": "main", "type": "v5e", "topology": "4x4", "slices": 1, "zone": "us-east5-a"}
     st = parsed("dev", tpuPools=[v5e], workloads=[{**shipped("dev")[f"{P}workloads"][0], "mode": "colocated"}])
     w = st.workloads[0]
-    head = build_pathways_jobset(w, target_for(st, w))["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]
+    head = build_pathways_jobset(w, Placement.of(st, w))["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]
     servers = by_name(head["spec"]["initContainers"])
     sizes = tpu_head_server_sizes("ct5lp-hightpu-4t")
     for name in ("pathways-proxy", "pathways-rm"):

@@ -29,7 +29,7 @@ from .args_types import (  # noqa: F401 - re-exported; generated from the config
     LeaderPlacement, LoadBalancer, Lws, Maintenance, MaintenanceExclusion, MaintenanceScope, MaintenanceWindow, Nat,
     NodeServiceAccount, Observability, PathwaysEnv, PathwaysFlags, PathwaysImages, PathwaysSettings, ReleaseChannel,
     Reservation, Runtime, ServiceSettings, ServingPort, ServingProbes, ServingSettings, Sidecar, SidecarResources,
-    TpuPool, Workload, WorkloadMode,
+    TpuPool, Workload, WorkloadMode, WorkloadPlacement,
 )
 from .config.deferrable import accepted_paths
 from .errors import ConfigError, Problem
@@ -65,37 +65,6 @@ class PathwaysClusterArgs(TypedDict):
     """Kubernetes namespace of the workloads. Default: "default"."""
     secrets: NotRequired[pulumi.Input[Mapping[str, pulumi.Input[str]]]]
     """Secret values by name (referenced by workloads' secretEnv); the names must be known, values may be secrets."""
-
-
-class TpuPoolFacts(TypedDict):
-    """What a workload needs to know about a TPU pool group (keys as on the wire)."""
-
-    name: str
-    """Group name (node label pathways-gke/tpu-group)."""
-    type: str
-    """TPU generation."""
-    topology: str
-    """Slice topology."""
-    slices: int
-    """Number of slices."""
-    zone: str
-    """Zone of the slices."""
-    capacity: str
-    """Capacity kind (on-demand, spot, reservation, flex-start, queued)."""
-    machineType: str
-    """TPU machine type."""
-    acceleratorType: str
-    """GKE node label cloud.google.com/gke-tpu-accelerator."""
-    vmsPerSlice: int
-    """TPU VMs (nodes) per slice."""
-    chipsPerVm: int
-    """TPU chips per VM."""
-    nodePoolNames: list[str]
-    """GKE node-pool names, one per slice."""
-    reservation: NotRequired[str]
-    """Reservation consumed (capacity reservation)."""
-    placementPolicy: NotRequired[str]
-    """tpu7x workload policy name, if any."""
 
 
 # --- args -> stack config mapping ----------------------------------------------------------------

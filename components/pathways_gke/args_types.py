@@ -706,6 +706,40 @@ class JaxWorkloadSpec(TypedDict):
     """Multi-controller JAX options."""
 
 
+class WorkloadPlacement(TypedDict):
+    """Where a workload runs: the placement args every workload component takes (PathwaysCluster's
+    `tpuPools` output holds one per TPU pool group, to pass to a component unchanged)."""
+
+    tpu_type: NotRequired[str]
+    """TPU generation of the slices: v4, v5e, v5p, v6e, tpu7x (or a shorthand such as v6e-16). Required by
+    PathwaysWorkload and PathwaysServing; a JaxWorkload without it runs on the CPU pool."""
+    tpu_topology: NotRequired[str]
+    """Slice topology, e.g. 4x4 (implied by a shorthand tpu_type)."""
+    slices: NotRequired[int]
+    """Number of slices (one node pool each) the workload may use; required with tpu_type."""
+    tpu_machine_type: NotRequired[str]
+    """Host machine type when several fit the topology (e.g. ct6e-standard-8t for one 8-chip 2x4 host)."""
+    namespace: NotRequired[str]
+    """Kubernetes namespace of the workload's objects. Default: "default"."""
+    cpu_pool: NotRequired[str]
+    """GKE node pool of the CPU pods: a Pathways head in modes default/headless, a CPU leader, client proxies,
+    JAX processes without tpu_type. Default: "cpu-np"."""
+    cpu_machine_type: NotRequired[str]
+    """Machine type of the CPU pool (a CPU machine, e.g. n2-standard-64): a Pathways head, a CPU leader and each JAX
+    process on the CPU pool are checked to fit one of its nodes (optional)."""
+    tpu_group: NotRequired[str]
+    """Value of the node label pathways-gke/tpu-group on the slices' nodes. A JaxWorkload on TPU requires it; a
+    Pathways workload may omit it on clusters whose TPU pools were not created by pathways-gke (workers then select
+    on accelerator and topology only)."""
+    capacity: NotRequired[Capacity]
+    """How the slices are provisioned: adds the matching worker tolerations and node selectors. Default:
+    "on-demand"."""
+    placement_policy: NotRequired[str]
+    """tpu7x multi-host workload-policy name (node label cloud.google.com/placement-policy-name)."""
+    queue_name: NotRequired[str]
+    """Kueue LocalQueue; sets kueue.x-k8s.io/queue-name on the JobSet or LeaderWorkerSet."""
+
+
 class PathwaysWorkloadArgs(TypedDict):
     """Inputs of a PathwaysWorkload. Values that shape the JobSet are plain (validated before registering)."""
 

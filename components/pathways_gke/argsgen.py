@@ -47,6 +47,11 @@ JAX_WORKLOAD_SPEC = "JaxWorkloadSpec"
 PathwaysCluster honours (CLUSTER_WIRED); image and command are required (the component has no other source)."""
 
 
+WORKLOAD_PLACEMENT = "WorkloadPlacement"
+WORKLOAD_PLACEMENT_DESCRIPTION = ("Where a workload runs: the placement args every workload component takes (PathwaysCluster's\n"
+                                  "`tpuPools` output holds one per TPU pool group, to pass to a component unchanged).")
+
+
 @dataclass(frozen=True)
 class Arg:
     """An arg a component takes besides the placement."""
@@ -207,6 +212,7 @@ class _Generator:
                         description="A multi-controller JAX workload: what every process runs (the user's program on "
                                     "every TPU VM,\none Job per slice, or on CPU processes of the CPU pool).",
                         without=frozenset({"runtime", *CLUSTER_WIRED}), required_too=frozenset({"image", "command"}))
+        self.typed_dict((Placement,), "placement", name=WORKLOAD_PLACEMENT, description=WORKLOAD_PLACEMENT_DESCRIPTION)
         for component in COMPONENT_ARGS:
             self.component_args(component)
         out = [HEADER]

@@ -13,9 +13,10 @@ import pulumi_kubernetes as k8s
 
 from .access import Access, access_plan, egress, fixed_name
 from .addons import services_spec
-from .args import PathwaysClusterArgs, TpuPoolFacts, stack_input
+from .args import PathwaysClusterArgs, WorkloadPlacement, stack_input
 from .component import checking_args, rehydrated, split_options
 from .config.model import ClusterFacts
+from .config.placement import Placement
 from .config.stack import StackConfig, parse_stack
 from .config.tpu import TpuPoolConfig
 from .config.workloads import JaxWorkloadConfig, PathwaysWorkloadConfig
@@ -140,8 +141,8 @@ class PathwaysCluster(pulumi.ComponentResource):
     """GKE node-pool name of the CPU (head) pool."""
     tpu_pool_names: pulumi.Output[dict[str, list[str]]]
     """GKE node-pool names per TPU pool group."""
-    tpu_pools: pulumi.Output[list[TpuPoolFacts]]
-    """Facts per TPU pool group (shape, capacity, node pools), for workloads in other stacks."""
+    tpu_pools: pulumi.Output[dict[str, WorkloadPlacement]]
+    """Per TPU pool group, a workload's placement args: pass them unchanged to PathwaysWorkload or JaxWorkload."""
     namespace: pulumi.Output[str]
     """Kubernetes namespace of the workloads."""
     node_service_account_email: Optional[pulumi.Output[str]]
@@ -296,7 +297,7 @@ class PathwaysCluster(pulumi.ComponentResource):
         self.cpu_pool_name = pulumi.Output.from_input(stack.cpu_pool.name)
         self.tpu_pool_names = pulumi.Output.from_input(
             {g: group.node_pool_names for g, group in self.tpu_groups.items()})
-        self.tpu_pools = pulumi.Output.from_input(tpu_pool_facts(stack))
+        self.tpu_pools = pulumi.Output.from_input(tpu_placements(stack))
         self.namespace = pulumi.Output.from_input(stack.namespace)
         self.node_service_account_email = (pulumi.Output.from_input(deferred.resolve(service_account))
                                            if service_account is not None else None)
@@ -465,24 +466,9 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def tpu_pool_facts(stack: StackConfig) -> list[TpuPoolFacts]:
-    """Per TPU pool group, what a workload in another stack needs (output `tpuPools`)."""
-    facts: list[TpuPoolFacts] = []
-    for pool in stack.tpu_pools:
-        shape = pool.shape
-        fact: TpuPoolFacts = {
-            "name": pool.name, "type": pool.type, "topology": shape.topology, "slices": pool.slices,
-            "zone": pool.zone, "capacity": pool.capacity, "machineType": shape.machine_type,
-            "acceleratorType": shape.accelerator_label, "vmsPerSlice": shape.vms_per_slice,
-            "chipsPerVm": shape.chips_per_vm,
-            "nodePoolNames": [pool.node_pool_name(stack.cluster.name, i) for i in range(pool.slices)],
-        }
-        if pool.reservation_spec is not None:
-            fact["reservation"] = pool.reservation_spec.name
-        if shape.needs_workload_policy:
-            fact["placementPolicy"] = workload_policy_name(stack.cluster.name, pool.name)
-        facts.append(fact)
-    return facts
+def tpu_placements(stack: StackConfig) -> dict[str, WorkloadPlacement]:
+    """Per TPU pool group, the placement args of a workload on it (output `tpuPools`)."""
+    return {pool.name: Placement.for_pool(stack, pool).args() for pool in stack.tpu_pools}  # type: ignore[misc]
 
 
 def consumer_provider(opts: Optional[pulumi.ResourceOptions], package: str) -> Optional[pulumi.ProviderResource]:

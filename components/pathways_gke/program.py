@@ -39,10 +39,11 @@ def main() -> PathwaysCluster:
     pulumi.export("endpoint", cluster.endpoint)
     pulumi.export("kubeconfig", cluster.kubeconfig)
     pulumi.export("cpuPool", stack.cpu_pool.name)
-    pulumi.export("tpuPools", {g: group.node_pool_names for g, group in cluster.tpu_groups.items()})
+    pulumi.export("tpuPoolNames", cluster.tpu_pool_names)
     pulumi.export("namespace", stack.namespace)
-    # for workload stacks that read this one through a StackReference (examples/workloads-only)
-    pulumi.export("tpuPoolFacts", cluster.tpu_pools)
+    # per TPU pool group, a workload component's placement args: what workload stacks that read this one through a
+    # StackReference pass to PathwaysWorkload / JaxWorkload / PathwaysServing unchanged (examples/workloads-only)
+    pulumi.export("tpuPools", cluster.tpu_pools)
     # "runs as …, can write …" per workload, and what the stack could not do itself
     pulumi.export("identities", cluster.identities)
     pulumi.export("actionsRequired", cluster.actions_required)

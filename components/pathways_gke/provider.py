@@ -13,6 +13,7 @@ writes or checks the committed snapshot.
 
 import json
 import sys
+from functools import partial
 from typing import Any, Optional
 
 import pulumi
@@ -64,7 +65,27 @@ def component_provider(version: Optional[str] = None) -> Any:
                     raise input_properties_error(inner) from None
                 raise
 
+        def get_state(self, instance: Any, component_def: Any) -> dict[str, Any]:
+            """The SDK maps an output object's Python names to the schema's, but not the objects inside a list or a
+            map output (`tpuPools`: WorkloadPlacement per group); those are mapped here, so other languages read
+            the schema's camelCase names (`tpuType`) there too."""
+            state = super().get_state(instance, component_def)
+            for name, prop in component_def.outputs.items():
+                inner = prop.items or prop.additional_properties
+                type_def = self.get_type_definition(inner) if inner is not None and inner.ref else None
+                if name in state and type_def is not None and not type_def.enum:
+                    state[name] = pulumi.Output.from_input(state[name]).apply(partial(_map_each, self, type_def))
+            return state
+
     return PathwaysComponentProvider(COMPONENTS, PACKAGE, None, version or __version__)
+
+
+def _map_each(provider: Any, type_def: Any, value: Any) -> Any:
+    if isinstance(value, list):
+        return [provider.map_complex_output(item, type_def) for item in value]
+    if isinstance(value, dict):
+        return {key: provider.map_complex_output(item, type_def) for key, item in value.items()}
+    return value
 
 
 def package_schema(version: Optional[str] = None) -> dict[str, Any]:

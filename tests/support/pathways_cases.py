@@ -1,13 +1,13 @@
-"""Pathways workloads over the whole TPU catalog x modes, as (id, PathwaysWorkloadConfig, WorkloadTarget) cases."""
+"""Pathways workloads over the whole TPU catalog x modes, as (id, PathwaysWorkloadConfig, Placement) cases."""
 
 from __future__ import annotations
 
 import functools
 from typing import Any, Iterator
 
-from pathways_gke.catalog import GENERATIONS, resolve
+from pathways_gke.catalog import GENERATIONS
 from pathways_gke.config.workloads import PathwaysWorkloadConfig
-from pathways_gke.config.target import WorkloadTarget
+from pathways_gke.config.placement import Placement
 
 IMAGE = "us-docker.pkg.dev/acme/train/trainer:2026-11-20"
 BASE: dict[str, Any] = {
@@ -58,10 +58,10 @@ def workload(**overrides: Any) -> PathwaysWorkloadConfig:
 
 
 def target(generation: str = "v6e", topology: str = "4x4", slices: int = 4, machine_type: str | None = None,
-           **extra: Any) -> WorkloadTarget:
-    return WorkloadTarget(namespace=extra.pop("namespace", "ml"), cpu_pool=extra.pop("cpu_pool", "cpu-np"),
-                          tpu_group=extra.pop("tpu_group", "main"),
-                          shape=resolve(generation, topology, machine_type), slices=slices, **extra)
+           **extra: Any) -> Placement:
+    return Placement(namespace=extra.pop("namespace", "ml"), cpu_pool=extra.pop("cpu_pool", "cpu-np"),
+                     tpu_group=extra.pop("tpu_group", "main"), tpu_type=generation, tpu_topology=topology,
+                     tpu_machine_type=machine_type, slices=slices, **extra)
 
 
 def shapes() -> Iterator[tuple[str, str, str]]:
@@ -80,7 +80,7 @@ MODES: dict[str, dict[str, Any]] = {
 
 
 @functools.lru_cache(maxsize=None)
-def matrix() -> tuple[tuple[str, PathwaysWorkloadConfig, WorkloadTarget], ...]:
+def matrix() -> tuple[tuple[str, PathwaysWorkloadConfig, Placement], ...]:
     """The full catalog x modes. Slices vary with the shape so capacity modes and slice counts are covered too;
     colocated runs single-slice (the only layout it supports)."""
     cases = []

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Optional
 
-from ..catalog import CatalogError, SliceShape, cpu_machine, gke_allocatable
+from ..catalog import CatalogError, cpu_machine, gke_allocatable
 from .. import naming
 from ..errors import Problem, allowed
 from ..naming import PRIORITY_NAMES, jax_managed_env
@@ -16,7 +16,7 @@ from .cluster import CREATE_ONLY_CLUSTER_FIELDS
 from .serving_checks import serving_workload_problems
 from .model import StackConfig
 from .pathways_checks import pathways_workload_problems, shortfall
-from .target import target_for
+from .placement import Placement
 from .tpu import TpuPoolConfig, pool_problems
 from .types import NODE_POOL_NAME, parse_quantity, region_of
 from .workloads import JaxSettings, JaxWorkloadConfig, PathwaysWorkloadConfig
@@ -410,11 +410,9 @@ def pathways_problems(stack: StackConfig) -> list[Problem]:
         pool = stack.pool(workload.tpu_pool) if workload.tpu_pool else None
         if pool is not None and pool.topology is None:
             continue  # reported at tpuPools[i].topology
-        target = target_for(stack, workload)
-        out.extend(pathways_workload_problems(workload, target, f"workloads[{i}]",
-                                              cpu_machine_type=stack.cpu_pool.machine_type))
-        out.extend(serving_workload_problems(workload, target, f"workloads[{i}]", lws_version=stack.lws.version,
-                                             cpu_machine_type=stack.cpu_pool.machine_type,
+        placement = Placement.of(stack, workload)
+        out.extend(pathways_workload_problems(workload, placement, f"workloads[{i}]"))
+        out.extend(serving_workload_problems(workload, placement, f"workloads[{i}]", lws_version=stack.lws.version,
                                              kueue_version=stack.kueue.version if stack.kueue.enabled else None))
     out.extend(lws_name_problems(stack))
     return out
@@ -456,17 +454,13 @@ def jax_workload_problems(stack: StackConfig) -> list[Problem]:
         path = f"workloads[{i}]"
         if not isinstance(workload, JaxWorkloadConfig):
             continue  # the pathways model refuses a jax block
-        if workload.tpu_pool is None:
-            out.extend(jax_problems(workload, path, cpu_machine_type=stack.cpu_pool.machine_type))
-            continue
-        pool = stack.pool(workload.tpu_pool)
-        if pool is None:
+        if workload.tpu_pool is not None and stack.pool(workload.tpu_pool) is None:
             continue  # reported by workload_problems
         try:
-            shape = pool.shape
+            placement = Placement.of(stack, workload)
         except CatalogError:
             continue  # reported with the pool
-        out.extend(jax_problems(workload, path, pool.name, shape, pool.slices))
+        out.extend(jax_problems(workload, path, placement))
     return out
 
 
@@ -476,13 +470,13 @@ def _jax_settings_given(workload: JaxWorkloadConfig) -> set[str]:
     return {f for f in JaxSettings.model_fields if getattr(workload.jax, f) != getattr(defaults, f)}
 
 
-def jax_problems(workload: JaxWorkloadConfig, path: str, pool_name: Optional[str] = None,
-                 shape: Optional[SliceShape] = None, slices: int = 0, *,
-                 cpu_machine_type: Optional[str] = None) -> list[Problem]:
-    """One jax workload, on the CPU pool (`shape` None; each process checked against a `cpu_machine_type` node) or
-    on `slices` slices of `shape` (pool `pool_name`)."""
+def jax_problems(workload: JaxWorkloadConfig, path: str, placement: Placement) -> list[Problem]:
+    """One jax workload where `placement` puts it: on the CPU pool (no shape; each process checked against a node of
+    its `cpu_machine_type`) or on the slices of its TPU pool group."""
 
     out: list[Problem] = []
+    shape, slices, pool_name = placement.shape, placement.slice_count, placement.tpu_group
+    cpu_machine_type = placement.cpu_machine_type
     managed = jax_managed_env("cpu" if shape is None else "tpu")
     for source, names in (("env", workload.env), ("secretEnv", workload.secret_env)):
         for name in names:

@@ -14,7 +14,7 @@ from ..catalog import TPU_HOSTS, Allocatable, cpu_machine, gke_allocatable
 from ..errors import Problem
 from ..pathways_facts import MANAGED_ENV, PROXY_CONTAINER, SERVER_LIMITS
 from .pathways import ContainerResources, SidecarResources, parse_quantity
-from .target import WorkloadTarget
+from .placement import Placement
 from .workloads import RESERVED_CONTAINER_NAMES, PathwaysWorkloadConfig, is_given
 
 
@@ -130,8 +130,7 @@ def shortfall(need: dict[str, Decimal], alloc: Allocatable) -> Optional[str]:
     return "; ".join(short) or None
 
 
-def pathways_workload_problems(workload: PathwaysWorkloadConfig, target: WorkloadTarget, path: str, *,
-                               cpu_machine_type: Optional[str] = None) -> list[Problem]:
+def pathways_workload_problems(workload: PathwaysWorkloadConfig, placement: Placement, path: str) -> list[Problem]:
     """Every problem of a Pathways workload that the JobSet builder relies on being absent."""
     out: list[Problem] = []
     pw = workload.pathways
@@ -145,8 +144,8 @@ def pathways_workload_problems(workload: PathwaysWorkloadConfig, target: Workloa
         out.append(Problem(at("pathways.version"), "is required when the default Pathways images are used "
                            f"(no custom image for: {', '.join(missing)}); pin the tag matching your client JAX, "
                            "e.g. jax-0.9.2 — an implicit 'latest' is never used"))
-    if target.shape is not None and pw.elastic_slices > target.slices:
-        out.append(Problem(at("pathways.elasticSlices"), f"is larger than the pool's {target.slices} slice(s)",
+    if placement.shape is not None and pw.elastic_slices > placement.slice_count:
+        out.append(Problem(at("pathways.elasticSlices"), f"is larger than the pool's {placement.slice_count} slice(s)",
                            pw.elastic_slices))
     if pw.max_slice_restarts != type(pw).model_fields["max_slice_restarts"].default and pw.elastic_slices == 0:
         out.append(Problem(at("pathways.maxSliceRestarts"), "applies only with pathways.elasticSlices > 0 (how often "
@@ -191,10 +190,10 @@ def pathways_workload_problems(workload: PathwaysWorkloadConfig, target: Workloa
         out.append(Problem(at("gcsFuse"), "mounts into the user container, which headless workloads do not have; "
                            "set workers: true or remove the volume"))
 
-    shape = target.shape
+    shape = placement.shape
     if shape is not None and not workload.on_lws:
         # generated names (Jobs, pod host names) must be DNS labels <= 63 (the JobSet webhook checks these)
-        longest = naming.worker_pod_hostname(workload.name, max(target.slices - 1, 0), shape.vms_per_slice - 1)
+        longest = naming.worker_pod_hostname(workload.name, max(placement.slice_count - 1, 0), shape.vms_per_slice - 1)
         if len(longest) > MAX_DNS_LABEL:
             out.append(Problem(at("name"), f"makes worker host name '{longest}' longer than {MAX_DNS_LABEL} "
                                "characters", workload.name))
@@ -202,8 +201,8 @@ def pathways_workload_problems(workload: PathwaysWorkloadConfig, target: Workloa
     if workload.on_lws:
         pass  # where the head runs and whether it fits: config/serving_checks.py
     elif workload.mode == "colocated" and shape is not None:
-        if target.slices > 1:
-            out.append(Problem(at("mode"), f"needs a single-slice TPU pool (this one has {target.slices} "
+        if placement.slice_count > 1:
+            out.append(Problem(at("mode"), f"needs a single-slice TPU pool (this one has {placement.slice_count} "
                                "slices): JobSet's exclusive placement gives each slice's Job a whole node pool, so "
                                "a head placed on one pool would block that pool's worker Job; use mode 'default'",
                                workload.mode))
@@ -216,8 +215,8 @@ def pathways_workload_problems(workload: PathwaysWorkloadConfig, target: Workloa
                 out.append(Problem(at("mode"), f"'colocated' puts the head on a {shape.machine_type} TPU host, which "
                                    f"cannot hold it ({short}); use mode 'default' (head on the CPU pool) or lower "
                                    "resources.requests", workload.mode))
-    elif cpu_machine_type is not None:
-        machine = cpu_machine(cpu_machine_type)
+    elif placement.cpu_machine_type is not None:
+        machine = cpu_machine(placement.cpu_machine_type)
         if machine is not None:
             short = shortfall(head_requests(workload), gke_allocatable(machine))
             if short:

@@ -1,11 +1,14 @@
-"""Where a standalone workload component runs (namespace, pools, TPU shape, queue): one model for PathwaysWorkload,
-JaxWorkload and PathwaysServing, validated with the same catalog and messages as the stack config, and turned into
-a WorkloadTarget. Its fields, written once here, are the components' flat placement args (args_types.py is
-generated from this model by `python -m pathways_gke.argsgen`)."""
+"""Where a workload runs (namespace, pools, TPU shape, capacity, queue): the one model the builders, the checks and
+the three workload components read. It is built from the stack (`Placement.of`, `Placement.for_pool`) or from a
+component's args (`placement_problems`, validated with the same catalog and messages as the stack config), and
+`args()` turns it back into those args: the cluster's `tpuPools` output is one `args()` per TPU pool group, so a
+platform program passes it to a workload component unchanged. Its fields, written once here, are the components'
+flat placement args (args_types.py is generated from this model by `python -m pathways_gke.argsgen`)."""
 
 from __future__ import annotations
 
 from enum import Enum
+from functools import cached_property
 from typing import Any, Mapping, Optional
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
@@ -13,8 +16,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from ..capacity import Capacity
 from ..catalog import CatalogError, SliceShape, parse_shorthand, resolve
 from .base import fail, problems_from
+from ..naming import LOCAL_QUEUE_NAME, workload_policy_name
 from .model import StackConfig
-from .target import WorkloadTarget
+from .tpu import TpuPoolConfig
 from .types import CpuMachineType, KubernetesName, LabelValue, Namespace, NodePoolName
 from .workloads import WorkloadBase
 from ..errors import Problem
@@ -74,8 +78,42 @@ class Placement(BaseModel):
         self.shape  # noqa: B018 - raises a field-named error when the catalog rejects the combination
         return self
 
+    @classmethod
+    def of(cls, stack: StackConfig, workload: WorkloadBase) -> "Placement":
+        """Where a workload of a validated stack runs: its TPU pool group, or the CPU pool when it names none."""
+        pool = stack.pool(workload.tpu_pool) if workload.tpu_pool else None
+        return cls.for_pool(stack, pool)
+
+    @classmethod
+    def for_pool(cls, stack: StackConfig, pool: Optional[TpuPoolConfig]) -> "Placement":
+        """A workload's placement on one TPU pool group of a validated stack (None: the CPU pool only).
+
+        Built without re-validation: every value comes from models the stack has validated, and this is also what
+        runs inside the stack's own cross-section checks. A component re-validates it when given as `args()`."""
+        values: dict[str, Any] = {"namespace": stack.namespace, "cpu_pool": stack.cpu_pool.name,
+                                  "cpu_machine_type": stack.cpu_pool.machine_type}
+        if pool is not None:
+            shape = pool.shape
+            values.update(tpu_type=shape.generation, tpu_topology=shape.topology, tpu_machine_type=shape.machine_type,
+                          slices=pool.slices, tpu_group=pool.name, capacity=pool.capacity)
+            if shape.needs_workload_policy:
+                values["placement_policy"] = workload_policy_name(stack.cluster.name, pool.name)
+        if stack.kueue.enabled:
+            values["queue_name"] = LOCAL_QUEUE_NAME
+        return cls.model_construct(**values)
+
+    def args(self) -> dict[str, Any]:
+        """This placement as a workload component's placement args (unset ones left out)."""
+        return self.model_dump(exclude_none=True)
+
     @property
+    def slice_count(self) -> int:
+        """Slices the workload may use; 0 on the CPU pool."""
+        return self.slices or 0
+
+    @cached_property
     def shape(self) -> Optional[SliceShape]:
+        """The resolved slice shape (catalog), or None on the CPU pool."""
         if self.tpu_type is None:
             return None
         try:
@@ -121,36 +159,6 @@ def placement_problems(args: Mapping[str, Any], own: tuple[str, ...], *,
     except ValidationError as exc:
         return None, problems + problems_from(exc, Placement, [])
     return (None, problems) if problems else (placement, [])
-
-
-def target_from_placement(placement: Placement) -> WorkloadTarget:
-    shape = placement.shape
-    return WorkloadTarget(
-        namespace=placement.namespace,
-        cpu_pool=placement.cpu_pool,
-        tpu_group=placement.tpu_group,
-        shape=shape,
-        slices=placement.slices or 0,
-        capacity=placement.capacity,
-        placement_policy=placement.placement_policy,
-        queue_name=placement.queue_name,
-    )
-
-
-def placement_args(stack: StackConfig, target: WorkloadTarget) -> dict[str, Any]:
-    """A stack workload's WorkloadTarget as the placement args of its component (the values PathwaysCluster knows,
-    unset ones left out)."""
-    args: dict[str, Any] = {"namespace": target.namespace, "cpu_pool": target.cpu_pool,
-                            "cpu_machine_type": stack.cpu_pool.machine_type, "capacity": target.capacity}
-    if target.shape is not None:
-        args.update(tpu_type=target.shape.generation, tpu_topology=target.shape.topology,
-                    tpu_machine_type=target.shape.machine_type, slices=target.slices)
-        for key, value in (("tpu_group", target.tpu_group), ("placement_policy", target.placement_policy)):
-            if value is not None:
-                args[key] = value
-    if target.queue_name is not None:
-        args["queue_name"] = target.queue_name
-    return args
 
 
 def secret_values_from_args(workload: WorkloadBase, args: Mapping[str, Any],

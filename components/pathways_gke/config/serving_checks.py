@@ -18,7 +18,7 @@ from ..releases import kueue_lws_name_problem
 from .pathways import jax_release_of
 from ..pathways_facts import RM_CONTAINER
 from .pathways_checks import MAX_DNS_LABEL, SERVER_REQUESTS, SERVER_SIZES, shortfall, head_requests, tpu_head_server_sizes
-from .target import WorkloadTarget
+from .placement import Placement
 from .workloads import PathwaysWorkloadConfig, is_given
 
 
@@ -57,15 +57,15 @@ class Layout:
         return self.slices * self.vms + 1
 
 
-def layout_of(workload: PathwaysWorkloadConfig, target: WorkloadTarget) -> Layout:
-    if target.shape is None:
+def layout_of(workload: PathwaysWorkloadConfig, placement: Placement) -> Layout:
+    if placement.shape is None:
         raise ValueError(f"workload {workload.name!r} has no TPU pool group")
-    vms = target.shape.vms_per_slice
+    vms = placement.shape.vms_per_slice
     if workload.serving is not None:
         s = workload.serving
         return Layout(s.replicas, s.slices_per_replica, vms, s.max_surge, s.leader)
     if workload.service is not None:
-        return Layout(1, target.slices, vms, 0, workload.service.leader)
+        return Layout(1, placement.slice_count, vms, 0, workload.service.leader)
     raise ValueError(f"workload {workload.name!r} is not in mode serving or service")
 
 
@@ -74,28 +74,27 @@ def max_lws_name(groups: int) -> int:
     return 52 - 1 - len(str(max(groups - 1, 0)))
 
 
-def leader_server_requests(workload: PathwaysWorkloadConfig, target: WorkloadTarget) -> dict[str, Decimal]:
+def leader_server_requests(workload: PathwaysWorkloadConfig, placement: Placement) -> dict[str, Decimal]:
     """What the Pathways servers of an LWS leader request, summed: sized for a TPU VM with leader tpu."""
-    assert target.shape is not None
+    assert placement.shape is not None
     serving = workload.mode == "serving"
-    if layout_of(workload, target).leader == "tpu":
-        sizes = tpu_head_server_sizes(target.shape.machine_type, proxy=serving)
+    if layout_of(workload, placement).leader == "tpu":
+        sizes = tpu_head_server_sizes(placement.shape.machine_type, proxy=serving)
         return {key: sum((s[key] for s in sizes.values()), Decimal(0)) for key in ("cpu", "memory")}
     return dict(SERVER_REQUESTS) if serving else dict(RM_ONLY_REQUESTS)
 
 
-def serving_workload_problems(workload: PathwaysWorkloadConfig, target: WorkloadTarget, path: str, *, lws_version: str,
-                              cpu_machine_type: Optional[str] = None,
+def serving_workload_problems(workload: PathwaysWorkloadConfig, placement: Placement, path: str, *, lws_version: str,
                               kueue_version: Optional[str] = None) -> list[Problem]:
     """Every problem of a serving/service workload that the LWS builder relies on being absent.
 
     `kueue_version`: the Kueue release that admits the workload (None: not queued)."""
-    if not workload.on_lws or target.shape is None:
+    if not workload.on_lws or placement.shape is None:
         return []
     out: list[Problem] = []
     at = lambda field: f"{path}.{field}"  # noqa: E731
     block = "serving" if workload.mode == "serving" else "service"
-    layout = layout_of(workload, target)
+    layout = layout_of(workload, placement)
     pw = workload.pathways
 
     # options of the JobSet layout that have no meaning on a LeaderWorkerSet
@@ -124,15 +123,15 @@ def serving_workload_problems(workload: PathwaysWorkloadConfig, target: Workload
         if len(longest) > MAX_DNS_LABEL:
             out.append(Problem(at("name"), f"makes worker pod name '{longest}' longer than {MAX_DNS_LABEL} "
                                "characters", workload.name))
-        elif kueue_version is not None and target.queue_name:
+        elif kueue_version is not None and placement.queue_name:
             why = kueue_lws_name_problem(kueue_version, workload.name)
             if why:
                 out.append(Problem(at("name"), why, workload.name))
 
     if workload.serving is not None:
-        out.extend(_serving_problems(workload, target, layout, path))
+        out.extend(_serving_problems(workload, placement, layout, path))
     else:
-        out.extend(_service_problems(workload, target, path))
+        out.extend(_service_problems(workload, placement, path))
 
     for source, names in (("env", workload.env), ("secretEnv", workload.secret_env),
                           ("pathways.env.server", pw.env.server), ("pathways.env.proxy", pw.env.proxy),
@@ -160,16 +159,16 @@ def serving_workload_problems(workload: PathwaysWorkloadConfig, target: Workload
                                "where ALTS credentials cannot be used); remove it"))
 
     # the head pod must fit where it runs
-    need = head_requests(workload, leader_server_requests(workload, target))
+    need = head_requests(workload, leader_server_requests(workload, placement))
     if layout.leader == "tpu":
-        host = TPU_HOSTS.get(target.shape.machine_type)
+        host = TPU_HOSTS.get(placement.shape.machine_type)
         short = shortfall(need, gke_allocatable(host)) if host else None
         if short:
-            out.append(Problem(at(f"{block}.leader"), f"'tpu' puts the head on a {target.shape.machine_type} TPU "
+            out.append(Problem(at(f"{block}.leader"), f"'tpu' puts the head on a {placement.shape.machine_type} TPU "
                                f"host, which cannot hold it ({short}); use leader: cpu or lower resources.requests",
                                layout.leader))
-    elif cpu_machine_type is not None:
-        machine = cpu_machine(cpu_machine_type)
+    elif placement.cpu_machine_type is not None:
+        machine = cpu_machine(placement.cpu_machine_type)
         short = shortfall(need, gke_allocatable(machine)) if machine else None
         if short and machine is not None:
             out.append(Problem(at("resources"), f"makes the head pod too large for a cpuPool node ({machine.name}: "
@@ -177,19 +176,19 @@ def serving_workload_problems(workload: PathwaysWorkloadConfig, target: Workload
     return out
 
 
-def _serving_problems(workload: PathwaysWorkloadConfig, target: WorkloadTarget, layout: Layout, path: str) -> list[Problem]:
+def _serving_problems(workload: PathwaysWorkloadConfig, placement: Placement, layout: Layout, path: str) -> list[Problem]:
     out: list[Problem] = []
     serving = workload.serving
     assert serving is not None
     at = lambda field: f"{path}.serving.{field}"  # noqa: E731
     needed = (layout.replicas + layout.surge) * layout.slices
-    if layout.replicas * layout.slices > target.slices:
+    if layout.replicas * layout.slices > placement.slice_count:
         out.append(Problem(at("replicas"), f"x serving.slicesPerReplica {layout.slices} = "
-                           f"{layout.replicas * layout.slices} slices, more than TPU pool '{target.tpu_group}' has "
-                           f"({target.slices}); every group holds whole slices", layout.replicas))
-    elif needed > target.slices:
+                           f"{layout.replicas * layout.slices} slices, more than TPU pool '{placement.tpu_group}' has "
+                           f"({placement.slice_count}); every group holds whole slices", layout.replicas))
+    elif needed > placement.slice_count:
         out.append(Problem(at("maxSurge"), f"spare group(s) of {layout.slices} slice(s) during a rolling update need "
-                           f"{needed} slices with the replicas, but TPU pool '{target.tpu_group}' has {target.slices}",
+                           f"{needed} slices with the replicas, but TPU pool '{placement.tpu_group}' has {placement.slice_count}",
                            layout.surge))
     # the server container shares the leader pod with the proxy and the resource manager only (no hostNetwork:
     # the workers' ports are in their own pods), so only those ports clash
@@ -212,14 +211,14 @@ def _port_clash() -> str:
             f"{', '.join(str(p) for p in _LEADER_POD_PORTS)}")
 
 
-def _service_problems(workload: PathwaysWorkloadConfig, target: WorkloadTarget, path: str) -> list[Problem]:
+def _service_problems(workload: PathwaysWorkloadConfig, placement: Placement, path: str) -> list[Problem]:
     out: list[Problem] = []
     service = workload.service
     assert service is not None
     at = lambda field: f"{path}.{field}"  # noqa: E731
-    if service.client_slices > target.slices:
-        out.append(Problem(at("service.clientSlices"), f"is more than the backend's {target.slices} slice(s) "
-                           f"(TPU pool '{target.tpu_group}')", service.client_slices))
+    if service.client_slices > placement.slice_count:
+        out.append(Problem(at("service.clientSlices"), f"is more than the backend's {placement.slice_count} slice(s) "
+                           f"(TPU pool '{placement.tpu_group}')", service.client_slices))
     for i, client in enumerate(service.clients):
         name = naming.client_proxy_name(workload.name, client)
         if len(name) > MAX_DNS_LABEL:

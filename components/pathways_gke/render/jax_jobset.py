@@ -53,7 +53,7 @@ from ..naming import (
 )
 from .head import never_evict
 from .pod import image_pull_policy
-from ..config.target import WorkloadTarget
+from ..config.placement import Placement
 from .wrapper import wrap_command
 
 REPLICATED_JOB = "workers"
@@ -95,10 +95,10 @@ class JaxLayout:
         return self.platform == "tpu" and self.jobs > 1
 
 
-def jax_layout(workload: JaxWorkloadConfig, target: WorkloadTarget) -> JaxLayout:
+def jax_layout(workload: JaxWorkloadConfig, placement: Placement) -> JaxLayout:
     """The process layout; config/checks.py has already rejected combinations this cannot honour."""
-    if target.shape is not None:
-        return JaxLayout("tpu", target.slices, target.shape.vms_per_slice)
+    if placement.shape is not None:
+        return JaxLayout("tpu", placement.slice_count, placement.shape.vms_per_slice)
     processes = workload.jax.processes
     if processes is None:
         raise ValueError(f"workload {workload.name!r}: jax.processes is required on the CPU pool")
@@ -114,8 +114,8 @@ def coordinator_host(name: str) -> str:
     return f"{name}-{REPLICATED_JOB}-0-0.{name}"
 
 
-def coordinator_address(workload: JaxWorkloadConfig, target: WorkloadTarget) -> str:
-    platform = jax_layout(workload, target).platform
+def coordinator_address(workload: JaxWorkloadConfig, placement: Placement) -> str:
+    platform = jax_layout(workload, placement).platform
     return f"{coordinator_host(workload.name)}:{COORDINATOR_PORT[platform]}"
 
 
@@ -154,7 +154,7 @@ def _env(workload: JaxWorkloadConfig, layout: JaxLayout, secret_name: Optional[s
     return env
 
 
-def _pod_spec(workload: JaxWorkloadConfig, target: WorkloadTarget, layout: JaxLayout,
+def _pod_spec(workload: JaxWorkloadConfig, placement: Placement, layout: JaxLayout,
               secret_name: Optional[str]) -> dict[str, Any]:
     assert workload.image is not None and workload.command_text is not None  # config/checks.py
     container: dict[str, Any] = {
@@ -167,29 +167,29 @@ def _pod_spec(workload: JaxWorkloadConfig, target: WorkloadTarget, layout: JaxLa
     }
     spec: dict[str, Any] = {"restartPolicy": "Never"}
     if layout.platform == "tpu":
-        assert target.shape is not None and target.tpu_group is not None
-        chips = str(target.shape.chips_per_vm)
+        assert placement.shape is not None and placement.tpu_group is not None
+        chips = str(placement.shape.chips_per_vm)
         container["resources"] = {"limits": {TPU_RESOURCE: chips}}  # requests default to the limit
         selector = {
-            TPU_ACCELERATOR_LABEL: target.shape.accelerator_label,
-            TPU_TOPOLOGY_LABEL: target.shape.topology,
-            TPU_GROUP_LABEL: target.tpu_group,
+            TPU_ACCELERATOR_LABEL: placement.shape.accelerator_label,
+            TPU_TOPOLOGY_LABEL: placement.shape.topology,
+            TPU_GROUP_LABEL: placement.tpu_group,
         }
-        if target.placement_policy:
-            selector[PLACEMENT_POLICY_LABEL] = target.placement_policy
-        selector.update(capacity_node_selector(target.capacity))
+        if placement.placement_policy:
+            selector[PLACEMENT_POLICY_LABEL] = placement.placement_policy
+        selector.update(capacity_node_selector(placement.capacity))
         spec.update({
             "hostNetwork": True,  # TPU runtime and DCN traffic on the VM's NICs; one process per VM
             "dnsPolicy": "ClusterFirstWithHostNet",  # keep cluster DNS (the coordinator's name) with hostNetwork
             "nodeSelector": dict(sorted(selector.items())),
-            "tolerations": tpu_tolerations(target.capacity),
+            "tolerations": tpu_tolerations(placement.capacity),
         })
     else:
         container["resources"] = {
             "requests": {"cpu": workload.jax.cpu, "memory": workload.jax.memory},
             "limits": {"memory": workload.jax.memory},
         }
-        spec["nodeSelector"] = {NODE_POOL_LABEL: target.cpu_pool}
+        spec["nodeSelector"] = {NODE_POOL_LABEL: placement.cpu_pool}
     if workload.privileged:
         container["securityContext"] = {"privileged": True}
     spec["containers"] = [container]
@@ -204,7 +204,7 @@ def _pod_spec(workload: JaxWorkloadConfig, target: WorkloadTarget, layout: JaxLa
     return dict(sorted(spec.items()))
 
 
-def build_jax_jobset(workload: JaxWorkloadConfig, target: WorkloadTarget, *,
+def build_jax_jobset(workload: JaxWorkloadConfig, placement: Placement, *,
                      secret_name: Optional[str] = None) -> dict[str, Any]:
     """The JobSet for a `runtime: jax` workload (validated config + where it runs) as a plain dict.
 
@@ -213,7 +213,7 @@ def build_jax_jobset(workload: JaxWorkloadConfig, target: WorkloadTarget, *,
     """
     if workload.runtime != "jax":
         raise ValueError(f"workload {workload.name!r} has runtime {workload.runtime!r}, not 'jax'")
-    layout = jax_layout(workload, target)
+    layout = jax_layout(workload, placement)
     labels = {WORKLOAD_LABEL: workload.name, RUNTIME_LABEL: "jax"}
     job_spec: dict[str, Any] = {
         "parallelism": layout.processes_per_job,
@@ -228,7 +228,7 @@ def build_jax_jobset(workload: JaxWorkloadConfig, target: WorkloadTarget, *,
         "template": {
             # every process, process 0 (the coordinator) included: evicting any one restarts them all
             "metadata": never_evict({"labels": {WORKLOAD_LABEL: workload.name}}),
-            "spec": _pod_spec(workload, target, layout, secret_name),
+            "spec": _pod_spec(workload, placement, layout, secret_name),
         },
     }
     job_template: dict[str, Any] = {"spec": job_spec}
@@ -236,10 +236,10 @@ def build_jax_jobset(workload: JaxWorkloadConfig, target: WorkloadTarget, *,
         # one slice (child Job) per node pool; read from the Job template (docs/jax-workloads.md)
         job_template = {"metadata": {"annotations": {EXCLUSIVE_TOPOLOGY_ANNOTATION: NODE_POOL_LABEL}},
                         "spec": job_spec}
-    metadata: dict[str, Any] = {"name": workload.name, "namespace": target.namespace,
+    metadata: dict[str, Any] = {"name": workload.name, "namespace": placement.namespace,
                                 "labels": dict(sorted(labels.items()))}
-    if target.queue_name:
-        metadata["labels"] = dict(sorted({**labels, QUEUE_NAME_LABEL: target.queue_name}.items()))
+    if placement.queue_name:
+        metadata["labels"] = dict(sorted({**labels, QUEUE_NAME_LABEL: placement.queue_name}.items()))
     return {
         "apiVersion": JOBSET_API_VERSION,
         "kind": "JobSet",

@@ -1,6 +1,6 @@
 """One dispatch from a workload model to its Kubernetes objects — plain data, no Pulumi import.
 
-`objects_for(workload, target)` picks the builder a workload's runtime and mode call for: a Pathways JobSet
+`objects_for(workload, placement)` picks the builder a workload's runtime and mode call for: a Pathways JobSet
 (pathways_jobset.py), a JAX JobSet (jax_jobset.py), or a serving LeaderWorkerSet with its Service or its clients'
 proxies (serving_lws.py). The workload components register what it returns, the identity planner reads its pod
 templates, and the tests compare against it, so no caller repeats the choice or the Secret's name.
@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Iterator, Optional
 
-from ..config.target import WorkloadTarget
+from ..config.placement import Placement
 from ..config.workloads import JaxWorkloadConfig, PathwaysWorkloadConfig, WorkloadConfig
 from ..naming import workload_secret_name
 from .jax_jobset import build_jax_jobset
@@ -55,16 +55,16 @@ def secret_name_for(workload: WorkloadConfig) -> Optional[str]:
     return workload_secret_name(workload.name) if workload.secret_env else None
 
 
-def objects_for(workload: WorkloadConfig, target: WorkloadTarget) -> WorkloadObjects:
-    """The objects of a validated workload running on `target` (see the module doc)."""
+def objects_for(workload: WorkloadConfig, placement: Placement) -> WorkloadObjects:
+    """The objects of a validated workload running on `placement` (see the module doc)."""
     if not isinstance(workload, (JaxWorkloadConfig, PathwaysWorkloadConfig)):
         raise TypeError(f"not a workload model: {type(workload).__name__}")
     secret = secret_name_for(workload)
     if isinstance(workload, JaxWorkloadConfig):
-        return WorkloadObjects(build_jax_jobset(workload, target, secret_name=secret), secret_name=secret)
+        return WorkloadObjects(build_jax_jobset(workload, placement, secret_name=secret), secret_name=secret)
     if not workload.on_lws:
-        return WorkloadObjects(build_pathways_jobset(workload, target, secret_name=secret), secret_name=secret)
-    made = serving_objects(workload, target, secret_name=secret)
+        return WorkloadObjects(build_pathways_jobset(workload, placement, secret_name=secret), secret_name=secret)
+    made = serving_objects(workload, placement, secret_name=secret)
     return WorkloadObjects(made.lws, service=made.service, clients=dict(made.clients), secret_name=secret)
 
 

@@ -1,6 +1,6 @@
 """The Pathways JobSet (head + workers) as plain data — no Pulumi import.
 
-`build_pathways_jobset(workload, target, secret_name=...)` returns the `jobset.x-k8s.io/v1alpha2` JobSet
+`build_pathways_jobset(workload, placement, secret_name=...)` returns the `jobset.x-k8s.io/v1alpha2` JobSet
 object for one `runtime: pathways` workload in any mode. Every value follows the peers' common core
 (XPK https://github.com/AI-Hypercomputer/xpk/blob/v1.16.0/src/xpk/templates/pathways_workload_create.yaml.j2,
 Cluster Toolkit, the google/pathways-job operator) — XPK's field layout where they differ only in form — and every
@@ -13,7 +13,7 @@ from typing import Any, Optional
 
 from .. import naming
 from ..catalog import SliceShape
-from ..config.target import WorkloadTarget
+from ..config.placement import Placement
 from ..config.workloads import PathwaysWorkloadConfig
 from ..pathways_facts import (COLOCATED_PYTHON_CONTAINER, COLOCATED_PYTHON_PORT, PROXY_CONTAINER, RM_CONTAINER,
                               WORKER_BACKOFF_PER_VM, WORKER_CONTAINER)
@@ -43,9 +43,9 @@ def worker_backoff_limit(workload: PathwaysWorkloadConfig, shape: SliceShape) ->
     return WORKER_BACKOFF_PER_VM * shape.vms_per_slice
 
 
-def _head_machine(workload: PathwaysWorkloadConfig, target: WorkloadTarget) -> Optional[str]:
+def _head_machine(workload: PathwaysWorkloadConfig, placement: Placement) -> Optional[str]:
     """The TPU VM machine type the head shares with a worker (mode colocated), else None (a CPU-pool head)."""
-    return target.shape.machine_type if workload.mode == "colocated" and target.shape is not None else None
+    return placement.shape.machine_type if workload.mode == "colocated" and placement.shape is not None else None
 
 
 def headless(workload: PathwaysWorkloadConfig) -> bool:
@@ -55,14 +55,14 @@ def headless(workload: PathwaysWorkloadConfig) -> bool:
 # --- containers ------------------------------------------------------------------------------------------
 
 
-def rm_container(workload: PathwaysWorkloadConfig, target: WorkloadTarget, *, sidecar: bool) -> dict[str, Any]:
+def rm_container(workload: PathwaysWorkloadConfig, placement: Placement, *, sidecar: bool) -> dict[str, Any]:
     pw = workload.pathways
-    shape = tpu_shape(target)
+    shape = tpu_shape(placement)
     args = [
         f"--server_port={RM_PORT}",
         f"--gcs_scratch_location={pw.gcs_scratch}",
         "--node_type=resource_manager",
-        f"--instance_count={target.slices}",
+        f"--instance_count={placement.slice_count}",
         f"--instance_type={shape.instance_type}",
         *(["--enable_metrics_collection=true"] if pw.metrics else []),
         *pw.flags.server,
@@ -81,7 +81,7 @@ def rm_container(workload: PathwaysWorkloadConfig, target: WorkloadTarget, *, si
         "args": args,
         "env": env,
         "ports": container_ports(*RM_PORTS),
-        "resources": server_resources(RM_CONTAINER, _head_machine(workload, target)),
+        "resources": server_resources(RM_CONTAINER, _head_machine(workload, placement)),
     }
     if sidecar:
         container["restartPolicy"] = "Always"
@@ -89,7 +89,7 @@ def rm_container(workload: PathwaysWorkloadConfig, target: WorkloadTarget, *, si
 
 
 def proxy_container(workload: PathwaysWorkloadConfig, *, sidecar: bool,
-                    target: Optional[WorkloadTarget] = None) -> dict[str, Any]:
+                    placement: Optional[Placement] = None) -> dict[str, Any]:
     pw = workload.pathways
     args = [
         f"--server_port={PROXY_PORT}",
@@ -106,7 +106,7 @@ def proxy_container(workload: PathwaysWorkloadConfig, *, sidecar: bool,
         "args": args,
         "env": [field_env("PATHWAYS_HEAD", COORDINATOR_LABEL_PATH), *custom_env(pw.env.proxy)],
         "ports": container_ports(PROXY_PORT),
-        "resources": server_resources(PROXY_CONTAINER, _head_machine(workload, target) if target else None),
+        "resources": server_resources(PROXY_CONTAINER, _head_machine(workload, placement) if placement else None),
     }
     if sidecar:
         container["restartPolicy"] = "Always"
@@ -123,9 +123,9 @@ def user_container(workload: PathwaysWorkloadConfig, *, secret_name: Optional[st
     return client_container(workload, backend, secret_name=secret_name, mounts=fuse_mounts(workload, workers=False))
 
 
-def worker_container(workload: PathwaysWorkloadConfig, target: WorkloadTarget) -> dict[str, Any]:
+def worker_container(workload: PathwaysWorkloadConfig, placement: Placement) -> dict[str, Any]:
     pw = workload.pathways
-    shape = tpu_shape(target)
+    shape = tpu_shape(placement)
     args = [
         f"--server_port={WORKER_PORT}",
         f"--resource_manager_address=$(PATHWAYS_HEAD):{RM_PORT}",
@@ -188,21 +188,21 @@ def _pod_common(workload: PathwaysWorkloadConfig) -> dict[str, Any]:
     return {"hostNetwork": True, "dnsPolicy": "ClusterFirstWithHostNet", **pod_options(workload)}
 
 
-def head_pod_spec(workload: PathwaysWorkloadConfig, target: WorkloadTarget, *, secret_name: Optional[str]) -> dict:
+def head_pod_spec(workload: PathwaysWorkloadConfig, placement: Placement, *, secret_name: Optional[str]) -> dict:
     spec = _pod_common(workload)
     spec["restartPolicy"] = "Never"
     if workload.mode == "colocated":
-        spec["nodeSelector"] = tpu_node_selector(target)
-        spec["tolerations"] = tpu_pod_tolerations(target)
+        spec["nodeSelector"] = tpu_node_selector(placement)
+        spec["tolerations"] = tpu_pod_tolerations(placement)
     else:
-        spec["nodeSelector"] = {naming.NODE_POOL_LABEL: target.cpu_pool}
+        spec["nodeSelector"] = {naming.NODE_POOL_LABEL: placement.cpu_pool}
     if headless(workload):
-        spec["containers"] = [proxy_container(workload, sidecar=False, target=target),
-                              rm_container(workload, target, sidecar=False),
+        spec["containers"] = [proxy_container(workload, sidecar=False, placement=placement),
+                              rm_container(workload, placement, sidecar=False),
                               *(sidecar_container(workload, s, native=False) for s in workload.sidecars)]
     else:
-        spec["initContainers"] = [proxy_container(workload, sidecar=True, target=target),
-                                  rm_container(workload, target, sidecar=True),
+        spec["initContainers"] = [proxy_container(workload, sidecar=True, placement=placement),
+                                  rm_container(workload, placement, sidecar=True),
                                   *(sidecar_container(workload, s, native=True) for s in workload.sidecars)]
         spec["containers"] = [user_container(workload, secret_name=secret_name)]
         volumes = fuse_volumes(workload, workers=False)
@@ -211,14 +211,14 @@ def head_pod_spec(workload: PathwaysWorkloadConfig, target: WorkloadTarget, *, s
     return spec
 
 
-def worker_pod_spec(workload: PathwaysWorkloadConfig, target: WorkloadTarget) -> dict:
+def worker_pod_spec(workload: PathwaysWorkloadConfig, placement: Placement) -> dict:
     spec = _pod_common(workload)
     spec["restartPolicy"] = "OnFailure"
-    spec["nodeSelector"] = tpu_node_selector(target)
-    spec["tolerations"] = tpu_pod_tolerations(target)
+    spec["nodeSelector"] = tpu_node_selector(placement)
+    spec["tolerations"] = tpu_pod_tolerations(placement)
     if workload.pathways.images.colocated_python:
         spec["initContainers"] = [colocated_python_container(workload)]
-    spec["containers"] = [worker_container(workload, target)]
+    spec["containers"] = [worker_container(workload, placement)]
     spec["volumes"] = [
         {"name": SHARED_TMP, "hostPath": {"path": "/tmp", "type": "DirectoryOrCreate"}},
         *fuse_volumes(workload, workers=True),
@@ -234,13 +234,13 @@ def _pod_metadata(workload: PathwaysWorkloadConfig, *, workers: bool) -> dict[st
     return meta
 
 
-def _head_pod_template(workload: PathwaysWorkloadConfig, target: WorkloadTarget, *, secret_name: Optional[str]) -> dict:
+def _head_pod_template(workload: PathwaysWorkloadConfig, placement: Placement, *, secret_name: Optional[str]) -> dict:
     metadata, spec = guard_head(_pod_metadata(workload, workers=False),
-                                head_pod_spec(workload, target, secret_name=secret_name))
+                                head_pod_spec(workload, placement, secret_name=secret_name))
     return {"metadata": metadata, "spec": spec}
 
 
-def head_replicated_job(workload: PathwaysWorkloadConfig, target: WorkloadTarget, *, secret_name: Optional[str]) -> dict:
+def head_replicated_job(workload: PathwaysWorkloadConfig, placement: Placement, *, secret_name: Optional[str]) -> dict:
     job_meta: dict[str, Any] = {}
     if workload.mode != "colocated":  # one head per CPU node (host ports 29000-29002)
         job_meta = {"annotations": {naming.EXCLUSIVE_TOPOLOGY_ANNOTATION: naming.HOSTNAME_LABEL}}
@@ -254,20 +254,20 @@ def head_replicated_job(workload: PathwaysWorkloadConfig, target: WorkloadTarget
                 "completionMode": "Indexed",
                 "completions": 1,
                 "parallelism": 1,
-                "template": _head_pod_template(workload, target, secret_name=secret_name),
+                "template": _head_pod_template(workload, placement, secret_name=secret_name),
             },
         },
     }
 
 
-def worker_replicated_job(workload: PathwaysWorkloadConfig, target: WorkloadTarget) -> dict:
-    shape = tpu_shape(target)
+def worker_replicated_job(workload: PathwaysWorkloadConfig, placement: Placement) -> dict:
+    shape = tpu_shape(placement)
     job_meta: dict[str, Any] = {}
     if workload.mode != "colocated":  # one slice = one child Job = one node pool
         job_meta = {"annotations": {naming.EXCLUSIVE_TOPOLOGY_ANNOTATION: naming.NODE_POOL_LABEL}}
     return {
         "name": naming.PATHWAYS_WORKER_JOB,
-        "replicas": target.slices,
+        "replicas": placement.slice_count,
         "template": {
             **({"metadata": job_meta} if job_meta else {}),
             "spec": {
@@ -277,20 +277,20 @@ def worker_replicated_job(workload: PathwaysWorkloadConfig, target: WorkloadTarg
                 "parallelism": shape.vms_per_slice,
                 "template": {
                     "metadata": _pod_metadata(workload, workers=True),
-                    "spec": worker_pod_spec(workload, target),
+                    "spec": worker_pod_spec(workload, placement),
                 },
             },
         },
     }
 
 
-def build_pathways_jobset(workload: PathwaysWorkloadConfig, target: WorkloadTarget, *,
+def build_pathways_jobset(workload: PathwaysWorkloadConfig, placement: Placement, *,
                           secret_name: Optional[str] = None) -> dict[str, Any]:
-    """The JobSet for a validated `runtime: pathways` workload on `target` (see module doc)."""
-    tpu_shape(target)
+    """The JobSet for a validated `runtime: pathways` workload on `placement` (see module doc)."""
+    tpu_shape(placement)
     labels = {naming.WORKLOAD_LABEL: workload.name}
-    if target.queue_name:
-        labels[naming.QUEUE_NAME_LABEL] = target.queue_name
+    if placement.queue_name:
+        labels[naming.QUEUE_NAME_LABEL] = placement.queue_name
     spec: dict[str, Any] = {
         "failurePolicy": {"maxRestarts": workload.max_restarts, "restartStrategy": "Recreate"},
         "network": {"enableDNSHostnames": True, "publishNotReadyAddresses": True},
@@ -300,13 +300,13 @@ def build_pathways_jobset(workload: PathwaysWorkloadConfig, target: WorkloadTarg
     if not headless(workload):
         spec["successPolicy"] = {"operator": "All", "targetReplicatedJobs": [naming.PATHWAYS_HEAD_JOB]}
     spec["replicatedJobs"] = [
-        head_replicated_job(workload, target, secret_name=secret_name),
-        worker_replicated_job(workload, target),
+        head_replicated_job(workload, placement, secret_name=secret_name),
+        worker_replicated_job(workload, placement),
     ]
     return {
         "apiVersion": naming.JOBSET_API_VERSION,
         "kind": "JobSet",
-        "metadata": {"name": workload.name, "namespace": target.namespace, "labels": dict(sorted(labels.items()))},
+        "metadata": {"name": workload.name, "namespace": placement.namespace, "labels": dict(sorted(labels.items()))},
         "spec": spec,
     }
 

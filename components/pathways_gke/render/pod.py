@@ -16,7 +16,7 @@ from ..capacity import capacity_node_selector, tpu_tolerations
 from ..catalog import SliceShape
 from ..config.pathways import Sidecar
 from ..config.pathways_checks import quantity, tpu_head_server_sizes
-from ..config.target import WorkloadTarget
+from ..config.placement import Placement
 from ..config.workloads import PathwaysWorkloadConfig, WorkloadBase
 from ..pathways_facts import DEFAULT_GRACE_PERIOD, PROXY_CONTAINER, PROXY_IMAGE, RM_CONTAINER, SERVER_IMAGE, SERVER_LIMITS
 from .wrapper import wrap_command
@@ -166,28 +166,28 @@ def fuse_volumes(workload: PathwaysWorkloadConfig, *, workers: bool, host_networ
     return out
 
 
-def tpu_shape(target: WorkloadTarget) -> SliceShape:
-    if target.shape is None or target.slices < 1:
+def tpu_shape(placement: Placement) -> SliceShape:
+    if placement.shape is None or placement.slice_count < 1:
         raise ValueError("a Pathways workload needs a TPU pool group (shape and slices) to run its workers on")
-    return target.shape
+    return placement.shape
 
 
-def tpu_node_selector(target: WorkloadTarget) -> dict[str, str]:
-    shape = tpu_shape(target)
+def tpu_node_selector(placement: Placement) -> dict[str, str]:
+    shape = tpu_shape(placement)
     selector = {
         naming.TPU_ACCELERATOR_LABEL: shape.accelerator_label,
         naming.TPU_TOPOLOGY_LABEL: shape.topology,
     }
-    if target.tpu_group:
-        selector[naming.TPU_GROUP_LABEL] = target.tpu_group
-    if target.placement_policy:
-        selector[naming.PLACEMENT_POLICY_LABEL] = target.placement_policy
-    selector.update(capacity_node_selector(target.capacity))
+    if placement.tpu_group:
+        selector[naming.TPU_GROUP_LABEL] = placement.tpu_group
+    if placement.placement_policy:
+        selector[naming.PLACEMENT_POLICY_LABEL] = placement.placement_policy
+    selector.update(capacity_node_selector(placement.capacity))
     return dict(sorted(selector.items()))
 
 
-def tpu_pod_tolerations(target: WorkloadTarget) -> list[dict[str, str]]:
-    return tpu_tolerations(target.capacity)
+def tpu_pod_tolerations(placement: Placement) -> list[dict[str, str]]:
+    return tpu_tolerations(placement.capacity)
 
 
 def pod_options(workload: PathwaysWorkloadConfig) -> dict[str, Any]:

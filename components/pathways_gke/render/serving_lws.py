@@ -1,6 +1,6 @@
 """Pathways serving on a LeaderWorkerSet (LWS) as plain data — no Pulumi import.
 
-`serving_objects(workload, target, ...)` returns every Kubernetes object of one `mode: serving` or
+`serving_objects(workload, placement, ...)` returns every Kubernetes object of one `mode: serving` or
 `mode: service` workload:
 
 - serving: one `leaderworkerset.x-k8s.io/v1` LeaderWorkerSet of `replicas` groups; a group is the Pathways
@@ -24,7 +24,7 @@ from typing import Any, Optional
 
 from .. import naming
 from ..config.serving_checks import Layout, layout_of
-from ..config.target import WorkloadTarget
+from ..config.placement import Placement
 from ..config.workloads import PathwaysWorkloadConfig
 from ..pathways_facts import PROXY_CONTAINER, RM_CONTAINER, WORKER_CONTAINER
 from .head import guard_head
@@ -65,15 +65,15 @@ def _pod_common(workload: PathwaysWorkloadConfig) -> dict[str, Any]:
 # --- containers ----------------------------------------------------------------------------------------------
 
 
-def _server_resources(container: str, target: Optional[WorkloadTarget], leader: str, *, proxy: bool = True) -> dict[str, Any]:
+def _server_resources(container: str, placement: Optional[Placement], leader: str, *, proxy: bool = True) -> dict[str, Any]:
     """A Pathways server's resources in an LWS pod: sized for the TPU VM of a `leader: tpu` leader."""
-    tpu = target.shape.machine_type if leader == "tpu" and target is not None and target.shape is not None else None
+    tpu = placement.shape.machine_type if leader == "tpu" and placement is not None and placement.shape is not None else None
     return server_resources(container, tpu, proxy=proxy)
 
 
-def rm_container(workload: PathwaysWorkloadConfig, target: WorkloadTarget, slices: int, leader: str = "cpu") -> dict[str, Any]:
+def rm_container(workload: PathwaysWorkloadConfig, placement: Placement, slices: int, leader: str = "cpu") -> dict[str, Any]:
     pw = workload.pathways
-    assert target.shape is not None
+    assert placement.shape is not None
     return {
         "name": RM_CONTAINER,
         "image": component_images(workload)["server"],
@@ -83,19 +83,19 @@ def rm_container(workload: PathwaysWorkloadConfig, target: WorkloadTarget, slice
             f"--gcs_scratch_location={pw.gcs_scratch}",
             "--node_type=resource_manager",
             f"--instance_count={slices}",
-            f"--instance_type={target.shape.instance_type}",
+            f"--instance_type={placement.shape.instance_type}",
             *(["--enable_metrics_collection=true"] if pw.metrics else []),
             *pw.flags.server,
         ],
         "env": [value_env("HOST_ADDRESS", LEADER_ADDRESS), value_env("TPU_SKIP_MDS_QUERY", "true"),
                 *custom_env(pw.env.server)],
         "ports": container_ports(*RM_PORTS),
-        "resources": _server_resources(RM_CONTAINER, target, leader, proxy=workload.mode == "serving"),
+        "resources": _server_resources(RM_CONTAINER, placement, leader, proxy=workload.mode == "serving"),
     }
 
 
 def proxy_container(workload: PathwaysWorkloadConfig, rm_address: str, virtual_slices: Optional[str] = None, *,
-                    target: Optional[WorkloadTarget] = None, leader: str = "cpu") -> dict[str, Any]:
+                    placement: Optional[Placement] = None, leader: str = "cpu") -> dict[str, Any]:
     pw = workload.pathways
     return {
         "name": PROXY_CONTAINER,
@@ -111,7 +111,7 @@ def proxy_container(workload: PathwaysWorkloadConfig, rm_address: str, virtual_s
         ],
         "env": [value_env(INSECURE_CREDENTIALS_ENV, "true"), *custom_env(pw.env.proxy)],
         "ports": container_ports(PROXY_PORT),
-        "resources": _server_resources(PROXY_CONTAINER, target, leader),
+        "resources": _server_resources(PROXY_CONTAINER, placement, leader),
     }
 
 
@@ -178,9 +178,9 @@ def leader_sidecars(workload: PathwaysWorkloadConfig) -> list[dict[str, Any]]:
     return out
 
 
-def worker_container(workload: PathwaysWorkloadConfig, target: WorkloadTarget) -> dict[str, Any]:
+def worker_container(workload: PathwaysWorkloadConfig, placement: Placement) -> dict[str, Any]:
     pw = workload.pathways
-    assert target.shape is not None
+    assert placement.shape is not None
     container: dict[str, Any] = {
         "name": WORKER_CONTAINER,
         "image": component_images(workload)["worker"],
@@ -195,7 +195,7 @@ def worker_container(workload: PathwaysWorkloadConfig, target: WorkloadTarget) -
         "env": [value_env("TPU_MIN_LOG_LEVEL", "0"), value_env("TF_CPP_MIN_LOG_LEVEL", "0"), value_env("XCLOUD_ENVIRONMENT", "GCP"),
                 *custom_env(pw.env.worker)],
         "ports": container_ports(*WORKER_PORTS),
-        "resources": {"limits": {naming.TPU_RESOURCE: str(target.shape.chips_per_vm)}},
+        "resources": {"limits": {naming.TPU_RESOURCE: str(placement.shape.chips_per_vm)}},
     }
     mounts = fuse_mounts(workload, workers=True)
     if mounts:
@@ -206,20 +206,20 @@ def worker_container(workload: PathwaysWorkloadConfig, target: WorkloadTarget) -
 # --- pods ----------------------------------------------------------------------------------------------------
 
 
-def leader_template(workload: PathwaysWorkloadConfig, target: WorkloadTarget, layout: Layout, *,
+def leader_template(workload: PathwaysWorkloadConfig, placement: Placement, layout: Layout, *,
                     secret_name: Optional[str]) -> dict[str, Any]:
     annotations: dict[str, str] = {}
     spec = _pod_common(workload)
     if layout.leader == "tpu":
-        spec["nodeSelector"] = tpu_node_selector(target)
-        spec["tolerations"] = tpu_pod_tolerations(target)
+        spec["nodeSelector"] = tpu_node_selector(placement)
+        spec["tolerations"] = tpu_pod_tolerations(placement)
     else:
-        spec["nodeSelector"] = {naming.NODE_POOL_LABEL: target.cpu_pool}
-    rm = rm_container(workload, target, layout.slices, layout.leader)
+        spec["nodeSelector"] = {naming.NODE_POOL_LABEL: placement.cpu_pool}
+    rm = rm_container(workload, placement, layout.slices, layout.leader)
     if workload.mode == "serving":
         server = server_container(workload, secret_name=secret_name)
         spec["containers"] = [server, *leader_sidecars(workload),
-                              proxy_container(workload, LEADER_ADDRESS, target=target, leader=layout.leader), rm]
+                              proxy_container(workload, LEADER_ADDRESS, placement=placement, leader=layout.leader), rm]
         annotations[DEFAULT_CONTAINER_ANNOTATION] = server["name"]
         volumes = fuse_volumes(workload, workers=False, host_network=False)
         if volumes:
@@ -233,11 +233,11 @@ def leader_template(workload: PathwaysWorkloadConfig, target: WorkloadTarget, la
     return {"metadata": metadata, "spec": spec}
 
 
-def worker_template(workload: PathwaysWorkloadConfig, target: WorkloadTarget) -> dict[str, Any]:
+def worker_template(workload: PathwaysWorkloadConfig, placement: Placement) -> dict[str, Any]:
     spec = _pod_common(workload)
-    spec["nodeSelector"] = tpu_node_selector(target)
-    spec["tolerations"] = tpu_pod_tolerations(target)
-    spec["containers"] = [worker_container(workload, target)]
+    spec["nodeSelector"] = tpu_node_selector(placement)
+    spec["tolerations"] = tpu_pod_tolerations(placement)
+    spec["containers"] = [worker_container(workload, placement)]
     metadata: dict[str, Any] = {"labels": {naming.WORKLOAD_LABEL: workload.name}}
     volumes = fuse_volumes(workload, workers=True, host_network=False)
     if volumes:
@@ -254,14 +254,14 @@ def uses_subgroups(layout: Layout) -> bool:
     return layout.leader == "cpu" or layout.slices > 1
 
 
-def build_lws(workload: PathwaysWorkloadConfig, target: WorkloadTarget, *, secret_name: Optional[str] = None) -> dict[str, Any]:
-    """The LeaderWorkerSet of a validated serving/service workload on `target` (see module doc)."""
+def build_lws(workload: PathwaysWorkloadConfig, placement: Placement, *, secret_name: Optional[str] = None) -> dict[str, Any]:
+    """The LeaderWorkerSet of a validated serving/service workload on `placement` (see module doc)."""
     if not workload.on_lws:
         raise ValueError(f"workload {workload.name!r} is in mode {workload.mode!r}, not serving or service")
-    layout = layout_of(workload, target)
+    layout = layout_of(workload, placement)
     labels = {naming.WORKLOAD_LABEL: workload.name}
-    if target.queue_name:
-        labels[naming.QUEUE_NAME_LABEL] = target.queue_name
+    if placement.queue_name:
+        labels[naming.QUEUE_NAME_LABEL] = placement.queue_name
     if uses_subgroups(layout):
         annotations = {naming.LWS_SUBGROUP_EXCLUSIVE_TOPOLOGY: naming.NODE_POOL_LABEL}
     else:  # the leader's node pool (a TPU slice) takes the whole group
@@ -271,8 +271,8 @@ def build_lws(workload: PathwaysWorkloadConfig, target: WorkloadTarget, *, secre
         # serving: a failed pod recreates its group (a Pathways cluster is all or nothing); service: the
         # long-lived resource manager stays up and a failed worker restarts in place and rejoins it.
         "restartPolicy": "RecreateGroupOnPodRestart" if workload.mode == "serving" else "None",
-        "leaderTemplate": leader_template(workload, target, layout, secret_name=secret_name),
-        "workerTemplate": worker_template(workload, target),
+        "leaderTemplate": leader_template(workload, placement, layout, secret_name=secret_name),
+        "workerTemplate": worker_template(workload, placement),
     }
     if uses_subgroups(layout):
         policy: dict[str, Any] = {"subGroupSize": layout.vms}
@@ -282,7 +282,7 @@ def build_lws(workload: PathwaysWorkloadConfig, target: WorkloadTarget, *, secre
     return {
         "apiVersion": naming.LWS_API_VERSION,
         "kind": "LeaderWorkerSet",
-        "metadata": {"name": workload.name, "namespace": target.namespace, "labels": dict(sorted(labels.items())),
+        "metadata": {"name": workload.name, "namespace": placement.namespace, "labels": dict(sorted(labels.items())),
                      "annotations": annotations},
         "spec": {
             "replicas": layout.replicas,
@@ -305,10 +305,10 @@ def leader_selector(lws: str) -> dict[str, str]:
     return {naming.LWS_NAME_KEY: lws, naming.LWS_WORKER_INDEX_KEY: "0"}
 
 
-def build_serving_service(workload: PathwaysWorkloadConfig, target: WorkloadTarget) -> dict[str, Any]:
+def build_serving_service(workload: PathwaysWorkloadConfig, placement: Placement) -> dict[str, Any]:
     serving = workload.serving
     assert serving is not None
-    metadata: dict[str, Any] = {"name": naming.serving_service_name(workload.name), "namespace": target.namespace,
+    metadata: dict[str, Any] = {"name": naming.serving_service_name(workload.name), "namespace": placement.namespace,
                                 "labels": {naming.WORKLOAD_LABEL: workload.name}}
     # pulumi-kubernetes awaits a Service until it has ready endpoints; the leaders are ready only once the model
     # is loaded (up to serving.probes.startupSeconds), so `pulumi up` must not wait for them here.
@@ -330,24 +330,24 @@ def client_labels(workload: PathwaysWorkloadConfig, client: str) -> dict[str, st
     return {naming.CLIENT_LABEL: client, naming.WORKLOAD_LABEL: workload.name}
 
 
-def virtual_slices(workload: PathwaysWorkloadConfig, target: WorkloadTarget) -> str:
+def virtual_slices(workload: PathwaysWorkloadConfig, placement: Placement) -> str:
     """The proxy's `--virtual_slices`: the backend's instance type once per slice the client asks for."""
-    assert workload.service is not None and target.shape is not None
-    return ",".join([target.shape.instance_type] * workload.service.client_slices)
+    assert workload.service is not None and placement.shape is not None
+    return ",".join([placement.shape.instance_type] * workload.service.client_slices)
 
 
-def build_client_proxy(workload: PathwaysWorkloadConfig, target: WorkloadTarget, client: str) -> dict[str, Any]:
+def build_client_proxy(workload: PathwaysWorkloadConfig, placement: Placement, client: str) -> dict[str, Any]:
     """One client's IFRT proxy: a Deployment on the CPU pool talking to the backend's resource manager."""
     labels = client_labels(workload, client)
-    container = proxy_container(workload, naming.lws_leader_host(workload.name), virtual_slices(workload, target))
+    container = proxy_container(workload, naming.lws_leader_host(workload.name), virtual_slices(workload, placement))
     container["readinessProbe"] = {"tcpSocket": {"port": PROXY_PORT}, "periodSeconds": 10}
     spec = _pod_common(workload)
-    spec["nodeSelector"] = {naming.NODE_POOL_LABEL: target.cpu_pool}
+    spec["nodeSelector"] = {naming.NODE_POOL_LABEL: placement.cpu_pool}
     spec["containers"] = [container]
     return {
         "apiVersion": "apps/v1",
         "kind": "Deployment",
-        "metadata": {"name": naming.client_proxy_name(workload.name, client), "namespace": target.namespace,
+        "metadata": {"name": naming.client_proxy_name(workload.name, client), "namespace": placement.namespace,
                      "labels": dict(labels)},
         "spec": {
             "replicas": 1,
@@ -359,31 +359,31 @@ def build_client_proxy(workload: PathwaysWorkloadConfig, target: WorkloadTarget,
     }
 
 
-def build_client_service(workload: PathwaysWorkloadConfig, target: WorkloadTarget, client: str) -> dict[str, Any]:
+def build_client_service(workload: PathwaysWorkloadConfig, placement: Placement, client: str) -> dict[str, Any]:
     return {
         "apiVersion": "v1",
         "kind": "Service",
-        "metadata": {"name": naming.client_proxy_name(workload.name, client), "namespace": target.namespace,
+        "metadata": {"name": naming.client_proxy_name(workload.name, client), "namespace": placement.namespace,
                      "labels": client_labels(workload, client)},
         "spec": {"type": "ClusterIP", "selector": client_labels(workload, client),
                  "ports": [{"name": "grpc", "port": PROXY_PORT, "targetPort": PROXY_PORT, "protocol": "TCP"}]},
     }
 
 
-def serving_objects(workload: PathwaysWorkloadConfig, target: WorkloadTarget, *,
+def serving_objects(workload: PathwaysWorkloadConfig, placement: Placement, *,
                     secret_name: Optional[str] = None) -> ServingObjects:
-    lws = build_lws(workload, target, secret_name=secret_name)
+    lws = build_lws(workload, placement, secret_name=secret_name)
     if workload.mode == "serving":
-        return ServingObjects(lws=lws, service=build_serving_service(workload, target))
+        return ServingObjects(lws=lws, service=build_serving_service(workload, placement))
     assert workload.service is not None
     return ServingObjects(lws=lws, clients={
-        c: (build_client_proxy(workload, target, c), build_client_service(workload, target, c))
+        c: (build_client_proxy(workload, placement, c), build_client_service(workload, placement, c))
         for c in workload.service.clients})
 
 
 def access_facts(workload: PathwaysWorkloadConfig, namespace: str) -> dict[str, Any]:
     """Where clients connect (docs/serving.md). A serving group's proxy belongs to its model server (a second JAX
-    client would compete with it for the slices), so mode serving gives no JAX backend target; shared slices
+    client would compete with it for the slices), so mode serving gives no JAX backend placement; shared slices
     are mode service, where each client has its own proxy."""
     domain = f"{namespace}.svc.cluster.local"
     facts: dict[str, Any] = {}

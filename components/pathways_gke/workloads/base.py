@@ -18,7 +18,7 @@ import pulumi_kubernetes as k8s
 
 from ..component import Inherited, checking_args, env_secret, rehydrated, split_options
 from ..config.deferrable import WORKLOAD_FIELDS
-from ..config.target import WorkloadTarget
+from ..config.placement import Placement
 from ..config.workloads import WorkloadConfig
 from ..deferred import Deferred, defer_workload_outputs
 from ..render.objects import WorkloadObjects
@@ -32,7 +32,7 @@ class Checked:
     secretEnv entry by env name (from the `secrets` arg)."""
 
     workload: WorkloadConfig
-    target: WorkloadTarget
+    placement: Placement
     objects: WorkloadObjects
     secret_values: Mapping[str, Any] = field(default_factory=dict)
     lws_version: Optional[str] = None
@@ -62,7 +62,7 @@ class WorkloadComponent(pulumi.ComponentResource):
         pulumi.ComponentResource.__init__(self, token, name, None, own)
         self.secret: Optional[k8s.core.v1.Secret] = None
         if checked.secret_values:
-            self.secret = env_secret(self, name, workload=checked.workload.name, namespace=checked.target.namespace,
+            self.secret = env_secret(self, name, workload=checked.workload.name, namespace=checked.placement.namespace,
                                      values=checked.secret_values, inherited=inherited, labels=secret_labels)
         return checked, inherited
 

@@ -28,7 +28,7 @@ from ..config.stack import StackConfig
 from ..config.workloads import WorkloadConfig
 from ..gke.cluster_spec import NODE_SERVICE_ACCOUNT_ROLES, node_service_account_email
 from ..render.objects import objects_for
-from ..config.target import target_for
+from ..config.placement import Placement
 
 OBJECT_USER = "roles/storage.objectUser"  # read/write objects, no bucket administration
 OBJECT_VIEWER = "roles/storage.objectViewer"
@@ -143,7 +143,7 @@ def gsa_of(stack: StackConfig, ksa: str) -> Optional[str]:
 def workload_pod_templates(stack: StackConfig, workload: WorkloadConfig) -> Iterator[tuple[str, dict[str, Any]]]:
     """(role, pod template) of every pod a workload runs: a JobSet's replicated jobs, or a LeaderWorkerSet's
     leader and workers plus each client's proxy (modes serving and service)."""
-    yield from objects_for(workload, target_for(stack, workload)).pod_templates()
+    yield from objects_for(workload, Placement.of(stack, workload)).pod_templates()
 
 
 def _containers(spec: dict[str, Any]) -> list[dict[str, Any]]:
@@ -168,7 +168,7 @@ def pod_identity(stack: StackConfig, workload: WorkloadConfig, replicated_job: s
                  template: dict[str, Any]) -> PodIdentity:
     """Identity and needs of one rendered pod template (see module doc)."""
     spec = template["spec"]
-    namespace = target_for(stack, workload).namespace
+    namespace = Placement.of(stack, workload).namespace
     ksa = spec.get("serviceAccountName", "default")
     ksa_id = ksa_identity(stack, namespace, ksa, gsa_of(stack, ksa))
     host_network = bool(spec.get("hostNetwork"))

@@ -61,12 +61,12 @@ class JaxWorkload(WorkloadComponent):
                                  **child_options("jobset", False), replace_on_changes=list(JOBSET_REPLACE_ON_CHANGES),
                                  delete_before_replace=True),
         )
-        workload, target = checked.workload, checked.target
+        workload, placement = checked.workload, checked.placement
         assert isinstance(workload, JaxWorkloadConfig)
         self.jobset_name = self._known(self.jobset, workload.name)
-        self.namespace = self._known(self.jobset, target.namespace)
-        self.coordinator_address = self._known(self.jobset, coordinator_address(workload, target))
-        self.processes = self._known(self.jobset, jax_layout(workload, target).processes)
+        self.namespace = self._known(self.jobset, placement.namespace)
+        self.coordinator_address = self._known(self.jobset, coordinator_address(workload, placement))
+        self.processes = self._known(self.jobset, jax_layout(workload, placement).processes)
         self._finish({
             "jobsetName": self.jobset_name,
             "namespace": self.namespace,
@@ -78,9 +78,9 @@ class JaxWorkload(WorkloadComponent):
 def validate_args(args: Mapping[str, Any]) -> Checked:
     """Validate component args (workloads/jax_inputs.py); return the workload, where it runs, its JobSet and the
     secret values by env. Raises ConfigError naming every bad input path."""
-    workload, target = validate_jax_args(args)
+    workload, placement = validate_jax_args(args)
     secrets: Mapping[str, Any] = args.get("secrets") or {}
-    return Checked(workload, target, objects_for(workload, target),
+    return Checked(workload, placement, objects_for(workload, placement),
                    {env: secrets[key] for env, key in workload.secret_env.items()})
 
 

@@ -15,16 +15,16 @@ from pydantic import ValidationError
 from ..config.base import problems_from
 from ..config.checks import jax_problems
 from ..config.stack import StackConfig
-from ..config.target import WorkloadTarget, target_for
+from ..config.placement import Placement
 from ..config.workloads import JaxWorkloadConfig, cluster_wired_problems, without_cluster_wired
 from ..errors import ConfigError, Problem
-from ..config.placement import placement_args, placement_problems, plain, secret_values_from_args, target_from_placement
+from ..config.placement import placement_problems, plain, secret_values_from_args
 
 OWN_ARGS = ("workload", "secrets")
 """JaxWorkload's args besides the placement."""
 
 
-def validate_jax_args(args: Mapping[str, Any]) -> tuple[JaxWorkloadConfig, WorkloadTarget]:
+def validate_jax_args(args: Mapping[str, Any]) -> tuple[JaxWorkloadConfig, Placement]:
     """Validate component args; raise ConfigError naming every bad input path."""
     problems: list[Problem] = []
     config: Optional[JaxWorkloadConfig] = None
@@ -39,20 +39,18 @@ def validate_jax_args(args: Mapping[str, Any]) -> tuple[JaxWorkloadConfig, Workl
             problems.extend(problems_from(error, JaxWorkloadConfig, ["workload"]))
     placement, placement_errors = placement_problems(args, OWN_ARGS, tpu_required=False)
     problems.extend(placement_errors)
-    target = target_from_placement(placement) if placement is not None else None
-    if target is not None and target.shape is not None and target.tpu_group is None:
+    if placement is not None and placement.shape is not None and placement.tpu_group is None:
         problems.append(Problem("tpu_group", "is required with tpu_type for a JaxWorkload (the node label "
                                 "pathways-gke/tpu-group of its node pools)"))
     if config is not None:
         problems.extend(cluster_wired_problems(config, "workload"))
-        if target is not None and target.shape is not None and config.tpu_pool is None:
-            config = config.model_copy(update={"tpu_pool": target.tpu_group})
-        if target is not None and target.shape is None and config.tpu_pool is not None:
+        if placement is not None and placement.shape is not None and config.tpu_pool is None:
+            config = config.model_copy(update={"tpu_pool": placement.tpu_group})
+        if placement is not None and placement.shape is None and config.tpu_pool is not None:
             problems.append(Problem("workload.tpu_pool", "names a TPU pool group but the placement has no tpu_type",
                                     config.tpu_pool))
-        if target is not None and (target.shape is not None or config.tpu_pool is None):
-            problems.extend(jax_problems(config, "workload", target.tpu_group, target.shape, target.slices,
-                                         cpu_machine_type=placement.cpu_machine_type if placement else None))
+        if placement is not None and (placement.shape is not None or config.tpu_pool is None):
+            problems.extend(jax_problems(config, "workload", placement))
         if config.command is None:
             problems.append(Problem("workload.command", "is required (the program every process runs)"))
         if config.image is None:
@@ -60,12 +58,12 @@ def validate_jax_args(args: Mapping[str, Any]) -> tuple[JaxWorkloadConfig, Workl
         secret_values_from_args(config, args, problems)
     if problems:
         raise ConfigError(problems)
-    assert config is not None and target is not None
-    return config, target
+    assert config is not None and placement is not None
+    return config, placement
 
 
 def jax_inputs_from_stack(stack: StackConfig, workload: JaxWorkloadConfig) -> dict[str, Any]:
     """Plain `workload` and placement args for a stack's jax workload (secrets are added by the caller)."""
     plain_workload = workload.model_dump(exclude_unset=True, exclude_none=True,
                                          include=without_cluster_wired(workload), exclude={"runtime"})
-    return {"workload": plain_workload, **placement_args(stack, target_for(stack, workload))}
+    return {"workload": plain_workload, **Placement.of(stack, workload).args()}

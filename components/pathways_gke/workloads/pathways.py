@@ -21,7 +21,7 @@ from .. import naming
 from ..args_types import PathwaysWorkloadArgs
 from ..config.base import problems_from
 from ..config.pathways_checks import pathways_workload_problems
-from ..config.target import WorkloadTarget, target_for
+from ..config.placement import Placement
 from ..config.workloads import PathwaysWorkloadConfig, cluster_wired_problems, without_cluster_wired
 from ..errors import ConfigError, Problem
 from ..apply_rules import JOBSET_REPLACE_ON_CHANGES
@@ -29,7 +29,7 @@ from ..protection import child_options
 from ..tokens import PATHWAYS_WORKLOAD
 from ..render.objects import objects_for
 from .base import Checked, WorkloadComponent
-from ..config.placement import placement_args, placement_problems, plain, secret_values_from_args, target_from_placement
+from ..config.placement import placement_problems, plain, secret_values_from_args
 
 
 class PathwaysWorkload(WorkloadComponent):
@@ -65,7 +65,7 @@ class PathwaysWorkload(WorkloadComponent):
                                  **child_options("jobset", False), replace_on_changes=list(JOBSET_REPLACE_ON_CHANGES),
                                  delete_before_replace=True),
         )
-        ns = checked.target.namespace
+        ns = checked.placement.namespace
         facts = access_facts(checked.workload.name, ns)
         self.jobset_name = self._known(self.jobset, checked.workload.name)
         self.namespace = self._known(self.jobset, ns)
@@ -123,30 +123,27 @@ def validate_args(args: Mapping[str, Any]) -> Checked:
     placement, placement_errors = placement_problems(args, ("workload", "secrets"), tpu_required=True)
     problems.extend(placement_errors)
     secret_values: dict[str, Any] = {}
-    target: Optional[WorkloadTarget] = None
     if workload is not None and placement is not None:
         if workload.image is None and workload.mode != "headless":
             problems.append(Problem("workload.image", "is required (the user container's image, pinned to a tag); "
                                     "only headless workloads have no user container"))
-        target = target_from_placement(placement)
-        problems.extend(pathways_workload_problems(workload, target, "workload",
-                                                   cpu_machine_type=placement.cpu_machine_type))
+        problems.extend(pathways_workload_problems(workload, placement, "workload"))
         secret_values = secret_values_from_args(workload, args, problems)
-    if problems or workload is None or target is None:
+    if problems or workload is None or placement is None:
         raise ConfigError(problems)
-    return Checked(workload, target, objects_for(workload, target), secret_values)
+    return Checked(workload, placement, objects_for(workload, placement), secret_values)
 
 
 def pathways_args_from_stack(stack: Any, workload: PathwaysWorkloadConfig,
                              secrets: Optional[Mapping[str, Any]] = None) -> PathwaysWorkloadArgs:
     """Args for one `runtime: pathways` workload of a validated StackConfig (used by PathwaysCluster)."""
-    target = target_for(stack, workload)
-    if target.shape is None:
+    placement = Placement.of(stack, workload)
+    if placement.shape is None:
         raise ValueError(f"workload {workload.name!r} has no TPU pool group")
     args: dict[str, Any] = {
         "workload": json.loads(workload.model_dump_json(by_alias=True, exclude_unset=True,
                                                         include=without_cluster_wired(workload))),
-        **placement_args(stack, target),
+        **placement.args(),
     }
     needed = sorted(set(workload.secret_env.values()))
     if needed:

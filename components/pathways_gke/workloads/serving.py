@@ -26,11 +26,10 @@ from ..errors import ConfigError, Problem
 from ..apply_rules import lws_kueue_replace_on_changes
 from ..protection import child_options
 from .pathways import pathways_args_from_stack, workload_from_args
-from ..config.placement import placement_problems, secret_values_from_args, target_from_placement
+from ..config.placement import placement_problems, secret_values_from_args
 from ..render.objects import objects_for
 from ..render.serving_lws import access_facts
 from .base import Checked, WorkloadComponent
-from ..config.target import WorkloadTarget
 from ..tokens import PATHWAYS_SERVING
 
 
@@ -88,10 +87,10 @@ class PathwaysServing(WorkloadComponent):
                 opts=inherited.child(self, **child_options("serving", False), delete_before_replace=True))
             self.clients[client] = (proxy, service)
 
-        facts = access_facts(workload, checked.target.namespace)
+        facts = access_facts(workload, checked.placement.namespace)
         known = lambda key: self._known(self.lws, facts[key]) if key in facts else None  # noqa: E731
         self.lws_name = self._known(self.lws, workload.name)
-        self.namespace = self._known(self.lws, checked.target.namespace)
+        self.namespace = self._known(self.lws, checked.placement.namespace)
         self.service_name = known("service_name")
         self.endpoint = known("endpoint")
         self.port_forward_command = known("port_forward_command")
@@ -147,7 +146,6 @@ def validate_args(args: Mapping[str, Any]) -> Checked:
                                                      tpu_required=True)
     problems.extend(placement_errors)
     secret_values: dict[str, Any] = {}
-    target: Optional[WorkloadTarget] = None
     if workload is not None and placement is not None:
         if not workload.on_lws:
             problems.append(Problem("workload.mode", "must be 'serving' or 'service' (runtime pathways) for a "
@@ -157,16 +155,13 @@ def validate_args(args: Mapping[str, Any]) -> Checked:
             if workload.image is None and workload.mode == "serving":
                 problems.append(Problem("workload.image", "is required (the server container's image, pinned to "
                                         "a tag)"))
-            target = target_from_placement(placement)
-            problems.extend(pathways_workload_problems(workload, target, "workload",
-                                                       cpu_machine_type=placement.cpu_machine_type))
-            problems.extend(serving_workload_problems(workload, target, "workload", lws_version=lws_version,
-                                                      cpu_machine_type=placement.cpu_machine_type,
+            problems.extend(pathways_workload_problems(workload, placement, "workload"))
+            problems.extend(serving_workload_problems(workload, placement, "workload", lws_version=lws_version,
                                                       kueue_version=kueue_version))
         secret_values = secret_values_from_args(workload, args, problems)
-    if problems or workload is None or target is None:
+    if problems or workload is None or placement is None:
         raise ConfigError(problems)
-    return Checked(workload, target, objects_for(workload, target), secret_values, lws_version=lws_version)
+    return Checked(workload, placement, objects_for(workload, placement), secret_values, lws_version=lws_version)
 
 
 def serving_args_from_stack(stack: Any, workload: PathwaysWorkloadConfig,
