@@ -135,6 +135,7 @@ def _by_name(diff):
     return out
 
 
+@pytest.mark.slow
 def test_a_new_image_replaces_only_the_jobset_delete_first(dev):
     cfg = shipped("dev")
     cfg[P + "workloads"][0]["image"] = "us-docker.pkg.dev/acme-ml-dev/train/trainer:2026-12-01"
@@ -144,12 +145,14 @@ def test_a_new_image_replaces_only_the_jobset_delete_first(dev):
     assert replaced[0].replace_mode == "delete-first" and not diff.refused
 
 
+@pytest.mark.slow
 def test_a_cpu_pool_resize_is_an_update_in_place(dev):
     diff = diff_plans(dev, _plan(merged("dev", cpuPool={"maxNodes": 3})))
     (change,) = diff.changed
     assert change.type == tokens.NODE_POOL and change.verdict == "update" and not diff.refused
 
 
+@pytest.mark.slow
 def test_a_new_cluster_location_replaces_every_pool_the_provider_and_every_object(dev, capsys, tmp_path):
     """The cluster is replaced delete-first: the engine's re-diff replaces every pool (`cluster` is force-new) and
     replaceWith replaces the Kubernetes provider, and with it every object it manages."""
@@ -175,6 +178,7 @@ def test_a_new_cluster_location_replaces_every_pool_the_provider_and_every_objec
     capsys.readouterr()
 
 
+@pytest.mark.slow
 def test_a_protected_pool_cannot_be_replaced_and_the_diff_fails_with_exit_4(capsys, tmp_path):
     base = merged("dev", cluster={"protect": True})
     old = _plan(base)
@@ -197,6 +201,7 @@ def test_a_protected_pool_cannot_be_replaced_and_the_diff_fails_with_exit_4(caps
     assert not unprotected.refused
 
 
+@pytest.mark.slow
 def test_removing_a_protected_pool_is_refused():
     """step.go DeleteStep: a resource protected in the state cannot be deleted."""
     base = every_optional_child_config()
@@ -207,6 +212,7 @@ def test_removing_a_protected_pool_is_refused():
     assert deleted and all("burst" in urn for urn in deleted)
 
 
+@pytest.mark.slow
 def test_kueue_on_replaces_the_jobset_and_the_leader_worker_sets():
     for name in ("dev", "serve"):
         old = _plan(shipped(name), name)
@@ -217,6 +223,7 @@ def test_kueue_on_replaces_the_jobset_and_the_leader_worker_sets():
         assert not [r for r in diff.refused if r[2].rule.startswith("kueue")]
 
 
+@pytest.mark.slow
 def test_dns_auto_is_decided_at_creation_and_an_explicit_change_is_refused():
     old = _plan(shipped("dev"))
     multi = _plan(_multi_host("dev"))
@@ -238,6 +245,7 @@ def _multi_host(name):
     return cfg
 
 
+@pytest.mark.slow
 def test_a_tpu7x_topology_change_replaces_the_policy_and_by_cascade_its_pool():
     """The workload policy is replaced delete-first; the pool's placementPolicy.policyName reads it, so the engine's
     re-diff replaces the pool too, even though the pool ignores the topology GKE derives."""
@@ -259,6 +267,7 @@ def test_a_cross_stack_diff_does_not_report_provider_references(dev):
     assert not [c for c in diff.changed if "provider" in c.options or "replaceWith" in c.options]
 
 
+@pytest.mark.slow
 def test_a_serving_service_type_change_updates_in_place():
     """pulumi-kubernetes replaces a Service only on spec.clusterIP (provider/pkg/provider/diff.go)."""
     old = _plan(shipped("serve"), "serve")
@@ -270,6 +279,7 @@ def test_a_serving_service_type_change_updates_in_place():
     assert any(p.startswith("spec.type") for c in services for p in c.properties)
 
 
+@pytest.mark.slow
 def test_under_kueue_a_serving_resource_change_replaces_the_leader_worker_set():
     """Kueue freezes the pod templates' resources while the queue-name label is set: the LWS is replaced, not
     updated (kueue leaderworkerset_webhook.go); an image change still rolls it in place."""

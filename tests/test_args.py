@@ -160,6 +160,7 @@ def test_module_stays_inside_the_schema_inference_limits():
                 f"{typed.__name__}.{name}"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("typed, model", SECTIONS, ids=lambda x: getattr(x, "__name__", "Workload"))
 def test_documented_defaults_are_the_models_defaults(typed, model: type[BaseModel]):
     """A docstring saying `Default: X` must tell the truth (the schema description shows it)."""
@@ -237,6 +238,7 @@ def test_secret_values_never_reach_validation_only_their_names():
     assert converted["secrets"] == {"hf-token": A.SECRET_NAME_PLACEHOLDER}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", STACKS)
 def test_python_args_plan_exactly_like_the_stack_file(name):
     config = read_stack_file(ROOT / "stacks" / f"Pulumi.{name}.yaml")

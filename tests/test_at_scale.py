@@ -114,6 +114,7 @@ def test_image_streaming_can_be_switched_off_per_pool():
     assert [p["inputs"]["nodeConfig"].get("gcfsConfig") for p in pools] == [None, None]
 
 
+@pytest.mark.slow
 def test_an_image_cache_disk_is_a_container_image_cache_secondary_boot_disk_on_that_pool_only():
     config = shipped("prod")
     config["pathways-gke:tpuPools"][0]["imageCacheDisk"] = CACHE_IMAGE
@@ -130,6 +131,7 @@ def test_an_image_cache_disk_is_a_container_image_cache_secondary_boot_disk_on_t
             assert disks is None
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("dns, dns_config, cache", [
     ("cloud-dns", {"clusterDns": "CLOUD_DNS", "clusterDnsScope": "CLUSTER_SCOPE"}, None),
     ("nodelocal-dnscache", None, {"enabled": True}),
@@ -141,6 +143,7 @@ def test_the_dns_provider_is_switchable(dns, dns_config, cache):
     assert inputs["addonsConfig"].get("dnsCacheConfig") == cache
 
 
+@pytest.mark.slow
 def test_auto_dns_leaves_a_single_host_only_cluster_on_gke_default():
     config = shipped("dev")
     config["pathways-gke:tpuPools"][0].update(topology="2x2")  # v6e 2x2: one VM
@@ -157,6 +160,7 @@ def test_managed_prometheus_and_console_links_are_switchable():
     assert "consoleLinks" not in plan["outputs"]
 
 
+@pytest.mark.slow
 def test_alert_policies_are_opt_in_and_watch_each_workload_for_missing_workers_and_restarts():
     assert of_type(plan_of(shipped("prod")), ALERT) == []
     channel = "projects/acme-ml-prod/notificationChannels/123"
@@ -219,6 +223,7 @@ def test_the_node_count_counts_autoscaled_slices_at_their_maximum():
     assert stack_node_count(stack) == 3 * 2 + stack.cpu_pool.max_nodes  # v6e 2x4: 2 VMs per slice
 
 
+@pytest.mark.slow
 def test_sizing_is_switchable_per_controller():
     config = merged("prod", jobset={"sizeForCluster": False}, kueue={"sizeForCluster": False})
     assert stack_controller_resources(parse_stack(config)) == {}
@@ -319,6 +324,7 @@ def test_prod_reports_the_first_step_with_and_without_preloading(plans):
     assert step["firstStepSeconds"] == step["created"] + step["imagePulls"] + step["start"]
 
 
+@pytest.mark.slow
 def test_a_preloaded_stack_pulls_nothing_and_an_unstreamed_one_pulls_everything():
     config = shipped("prod")
     config["pathways-gke:cpuPool"]["imageCacheDisk"] = CACHE_IMAGE
@@ -344,6 +350,7 @@ def test_image_sizes_and_pull_rates_are_overridable(plans):
     assert bigger["firstStepSeconds"] == base["firstStepSeconds"], "streamed pulls do not depend on size"
 
 
+@pytest.mark.slow
 def test_the_text_report_leads_with_the_time_to_the_first_step(capsys):
     assert cli_main(["plan", "--stack", "prod", "--project-dir", str(ROOT), "--critical-path"]) == 0
     out = capsys.readouterr().out
@@ -362,6 +369,7 @@ def test_the_image_table_in_the_docs_is_current():
 # --- what a change does to a running stack ---------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_adding_an_image_cache_replaces_that_groups_pools_and_leaves_the_cluster_alone():
     from pathways_gke.plan.diff import diff_plans
 
@@ -375,6 +383,7 @@ def test_adding_an_image_cache_replaces_that_groups_pools_and_leaves_the_cluster
                 and c.name == "pw-prod-cpu"]
 
 
+@pytest.mark.slow
 def test_switching_the_dns_provider_updates_the_cluster_in_place():
     from pathways_gke.plan.diff import diff_plans
 

@@ -68,6 +68,7 @@ def workload(config, name):
     return next(w for w in config["pathways-gke:workloads"] if w["name"] == name)
 
 
+@pytest.mark.slow
 def test_a_workload_image_change_touches_only_that_workload(base):
     def new_image(config):
         workload(config, "llm-finetune")["image"] = "us-docker.pkg.dev/acme-ml-prod/train/trainer:2026-12-01"
@@ -80,6 +81,7 @@ def test_a_workload_image_change_touches_only_that_workload(base):
     assert change.replace, "a JobSet's spec is immutable: the changed workload is replaced, never patched"
 
 
+@pytest.mark.slow
 def test_one_more_slice_adds_one_pool_and_replaces_only_the_workloads_on_that_group(base):
     def add_slice(config):
         config["pathways-gke:tpuPools"][0]["slices"] += 1
@@ -97,6 +99,7 @@ def test_one_more_slice_adds_one_pool_and_replaces_only_the_workloads_on_that_gr
     assert untouched.isdisjoint(names(diff.changed))
 
 
+@pytest.mark.slow
 def test_a_cpu_pool_change_leaves_every_tpu_pool_and_workload_alone(base):
     def bigger_cpu_pool(config):
         config["pathways-gke:cpuPool"].update(maxNodes=12, machineType="n2-highmem-32")
@@ -108,6 +111,7 @@ def test_a_cpu_pool_change_leaves_every_tpu_pool_and_workload_alone(base):
     assert not [c for c in diff.changed if c.type == JOBSET], "heads are rescheduled, their JobSets stay"
 
 
+@pytest.mark.slow
 def test_a_new_workload_adds_its_jobset_and_changes_nothing_else(base):
     def one_more(config):
         config["pathways-gke:workloads"].append({**workload(config, "llm-pretrain"), "name": "eval"})
@@ -117,6 +121,7 @@ def test_a_new_workload_adds_its_jobset_and_changes_nothing_else(base):
     assert (diff.removed, diff.changed) == ((), ())
 
 
+@pytest.mark.slow
 def test_removing_a_tpu_group_deletes_only_that_group_and_its_workload(base):
     def drop_serve(config):
         config["pathways-gke:tpuPools"] = config["pathways-gke:tpuPools"][:1]
@@ -134,6 +139,7 @@ def test_removing_a_tpu_group_deletes_only_that_group_and_its_workload(base):
 # --- child names are public API: a rename without an alias is caught -----------------------------
 
 
+@pytest.mark.slow
 def test_renaming_a_child_without_an_alias_is_caught_against_the_golden_plan(monkeypatch, capsys):
     """Rename the CPU pool's resource in the program (as a careless refactor would) and diff the real plan
     with the committed snapshot: the rename is reported, loudly, as delete + create."""
@@ -212,6 +218,7 @@ def serving_plan_with(edit):
     return plan_config(config, stack="prod")
 
 
+@pytest.mark.slow
 def test_a_serving_image_change_rolls_only_its_leaderworkerset(serving_base):
     def new_image(config):
         workload(config, SERVING_WORKLOAD)["image"] = "us-docker.pkg.dev/acme-ml-prod/serve/jetstream-pathways:2026-12-01"
@@ -225,6 +232,7 @@ def test_a_serving_image_change_rolls_only_its_leaderworkerset(serving_base):
     assert diff.disruptive_node_pools == () and not [c for c in diff.changed if c.type == JOBSET]
 
 
+@pytest.mark.slow
 def test_adding_a_serving_replica_is_an_update_of_the_leaderworkerset_alone(serving_base):
     config = serving_config()
     config["pathways-gke:tpuPools"][1]["slices"] = 3

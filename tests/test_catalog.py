@@ -97,6 +97,7 @@ def test_shorthand_counts_chips_or_tensorcores_like_xpk(shorthand, expected):
     assert parse_shorthand(shorthand) == expected
 
 
+@pytest.mark.slow
 def test_shorthand_round_trips_through_the_shape():
     for generation, topology, _ in ALL_SHAPES:
         shape = resolve(generation, topology)

@@ -124,6 +124,7 @@ def test_a_file_without_config_has_no_config(tmp_path, capsys):
     assert code == 2 and "cluster: is required but missing" in err and "gcp:project" in err
 
 
+@pytest.mark.slow
 def test_project_values_and_defaults_are_merged(tmp_path, capsys):
     project = ("name: pathways-gke\nruntime: python\nconfig:\n  namespace: ml\n"
                "  gcp:project: acme-ml-dev\n"
@@ -206,6 +207,7 @@ def test_an_escaped_control_code_is_never_echoed_raw(tmp_path, capsys):
     assert code == 2 and "\x1b" not in err and "\\x1b" in err
 
 
+@pytest.mark.slow
 def test_plan_stack_in_a_consumer_project(tmp_path, capsys):
     """docs/consuming.md: `pathways-gke plan --stack <s>` in a project of the consumer's own (its name, its
     program, its config keys): the policy step must not read the consumer's stack file as this project's config."""

@@ -58,6 +58,7 @@ def test_child_components_take_the_cluster_facts_and_their_own_section_not_the_s
     assert StackConfig not in hints.values()
 
 
+@pytest.mark.slow
 def test_a_validated_stack_is_built_by_the_named_constructor_only():
     """`PathwaysCluster.from_stack` plans exactly like the args; a StackConfig passed as args is bad args."""
     config = read_stack_file(ROOT / "stacks" / "Pulumi.dev.yaml")
@@ -131,6 +132,7 @@ def bad_dev_config() -> dict:
     return config
 
 
+@pytest.mark.slow
 def test_invalid_args_are_one_error_for_a_program_the_provider_and_the_cli(tmp_path, capsys):
     config = bad_dev_config()
     with pytest.raises(ConfigError) as from_stack_file:

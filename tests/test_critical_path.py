@@ -62,6 +62,7 @@ def real_plans(stack_plans, variant_plan):
 # --- the critical path of the real stacks -----------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("stack", STACKS)
 def test_every_stack_deploys_through_the_cluster_then_one_slice_pool_then_the_workload_jobset(stack, stack_plans):
     """The node SA comes first: the cluster's transient default pool runs as it."""
@@ -341,6 +342,7 @@ def plan_args(stack: str, *extra: str) -> list[str]:
     return ["plan", "--stack", stack, "--project-dir", str(ROOT), *extra]
 
 
+@pytest.mark.slow
 def test_cli_critical_path_prints_the_total_and_the_chain(capsys, stack_plans):
     assert cli_main(plan_args("dev", "--critical-path")) == 0
     out = capsys.readouterr().out
@@ -353,6 +355,7 @@ def test_cli_critical_path_prints_the_total_and_the_chain(capsys, stack_plans):
     assert '"resources"' not in out and "pw-dev-node-sa-logging-logwriter" not in out, "not the plan itself"
 
 
+@pytest.mark.slow
 def test_cli_critical_path_json(capsys, stack_plans):
     assert cli_main(plan_args("prod", "--critical-path", "--json")) == 0
     document = json.loads(capsys.readouterr().out)
@@ -364,6 +367,7 @@ def test_cli_critical_path_json(capsys, stack_plans):
     assert {p["name"] for p in document["nodePools"]} >= {"pw-prod-cpu", "pw-prod-train-0"}
 
 
+@pytest.mark.slow
 def test_cli_durations_file_changes_the_total(tmp_path, capsys):
     path = tmp_path / "durations.yaml"
     path.write_text(f"{CLUSTER_T}#regional: 1000\n")

@@ -309,6 +309,7 @@ def test_an_admitted_jobset_still_starting_explains_itself_not_kueue(api, kubeco
     assert ws["train-provisioning"]["condition"]["type"] == "Admitted"
 
 
+@pytest.mark.slow
 def test_older_kueue_is_read_at_v1beta1_and_no_kueue_means_no_admission(tmp_path, capsys):
     with KubeApi() as api:
         js = running("train-old-kueue")
@@ -333,6 +334,7 @@ def test_a_jax_jobset_has_the_runtime_label_and_its_slices(api, kubeconfig, caps
     assert out["runtime"] == "jax" and out["state"] == "Running" and out["ready"]["total"] == jobs
 
 
+@pytest.mark.slow
 def test_logs_of_a_jax_jobset_read_process_zero_and_a_slices_first_process(api, kubeconfig, capsys):
     stack = _stack("jax")
     w = next(w for w in stack.workloads if w.tpu_pool)
@@ -365,6 +367,7 @@ def test_the_namespace_flag_and_an_empty_namespace(api, kubeconfig, capsys):
     assert any("/namespaces/other/jobsets" in r for r in api.requests)
 
 
+@pytest.mark.slow
 def test_a_missing_lws_crd_is_no_lws_and_a_forbidden_list_is_bad_input(tmp_path, capsys):
     with KubeApi() as api:  # no LWS group registered: its list answers 404
         api.add(completed())
@@ -446,6 +449,7 @@ def test_wait_polls_until_the_workload_moves_on(api, kubeconfig, capsys):
     assert code == 0 and result["result"] == "reached" and result["workload"]["state"] == "Completed"
 
 
+@pytest.mark.slow
 def test_wait_for_ready_on_a_serving_workload_and_its_timeout_code(api, kubeconfig, capsys):
     api.add(lws_object("llama-serve", ready=1, replicas=2))
     assert run(capsys, "wait", "llama-serve", "--for", "running", "--kubeconfig", kubeconfig)[0] == 0

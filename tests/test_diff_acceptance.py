@@ -56,6 +56,7 @@ def set_topology(config):
     config["pathways-gke:tpuPools"][0]["topology"] = "4x4"
 
 
+@pytest.mark.slow
 def test_changing_the_workload_image_changes_exactly_one_resource(tmp_path, capsys, dev_plan):
     need_jobsets(dev_plan)
     code, out, _ = run_cli(capsys, "diff", str(DEV), str(variant(tmp_path, set_image)), "--json",
@@ -67,6 +68,7 @@ def test_changing_the_workload_image_changes_exactly_one_resource(tmp_path, caps
     assert all(p.endswith(".image") for p in change["properties"]), change["properties"]
 
 
+@pytest.mark.slow
 def test_adding_a_slice_adds_one_node_pool_and_replaces_the_jobset(tmp_path, capsys, dev_plan):
     code, out, _ = run_cli(capsys, "diff", str(DEV), str(variant(tmp_path, add_slice)), "--json",
                            "--project-dir", str(ROOT))
@@ -82,6 +84,7 @@ def test_adding_a_slice_adds_one_node_pool_and_replaces_the_jobset(tmp_path, cap
     assert replaced and all(c["replace"] for c in replaced)
 
 
+@pytest.mark.slow
 def test_changing_a_tpu_topology_is_flagged_as_a_node_pool_replacement(tmp_path, capsys):
     new = variant(tmp_path, set_topology)
     code, out, _ = run_cli(capsys, "diff", str(DEV), str(new), "--json", "--project-dir", str(ROOT))
@@ -102,6 +105,7 @@ def test_changing_a_tpu_topology_is_flagged_as_a_node_pool_replacement(tmp_path,
     assert code == 0 and "> [!CAUTION]" in md and "```mermaid" in md
 
 
+@pytest.mark.slow
 def test_plan_json_files_diff_like_stack_files(tmp_path, capsys, dev_plan):
     old_json = tmp_path / "old.json"
     old_json.write_text(json.dumps(dev_plan))
@@ -114,6 +118,7 @@ def test_plan_json_files_diff_like_stack_files(tmp_path, capsys, dev_plan):
     assert code == code_a == code_b == 0 and by_files == by_configs
 
 
+@pytest.mark.slow
 def test_diff_exit_codes(tmp_path, capsys, dev_plan):
     same = tmp_path / "same.json"
     same.write_text(json.dumps(dev_plan))
@@ -140,6 +145,7 @@ def test_graph_command_prints_mermaid_and_dot(capsys, tmp_path, dev_plan):
     assert code == 0 and dot.startswith('digraph "dev" {')
 
 
+@pytest.mark.slow
 def test_plan_runs_the_policies_and_refuses_an_unprotected_production_cluster(tmp_path, capsys):
     path = tmp_path / "Pulumi.prod.yaml"
     path.write_text(yaml.safe_dump({"config": merged("prod", cluster={"protect": False})}))
@@ -161,6 +167,7 @@ def test_plan_runs_the_policies_and_refuses_an_unprotected_production_cluster(tm
     assert code == 2 and "pathways-gke-no-such-rule" in err
 
 
+@pytest.mark.slow
 def test_the_shipped_stacks_plan_without_violations(capsys):
     for stack in ("dev", "prod"):
         code, _, err = run_cli(capsys, "plan", "--stack", stack, "--json", "--project-dir", str(ROOT))

@@ -24,11 +24,13 @@ def matches(pattern: str, type_pattern: str, component: str, name: str, type_: s
     return re.fullmatch(regex, name) is not None and re.fullmatch(type_regex, type_) is not None
 
 
+@pytest.mark.slow
 def test_generated_reference_is_current():
     document = DOC.read_text()
     assert docgen.splice(document, docgen.render()) == document, "run: python -m pathways_gke.docgen --write"
 
 
+@pytest.mark.slow
 def test_every_input_output_and_type_is_in_the_reference(tmp_path):
     from pathways_gke.provider import package_schema
 
@@ -46,15 +48,9 @@ def queued_variant():
     return plan_config(every_optional_child_config(), stack="queued")
 
 
-def plans():
-    from pathways_gke.plan.engine import plan_stack
-
-    yield from ((stack, plan_stack(stack, ROOT)) for stack in STACKS)
-    yield "queued", queued_variant()
-
-
-@pytest.mark.parametrize("label, plan", list(plans()), ids=lambda x: x if isinstance(x, str) else "")
-def test_every_child_resource_is_documented(label, plan):
+@pytest.mark.parametrize("label", [*STACKS, "queued"])
+def test_every_child_resource_is_documented(label, stack_plans):
+    plan = queued_variant() if label == "queued" else stack_plans(label)
     rows = documented_children()
     components = [r for r in plan.resources if r.type == "pathways-gke:index:PathwaysCluster"]
     assert components

@@ -86,6 +86,7 @@ def test_yaml_program_uses_the_package_from_this_repository(yaml_program):
     assert ours(yaml_program), "the example uses no pathways-gke component"
 
 
+@pytest.mark.slow
 def test_yaml_properties_conform_to_the_schema(yaml_program):
     schema = package_schema()
     for name, resource in ours(yaml_program).items():
@@ -112,6 +113,7 @@ def test_yaml_plain_properties_are_known_values_only_secrets_are_interpolated(ya
             assert config[match[1]].get("secret", False) == path.startswith(".secrets."), path
 
 
+@pytest.mark.slow
 def test_yaml_outputs_are_component_outputs(yaml_program):
     schema = package_schema()
     resources = yaml_program["resources"]
@@ -145,6 +147,7 @@ def yaml_inputs(resource, program, stack_config):
     return as_wire(resolve(resource["properties"]))
 
 
+@pytest.mark.slow
 def test_yaml_program_plans_through_the_provider(yaml_program, yaml_stack):
     (name, resource), = ours(yaml_program).items()
     plan, result = construct_plan(resource["type"], name, lambda: yaml_inputs(resource, yaml_program, yaml_stack),
@@ -234,6 +237,7 @@ def test_workloads_only_jobsets_match_the_referenced_pool_group(workloads_only):
     assert [s.inputs["stringData"] for s in secrets] == ["<secret>"]  # the value never shows
 
 
+@pytest.mark.slow
 def test_workloads_only_refuses_a_pool_group_the_cluster_does_not_have():
     pytest.importorskip("pathways_gke.workloads.pathways", reason="PathwaysWorkload is not importable")
     outputs = cluster_stack_outputs("dev")

@@ -46,6 +46,7 @@ def test_the_rules_table_in_the_docs_is_generated_from_the_rulebook():
         assert f"`{rule.id}`" in document and rule.source
 
 
+@pytest.mark.slow
 def test_docgen_check_fails_on_a_stale_rules_table(tmp_path, capsys, monkeypatch):
     from pathways_gke import docgen
 
@@ -448,6 +449,7 @@ def test_the_preview_stops_on_an_adopted_cluster_without_workload_identity():
 # --- queued provisioning: one PodSet --------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_queued_provisioning_manages_only_the_tpu_pod_set_of_a_pathways_jobset():
     """GKE accepts one PodSet per ProvisioningRequest (ray-project/ray#59070): the head (CPU) must not be managed."""
     cfg = every_optional_child_config()

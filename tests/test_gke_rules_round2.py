@@ -386,6 +386,7 @@ def test_the_stuck_alert_fires_for_missing_workers_but_not_after_success_or_whil
 
 # --- checkpoints: the bucket's metadata, and a lifecycle rule that never covers declared data ------------------
 
+@pytest.mark.slow
 def test_who_writes_a_bucket_also_reads_its_metadata():
     from pathways_gke.plan.engine import plan_config
 
@@ -471,6 +472,7 @@ def _plan(config: dict, name: str = "net"):
     return plan_config(config, stack=name)
 
 
+@pytest.mark.slow
 def test_the_firewall_opens_the_ports_of_the_controllers_the_stack_installs():
     firewall = _plan(dev(cluster=PRIVATE)).named("pw-dev-webhooks")
     assert firewall.inputs["allows"] == [{"protocol": "tcp", "ports": ["9443"]}]
@@ -478,6 +480,7 @@ def test_the_firewall_opens_the_ports_of_the_controllers_the_stack_installs():
     assert firewall.inputs["allows"] == [{"protocol": "tcp", "ports": ["8082", "9443"]}]  # Kueue's visibility API
 
 
+@pytest.mark.slow
 def test_fixed_names_are_unique_per_location_and_replaced_delete_first():
     east, central = (_plan(dev(cluster={**PRIVATE, "location": loc}, cpuPool={"zone": f"{loc}-a"},
                                tpuPools=[{"zone": f"{loc}-b", "networkProfile": False}]), loc)
@@ -493,6 +496,7 @@ def test_fixed_names_are_unique_per_location_and_replaced_delete_first():
     assert zonal[0].inputs["name"] != zonal[1].inputs["name"]
 
 
+@pytest.mark.slow
 def test_the_nat_covers_the_cluster_s_subnetwork_only():
     nat = _plan(dev(cluster={**PRIVATE, "network": "vpc-main", "subnetwork": "gke-nodes"})).named("pw-dev-nat")
     assert nat.inputs["sourceSubnetworkIpRangesToNat"] == "LIST_OF_SUBNETWORKS"
@@ -503,6 +507,7 @@ def test_the_nat_covers_the_cluster_s_subnetwork_only():
     assert nat.inputs["subnetworks"][0]["name"] == link
 
 
+@pytest.mark.slow
 def test_no_nat_is_created_in_another_project_s_network_unless_asked():
     shared = {**PRIVATE, "network": "projects/acme-net-host/global/networks/shared",
               "subnetwork": "projects/acme-net-host/regions/us-east5/subnetworks/gke", **RANGES}
@@ -532,6 +537,7 @@ SHARED = {"network": "projects/acme-net-host/global/networks/shared",
           "subnetwork": "projects/acme-net-host/regions/us-east5/subnetworks/gke"}
 
 
+@pytest.mark.slow
 def test_a_cluster_on_a_host_project_s_subnetwork_names_its_secondary_ranges():
     refused_at(dev(cluster=SHARED), "cluster.podsRangeName", "acme-net-host", "Shared VPC", "servicesRangeName")
     refused_at(dev(cluster={**SHARED, "podsRangeName": "gke-pods"}), "cluster.servicesRangeName",
@@ -548,6 +554,7 @@ def test_a_cluster_on_a_host_project_s_subnetwork_names_its_secondary_ranges():
     assert plan.named("pw-dev-cluster").inputs["ipAllocationPolicy"] == {"stackType": "IPV4"}
 
 
+@pytest.mark.slow
 def test_the_host_project_grants_of_gke_and_cloud_services_agents_are_listed():
     plan = _plan(dev(cluster={**SHARED, **RANGES, "projectNumber": "123456789012"}))
     actions = plan.outputs["actionsRequired"]
@@ -646,6 +653,7 @@ def _destroy_deletes(plan, obj: tuple[str, str]) -> bool:
     return not opts.retain_on_delete
 
 
+@pytest.mark.slow
 def test_an_adopted_cluster_takes_over_xpk_s_priority_classes_and_keeps_them():
     plan = _adopted_xpk_plan()
     upsert = plan.named("pw-dev-k8s-installs")
@@ -660,6 +668,7 @@ def test_an_adopted_cluster_takes_over_xpk_s_priority_classes_and_keeps_them():
         assert c.options["provider"] != upsert.urn and c.options["retainOnDelete"] is False
 
 
+@pytest.mark.slow
 def test_destroying_an_adopt_stack_removes_only_what_the_stack_created():
     plan = _adopted_xpk_plan()
     deleted = {obj for obj in XPK_OBJECTS if _destroy_deletes(plan, obj)}

@@ -91,6 +91,7 @@ def test_text_plan_says_who_each_workload_runs_as(stack_plans):
             "can write gs://acme-ml-prod-pathways") in text
 
 
+@pytest.mark.slow
 def test_a_non_host_network_pod_runs_as_its_kubernetes_service_account():
     cfg = shipped("jax")
     cfg["pathways-gke:cluster"]["projectNumber"] = NUMBER
@@ -113,6 +114,7 @@ def test_a_non_host_network_pod_runs_as_its_kubernetes_service_account():
     assert plan.named("jax-dev-cluster").urn in principal_grant.depends_on  # the workload pool exists first
 
 
+@pytest.mark.slow
 def test_service_account_trainer_is_planned_in_its_namespace():
     cfg = shipped("prod")
     cfg["pathways-gke:workloads"][0]["serviceAccount"] = "trainer"
@@ -125,6 +127,7 @@ def test_service_account_trainer_is_planned_in_its_namespace():
     assert grants(plan, SA_GRANT) == []
 
 
+@pytest.mark.slow
 def test_a_gcp_service_account_is_bound_through_workload_identity():
     cfg = shipped("prod")
     gsa = "trainer@acme-ml-prod.iam.gserviceaccount.com"
@@ -142,6 +145,7 @@ def test_a_gcp_service_account_is_bound_through_workload_identity():
     assert members == {f"serviceAccount:{PROD_NODES}"}
 
 
+@pytest.mark.slow
 def test_an_existing_service_account_is_not_created_and_its_annotation_is_asked_for():
     cfg = shipped("prod")
     gsa = "trainer@acme-ml-prod.iam.gserviceaccount.com"
@@ -153,6 +157,7 @@ def test_an_existing_service_account_is_not_created_and_its_annotation_is_asked_
     assert any("annotate Kubernetes service account ml/trainer" in a for a in actions(plan))
 
 
+@pytest.mark.slow
 def test_fuse_volumes_are_reached_by_the_pods_kubernetes_service_account():
     cfg = shipped("dev")
     cfg["pathways-gke:cluster"]["projectNumber"] = NUMBER
@@ -164,6 +169,7 @@ def test_fuse_volumes_are_reached_by_the_pods_kubernetes_service_account():
     assert {"bucket": "acme-data", "role": "roles/storage.objectViewer", "member": principal} in grants(plan)
 
 
+@pytest.mark.slow
 def test_without_the_project_number_a_principal_grant_is_asked_for_not_guessed():
     cfg = shipped("jax")
     cfg["pathways-gke:workloads"][1]["buckets"] = [{"bucket": "acme-ckpt"}]
@@ -216,6 +222,7 @@ def test_a_user_managed_node_service_account_is_reported_with_metrics():
                             f"serviceAccount:{email}") for a in listed)
 
 
+@pytest.mark.slow
 def test_metrics_of_a_created_node_service_account_reuse_its_project_role():
     cfg = shipped("dev")
     cfg["pathways-gke:workloads"][0]["pathways"]["metrics"] = True
@@ -247,6 +254,7 @@ def private(cfg: dict, **cluster) -> dict:
     return cfg
 
 
+@pytest.mark.slow
 def test_a_private_cluster_plans_a_router_and_nat():
     plan = plan_config(private(shipped("dev")), stack="dev")
     router, nat = plan.named("pw-dev-router"), plan.named("pw-dev-nat")
@@ -287,6 +295,7 @@ def test_no_nat_when_the_network_has_one_and_the_plan_says_how_to_mirror_images(
     assert "registry.k8s.io" in note and "Artifact Registry" in note and "jobset.manifest" in note
 
 
+@pytest.mark.slow
 def test_an_existing_router_gets_only_the_nat():
     plan = plan_config(private(shipped("dev"), nat={"router": "corp-router"}), stack="dev")
     assert not [r for r in plan.resources if r.type == "gcp:compute/router:Router"]
@@ -301,6 +310,7 @@ SHARED_SUBNET = {"subnetwork": "projects/acme-net-host/regions/us-east5/subnetwo
                  "podsRangeName": "gke-pods", "servicesRangeName": "gke-services"}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cluster, host", [
     ({"network": "projects/acme-net-host/global/networks/shared", "nat": {"enabled": True}, **SHARED_SUBNET},
      "acme-net-host"),
@@ -324,6 +334,7 @@ def test_master_authorized_networks_reach_the_cluster():
         "cidrBlocks": [{"cidrBlock": "203.0.113.0/24", "displayName": "vpn"}]}
 
 
+@pytest.mark.slow
 def test_two_priority_classes_in_one_stack_both_heads_stay_alone():
     cfg = shipped("prod")
     second = copy.deepcopy(cfg["pathways-gke:workloads"][0])

@@ -26,6 +26,7 @@ TPU_WORKLOAD = {"name": "mst", "runtime": "jax", "tpuPool": "main", "image": IMA
                 "maxRestarts": 2, "secretEnv": {"HF_TOKEN": "hf"}, "env": {"MODE": "train"}}
 
 
+@pytest.mark.slow
 def test_children_options_and_outputs():
     st = parsed(tpuPools=[V5P], secrets={"hf": "<secret>"}, workloads=[TPU_WORKLOAD])
     workload = st.workloads[0]

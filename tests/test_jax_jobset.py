@@ -231,6 +231,7 @@ def _catalog_cases():
                     yield shape, slices
 
 
+@pytest.mark.slow
 def test_every_tpu_shape_and_slice_count_renders_a_valid_jobset():
     workload = parsed(tpuPools=[V5P_2x2x2_X2], workloads=[
         {"name": "train", "runtime": "jax", "tpuPool": "main", "image": IMAGE, "command": "python3 t.py",

@@ -12,6 +12,7 @@ from tests.support.crd import jobset_schema_errors
 from tests.support.stacks import P, merged, shipped, stack
 
 
+@pytest.mark.slow
 def test_plan_out_writes_the_tpu_multislice_and_the_cpu_jobsets(tmp_path, capsys):
     assert cli_main(["plan", "--stack", "jax", "--project-dir", str(ROOT), "--out", str(tmp_path)]) == 0
     capsys.readouterr()
@@ -85,6 +86,7 @@ def test_jobsets_wait_for_the_jobset_controller_and_the_readiness_gate(stack_pla
         assert {gate.urn, install.urn} <= set(by_name[name].depends_on), name
 
 
+@pytest.mark.slow
 def test_with_kueue_the_jobsets_join_the_local_queue_the_cluster_creates(tmp_path, capsys):
     path = tmp_path / "Pulumi.queued.yaml"
     path.write_text(yaml.safe_dump({"config": stack("jax", kueue={"enabled": True})}))

@@ -167,6 +167,7 @@ def test_adopting_an_existing_cluster_reads_it_and_creates_only_pools():
     assert plan.named("pw-dev-k8s").inputs["kubeconfig"] == "<secret>"
 
 
+@pytest.mark.slow
 def test_existing_node_service_account_is_used_as_is():
     cfg = merged("dev", cluster={"nodeServiceAccount": {"email": "gke-nodes@acme-ml-dev.iam.gserviceaccount.com"}})
     plan = plan_config(cfg, stack="sa")

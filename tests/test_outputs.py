@@ -46,6 +46,7 @@ def no_stand_in_anywhere(plan):
     assert not TOKEN.search(plan.dumps())
 
 
+@pytest.mark.slow
 def test_a_vpc_created_in_the_same_program_is_the_clusters_network():
     def edit(args):
         vpc = gcp.compute.Network("vpc", auto_create_subnetworks=False, project="acme-ml-dev")
@@ -83,6 +84,7 @@ def test_known_outputs_land_in_every_property_they_feed():
     no_stand_in_anywhere(plan)
 
 
+@pytest.mark.slow
 def test_an_invalid_output_value_fails_when_known_naming_the_path_without_echoing_it():
     def edit(args):
         args["workloads"][0]["image"] = pulumi.Output.secret("us-docker.pkg.dev/acme/train:latest")
@@ -122,6 +124,7 @@ def test_the_deferrable_fields_are_property_only():
     assert len(STACK_FIELDS) >= 10
 
 
+@pytest.mark.slow
 def test_through_the_component_provider_a_vpc_self_link_is_the_network():
     """A TypeScript/Go/YAML program passing `vpc.selfLink`: the engine hands Construct an Output."""
     def inputs():

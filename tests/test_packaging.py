@@ -42,6 +42,7 @@ def test_wheel_contents(dist):
     assert "pathways-gke = pathways_gke.cli:main" in entry_points
     assert not [n for n in names if n.startswith(("tests/", "examples/")) or "__pycache__" in n]
 
+@pytest.mark.slow
 def test_sdist_can_run_the_tests_and_host_the_provider(dist):
     (sdist,) = dist.glob("*.tar.gz")
     names = set(tarfile.open(sdist).getnames())

@@ -137,6 +137,7 @@ def test_args_from_the_prod_stack_render_the_same_jobset_as_the_builder():
     assert inputs["metadata"] == expected["metadata"]
 
 
+@pytest.mark.slow
 def test_component_schema_is_cross_language_clean():
     from pulumi.provider.experimental.analyzer import Analyzer  # noqa: PLC0415
 

@@ -179,6 +179,7 @@ def test_all_problems_are_reported_together():
     assert {"workloads[0].name", "workloads[0].pathways.images.nope"} <= set(found)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("change, path, words", [
     ({"name": "a" * 23}, "workloads[0].name", "at most 22"),
     ({"mode": "colocated"}, "workloads[0].mode", "single-slice"),

@@ -63,6 +63,7 @@ def test_every_jobset_validates_against_both_jobset_crds():
     assert failures == {}
 
 
+@pytest.mark.slow
 def test_every_jobset_passes_the_jobset_webhook_rules():
     failures = {case_id: e for case_id, js in rendered() if (e := jobset_rule_errors(js))}
     assert failures == {}

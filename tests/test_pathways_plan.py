@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 import subprocess
 import sys
 
@@ -43,6 +44,7 @@ def test_prod_plan_jobset_is_the_builders_and_is_valid(stack_plans):
     assert jobset_schema_errors(rendered[0]) == {"v0.8.2": [], "v0.12.0": []}
 
 
+@pytest.mark.slow
 def test_plan_out_writes_the_jobset_yaml(tmp_path):
     result = subprocess.run([sys.executable, "-m", "pathways_gke", "plan", "--stack", "prod", "--out", str(tmp_path)],
                             cwd=ROOT, capture_output=True, text=True, timeout=120,

@@ -18,12 +18,14 @@ def _resources(config, stack):
     return plan_config(config, stack=stack).to_json()["resources"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["dev", "jax", "prod", "serve"])
 def test_every_shipped_stack_fits(name):
     resources = _resources(shipped(name), name)
     assert place(resources, lws_version_of(resources)) == []
 
 
+@pytest.mark.slow
 def test_four_cpu_placed_heads_on_a_one_node_cpu_pool_are_refused():
     """The head guard keeps one head per node: four heads need four CPU nodes."""
     cfg = merged("dev", cpuPool={"maxNodes": 1, "minNodes": 1})
@@ -42,6 +44,7 @@ def test_four_cpu_placed_heads_on_a_one_node_cpu_pool_are_refused():
     assert place(_resources(cfg, "dev")) == []
 
 
+@pytest.mark.slow
 def test_six_client_proxies_of_16_cpu_100g_on_one_n2_standard_64_are_refused():
     cfg = shipped("serve")
     cfg[P + "cpuPool"] = {"machineType": "n2-standard-64", "minNodes": 1, "maxNodes": 1}
@@ -103,6 +106,7 @@ def test_a_tpu_leader_alone_in_subgroup_0_needs_one_more_pool_than_the_group_has
     assert place(excluded, "v0.10.0") == []
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("example, stack", [("platform-python", "shared"), ("two-clusters", "shared")])
 def test_every_example_stack_fits(example, stack):
     from tests.support.examples import plan_example
@@ -111,6 +115,7 @@ def test_every_example_stack_fits(example, stack):
     assert [s.message() for s in place(resources, lws_version_of(resources)) if not s.queued] == []
 
 
+@pytest.mark.slow
 def test_the_controllers_the_stack_sizes_are_placed_on_the_head_pool():
     """The JobSet and Kueue controllers run on the CPU (head) pool with the requests the readiness ConfigMap records
     (addons/sizing.py); the plan holds no Deployment for them, so the fit reads that record."""

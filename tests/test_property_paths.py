@@ -23,6 +23,7 @@ def test_paths_use_pulumi_property_path_syntax(parts, text):
 keys = st.one_of(st.text(min_size=1, max_size=12), st.integers(min_value=0, max_value=50))
 
 
+@pytest.mark.slow
 @given(st.lists(keys, min_size=1, max_size=6))
 def test_any_path_round_trips(parts):
     parts = tuple(p for p in parts if p != "*") or ("x",)

@@ -61,6 +61,7 @@ def test_sub_components_and_installs_do_not_pass_protect_down(protected_dev):
             assert resource.options["protect"] is False, resource.name
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("stack", STACKS)
 def test_infrastructure_follows_cluster_protect_in_every_stack(stack):
     plan = plan_stack(stack, ROOT)
@@ -73,6 +74,7 @@ def test_infrastructure_follows_cluster_protect_in_every_stack(stack):
         assert jobset.options["protect"] is False
 
 
+@pytest.mark.slow
 def test_destroying_dev_meets_no_protected_resource():
     """`pulumi destroy -s dev` fails on the first protected resource: there must be none, CRD included."""
     plan = plan_stack("dev", ROOT)
@@ -98,6 +100,7 @@ def test_the_table_decides_every_kind_the_code_uses():
         assert protect_child(replaceable, True) is False
 
 
+@pytest.mark.slow
 def test_a_retained_component_never_retains_what_is_replaced_delete_first():
     """retainOnDelete is inherited by children that leave it unset (pulumi/pulumi source_eval.go inheritFromParent;
     the plan records it as the engine applies it): a retained JobSet or Service replaced delete-first under its

@@ -158,6 +158,7 @@ def test_construct_with_wire_inputs_plans_exactly_like_the_stack_file(stack):
     assert set(result.state) == set(package_schema()["resources"][CLUSTER]["properties"]) - absent
 
 
+@pytest.mark.slow
 def test_map_inputs_gives_the_constructor_snake_case_dicts_with_floats_and_enums():
     """What the SDK hands PathwaysCluster.__init__ cross-language (why stack_input coerces)."""
     from pathways_gke.args import Capacity
@@ -302,6 +303,7 @@ def test_serving_construct_renders_the_leaderworkerset_with_floats_coerced(schem
             "grpc://chat-proxy-bob.ml.svc.cluster.local:29000"
 
 
+@pytest.mark.slow
 def test_serving_construct_refuses_bad_args_naming_them():
     import pulumi
 
@@ -318,6 +320,7 @@ def test_serving_construct_refuses_bad_args_naming_them():
 JAX = "pathways-gke:index:JaxWorkload"
 
 
+@pytest.mark.slow
 def test_jax_workload_construct_on_the_cpu_pool_with_float_counts(schema):
     inputs = {
         "workload": {"name": "eval", "image": "us-docker.pkg.dev/acme/eval/eval:2026-11-20",

@@ -148,6 +148,7 @@ def test_under_pulumi_up_a_secure_value_outside_secrets_is_refused_naming_the_ke
     assert "secretEnv" in str(raised.value)
 
 
+@pytest.mark.slow
 def test_a_good_secret_rich_stack_plans_without_showing_a_secret(tmp_path, capsys):
     path = tmp_path / "Pulumi.good.yaml"
     path.write_text(GOOD)
@@ -174,6 +175,7 @@ def plain_inputs(resource) -> dict:
     return json.loads(json.dumps(resource.to_json()["inputs"], default=str))
 
 
+@pytest.mark.slow
 def test_whole_map_secure_secrets_are_accepted(tmp_path, capsys):
     """`pulumi config set --secret pathways-gke:secrets '{"hf":"…","wandb":"…"}'` writes one secure value."""
     text = edit("hf:\n      secure: v1:CIPHER-hf-token\n    wandb:\n      secure: v1:CIPHER-wandb-key",

@@ -215,6 +215,7 @@ def _objects(s):
     return dict(kueue_objects(s))
 
 
+@pytest.mark.slow
 @pytest.mark.needs_shared
 @pytest.mark.parametrize("pools", [None, QUEUED_POOLS], ids=["prod", "prod+queued"])
 def test_every_kueue_object_validates_against_both_kueue_crds(pools):

@@ -39,6 +39,7 @@ def tpu_pool_urns(plan):
     return {r.urn for r in plan.of_type(NODE_POOL) if "pathways-gke:index:TpuSliceGroup$" in r.urn}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("env,cluster", [("dev", "pw-dev"), ("prod", "pw-prod")])
 def test_the_jobset_install_is_the_pinned_release_awaited_after_the_cpu_pool_only(env, cluster):
     plan = planned(env)

@@ -175,6 +175,7 @@ def layout_config(**serving):
     return config
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("serving, annotation, policy", [
     ({}, "leaderworkerset.sigs.k8s.io/exclusive-topology", None),
     ({"replicas": 1, "slicesPerReplica": 2}, "leaderworkerset.sigs.k8s.io/subgroup-exclusive-topology",
@@ -457,6 +458,7 @@ def test_the_workloads_namespace_cannot_be_the_lws_system_namespace():
 QUEUE_NAME = 'metadata.labels["kueue.x-k8s.io/queue-name"]'  # Kueue refuses adding or removing it in place
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("version, replaced", [
     ("v0.10.0", [QUEUE_NAME, "spec.leaderWorkerTemplate.subGroupPolicy"]),
     ("v0.6.1", [QUEUE_NAME, "spec.leaderWorkerTemplate.subGroupPolicy", "spec.leaderWorkerTemplate.size"]),
@@ -511,6 +513,7 @@ def test_every_fixed_name_object_is_deleted_before_it_is_replaced(stack_plans):
         assert r.options["deleteBeforeReplace"] is True, r.name
 
 
+@pytest.mark.slow
 def test_the_lws_controller_is_installed_with_the_shared_transforms_kept_on_the_cpu_pool_its_crd_protected(
         monkeypatch):
     import pulumi
@@ -566,6 +569,7 @@ SHAPES = [("v6e", "4x4"), ("v6e", "2x2"), ("v5e", "2x4"), ("v5p", "2x2x2"), ("v4
 SERVING_PATHS = ("workloads[0].serving.", "workloads[0].name")
 
 
+@pytest.mark.slow
 @settings(max_examples=60, derandomize=True, deadline=None, suppress_health_check=list(HealthCheck))
 @given(shape=st.sampled_from(SHAPES), slices=st.integers(1, 6), replicas=st.integers(1, 6),
        per_replica=st.integers(1, 3), surge=st.integers(0, 2), leader=st.sampled_from(["tpu", "cpu"]),

@@ -358,6 +358,7 @@ def test_crossing_kueue_v0_18_says_what_happens_to_leaderworkerset_tracking():
     assert not any("WorkloadIdentifierAnnotations" in e for e in release_change("kueue", "v0.18.0", "v0.19.5").effects)
 
 
+@pytest.mark.slow
 def test_the_plan_diff_refuses_a_controller_downgrade_past_a_minor_and_nothing_else(stack_plans):
     from pathways_gke.plan.diff import diff_plans, render_text
     from pathways_gke.plan.engine import plan_config
@@ -439,7 +440,7 @@ def test_every_supported_kueue_stores_v1beta2_so_an_upgrade_migrates_nothing(kin
     from tests.support.crd import kueue_crd
 
     for version in ("v0.17.1", "v0.19.2"):
-        crd = yaml.safe_load(kueue_crd(version, kind).read_text())
+        crd = yaml.load(kueue_crd(version, kind).read_text(), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
         stored = [v["name"] for v in crd["spec"]["versions"] if v["storage"]]
         served = sorted(v["name"] for v in crd["spec"]["versions"] if v["served"])
         assert stored == ["v1beta2"] and served == ["v1beta1", "v1beta2"], (version, kind)

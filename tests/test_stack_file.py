@@ -174,6 +174,7 @@ def problem_lines(text: str) -> list[str]:
     return sorted(line.strip() for line in text.splitlines() if line.strip().startswith("- "))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_stack_file_case_agrees_with_the_cli_path(case, tmp_path, capsys):
     text, flat, secret_keys, ok = CASES[case]

@@ -14,6 +14,7 @@ def test_the_design_stacks_exist():
     assert {"dev", "prod"} <= set(STACKS)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("stack", STACKS)
 def test_stack_plans_as_json_per_the_cli_contract(stack, capsys):
     assert cli_main(["plan", "--stack", stack, "--project-dir", str(ROOT), "--json"]) == 0
@@ -29,6 +30,7 @@ def test_stack_plans_as_json_per_the_cli_contract(stack, capsys):
     assert "[offline-plan-secret]" not in text
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("stack", STACKS)
 def test_stack_plan_tree_names_every_resource(stack, capsys, stack_plans):
     assert cli_main(["plan", "--stack", stack, "--project-dir", str(ROOT)]) == 0
@@ -37,6 +39,7 @@ def test_stack_plan_tree_names_every_resource(stack, capsys, stack_plans):
         assert r.name in out
 
 
+@pytest.mark.slow
 def test_out_writes_plan_json_and_every_kubernetes_object(tmp_path, stack_plans):
     assert cli_main(["plan", "--stack", "prod", "--project-dir", str(ROOT), "--out", str(tmp_path)]) == 0
     written = json.loads((tmp_path / "plan.json").read_text())

@@ -58,6 +58,7 @@ def _spelled_tokens(source: str) -> list[str]:
     return out
 
 
+@pytest.mark.slow
 def test_no_module_but_tokens_spells_a_type_token():
     spelled = {p.relative_to(PACKAGE).as_posix(): found for p in sorted(PACKAGE.rglob("*.py"))
                if (found := _spelled_tokens(p.read_text()))}

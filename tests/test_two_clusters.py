@@ -125,6 +125,7 @@ def test_every_component_child_name_starts_with_its_component_name(plan):
             assert resource.name.startswith(parent.name + "-"), (resource.name, parent.name)
 
 
+@pytest.mark.slow
 def test_the_two_cluster_example_plans_without_a_duplicate_urn():
     """examples/two-clusters: a training and a serving cluster on a VPC the program creates."""
     plan = plan_example("two-clusters", "shared")

@@ -47,16 +47,19 @@ def test_the_expected_workflows_exist():
     assert [p.name for p in FILES] == ["ci.yml", "deploy.yml", "drift.yml", "pr-comment.yml", "preview.yml"]
 
 
+@pytest.mark.slow
 def test_workflows_validate_against_the_github_workflow_schema_offline():
     result = check_jsonschema("vendor.github-workflows", *FILES)
     assert result.returncode == 0, result.stdout + result.stderr
 
 
+@pytest.mark.slow
 def test_the_composite_action_validates_against_the_github_action_schema_offline():
     result = check_jsonschema("vendor.github-actions", ACTION)
     assert result.returncode == 0, result.stdout + result.stderr
 
 
+@pytest.mark.slow
 def test_the_schema_check_really_fails_on_a_broken_workflow(tmp_path):
     broken = tmp_path / "broken.yml"
     broken.write_text("on: push\njobs:\n  x:\n    runs-on: ubuntu-latest\n    steps:\n      - uses: 3\n")
