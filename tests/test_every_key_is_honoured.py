@@ -22,7 +22,7 @@ from pathways_gke.config.workloads import WORKLOAD_MODELS, JaxSettings, Pathways
 from pathways_gke.errors import ConfigError
 from pathways_gke.workloads import jax as jax_workload
 from pathways_gke.workloads import pathways, serving
-from pathways_gke.workloads.identity import grant_plan, ksa_bindings
+from pathways_gke.gke.identity import grant_plan, ksa_bindings
 from tests.support.stacks import parsed
 
 IMAGE = "us-docker.pkg.dev/acme/train:2026-11"

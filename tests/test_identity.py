@@ -404,7 +404,7 @@ def test_the_identity_follows_the_pod_spec_not_the_runtime():
     """The same Pathways pod read with and without hostNetwork: the node SA, then its KSA's principal."""
     from pathways_gke.config.placement import Placement
     from pathways_gke.render.objects import objects_for
-    from pathways_gke.workloads.identity import pod_identity
+    from pathways_gke.gke.identity import pod_identity
 
     cfg = shipped("dev")
     cfg["pathways-gke:cluster"]["projectNumber"] = NUMBER

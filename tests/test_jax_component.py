@@ -124,7 +124,7 @@ def test_floats_from_other_languages_are_accepted():
 
 
 def test_args_from_stack_round_trip_through_validation():
-    from pathways_gke.workloads.jax_inputs import validate_jax_args
+    from pathways_gke.config.jax_args import validate_jax_args
 
     st = parsed(tpuPools=[V5P], secrets={"hf": "x"}, kueue={"enabled": True}, workloads=[
         TPU_WORKLOAD, {"name": "dev", "runtime": "jax", "image": IMAGE, "command": ["python3", "t.py"],

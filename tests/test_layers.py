@@ -100,8 +100,8 @@ def test_the_architecture_page_places_every_module():
     assert [name for name in top + packages if name not in text] == []
 
 
-# The pure builders (docs/architecture.md, "builders (pure)"): everything in gke/, addons/ and render/ (the workload
-# objects), and the workloads/ modules that plan or check rather than register (identity, placement, the JAX args).
+# The pure builders (docs/architecture.md, "builders (pure)"): everything in gke/ (with the identity planner), addons/
+# and render/ (the workload objects); workloads/ holds only the three components and their base.
 # They import neither Pulumi nor a component module, so the tests, the offline plan and the peer comparisons read the
 # same data the components wire into resources.
 BUILDER_PACKAGES = ("gke", "addons", "render")
@@ -111,9 +111,7 @@ COMPONENT_MODULES = {"cluster", "services", "access", "component", "deferred", "
 
 def is_builder(name: str) -> bool:
     parts = name.split(".")
-    if len(parts) >= 2 and parts[1] in BUILDER_PACKAGES:
-        return True
-    return len(parts) >= 3 and parts[1] == "workloads" and parts[2] not in COMPONENT_WORKLOADS
+    return len(parts) >= 2 and parts[1] in BUILDER_PACKAGES
 
 
 def is_component(name: str) -> bool:
@@ -136,7 +134,7 @@ def third_party_imports(name: str) -> set[str]:
 def test_builders_import_neither_pulumi_nor_a_component():
     builders = sorted(name for name in MODULES if is_builder(name))
     assert {"pathways_gke.render.pathways_jobset", "pathways_gke.render.serving_lws", "pathways_gke.render.pod",
-            "pathways_gke.render.objects", "pathways_gke.workloads.identity", "pathways_gke.gke.nodepools"} <= set(builders)
+            "pathways_gke.render.objects", "pathways_gke.gke.identity", "pathways_gke.gke.nodepools"} <= set(builders)
     for name in builders:
         pulumi = sorted(m for m in third_party_imports(name) if m == "pulumi" or m.startswith("pulumi_"))
         assert pulumi == [], f"{name} imports {pulumi}: builders are pure data"
@@ -149,8 +147,7 @@ def test_the_layer_rule_would_catch_a_builder_importing_a_component():
     assert is_component("pathways_gke.workloads.pathways") and is_component("pathways_gke.component")
     assert not is_builder("pathways_gke.workloads.serving") and is_builder("pathways_gke.render.serving_lws")
     assert is_component("pathways_gke.workloads.base") and not is_builder("pathways_gke.workloads.base")
-    assert is_builder("pathways_gke.render") and is_builder("pathways_gke.workloads.identity")
-    assert is_builder("pathways_gke.render") and is_builder("pathways_gke.workloads.identity")
+    assert is_builder("pathways_gke.render") and is_builder("pathways_gke.gke.identity")
     assert "pulumi" in third_party_imports("pathways_gke.workloads.pathways")
 
 
@@ -158,3 +155,8 @@ def test_every_module_of_the_render_package_is_a_builder():
     """render/ holds only pure builders: no module there is exempt from the rule above."""
     render = sorted(name for name in MODULES if name.split(".")[1:2] == ["render"])
     assert len(render) >= 6 and all(is_builder(name) for name in render), render
+
+
+def test_the_workloads_package_holds_the_three_components_on_their_base_and_nothing_else():
+    workloads = {name.split(".")[2] for name in MODULES if name.split(".")[1:2] == ["workloads"] and name.count(".") == 2}
+    assert workloads == COMPONENT_WORKLOADS

@@ -51,7 +51,7 @@ VALIDATE = {"jax": validate_jax, "pathways": validate_pathways}
 def test_a_workload_given_the_tpu_pools_output_unchanged_renders_what_the_stack_renders(stack_name, workload_name):
     """A platform program's `PathwaysWorkload(name, {"workload": w, **cluster.tpu_pools[group]})`: the same objects as
     the stack's own workload (the component's own checks accept the output as it is)."""
-    from pathways_gke.workloads.jax_inputs import jax_inputs_from_stack
+    from pathways_gke.config.jax_args import jax_inputs_from_stack
     from pathways_gke.workloads.pathways import pathways_args_from_stack
 
     stack, workload = _workload(stack_name, workload_name)

@@ -1,6 +1,6 @@
 """Identity and egress resources of a PathwaysCluster: Kubernetes service accounts (+ Workload Identity
 bindings), the buckets the stack creates, bucket/project grants to the identity each pod really has, and
-Cloud Router + NAT for private nodes. A thin shell over workloads/identity.py and gke/cluster_spec.py.
+Cloud Router + NAT for private nodes. A thin shell over gke/identity.py and gke/cluster_spec.py.
 
 Every resource here is a child of the PathwaysCluster (names in docs/components.md).
 """
@@ -18,7 +18,7 @@ from .config.model import ClusterFacts
 from .config.stack import StackConfig
 from .gke.cluster_spec import api_and_role_notes, egress_notes, nat_args, router_args, shared_vpc_notes
 from .protection import child_options
-from .workloads.identity import (GCP_SA_ANNOTATION, WORKLOAD_IDENTITY_USER, bucket_args, grant_plan,
+from .gke.identity import (GCP_SA_ANNOTATION, WORKLOAD_IDENTITY_USER, bucket_args, grant_plan,
                                  identities_report, ksa_bindings, manual_grants)
 
 

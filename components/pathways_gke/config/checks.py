@@ -147,7 +147,7 @@ def access_problems(stack: StackConfig) -> list[Problem]:
 
 
 def lifecycle_problems(stack: StackConfig) -> list[Problem]:
-    """A created bucket deletes its scratch objects after temporaryObjectDays (workloads/identity.bucket_args); a
+    """A created bucket deletes its scratch objects after temporaryObjectDays (gke/identity.bucket_args); a
     scratch location at the bucket's root would make that rule delete every object, so it is refused when the
     stack declares other data in the bucket (a workload's buckets, a gcsFuse volume, another scratch path)."""
     out: list[Problem] = []

@@ -14,7 +14,7 @@ from .nodepools import CLOUD_PLATFORM_SCOPE
 # Project-level roles of the node service account the stack creates: logging, monitoring (metricWriter also
 # serves `pathways.metrics` of hostNetwork pods), pulling images, and read-only objects. This is NOT all a node
 # needs: hostNetwork pods (Pathways, TPU JAX) act as this account, and they write their scratch location and
-# any read/write bucket — those are bucket-level roles/storage.objectUser grants (workloads/identity.py).
+# any read/write bucket — those are bucket-level roles/storage.objectUser grants (gke/identity.py).
 NODE_SERVICE_ACCOUNT_ROLES = (
     "roles/artifactregistry.reader",
     "roles/logging.logWriter",

@@ -1,7 +1,7 @@
 """JaxWorkload: a multi-controller JAX JobSet (TPU multislice or CPU) as a Pulumi component.
 
 Thin shell: the args (`JaxWorkloadArgs`: `workload`, the placement args every workload component takes, and
-`secrets`) are generated into args_types.py from the models; they are validated by workloads/jax_inputs.py (the
+`secrets`) are generated into args_types.py from the models; they are validated by config/jax_args.py (the
 stack-config and placement models), the JobSet is built by render/jax_jobset.py; this module only registers the
 Kubernetes objects.
 
@@ -26,7 +26,7 @@ from ..naming import RUNTIME_LABEL
 from ..apply_rules import JOBSET_REPLACE_ON_CHANGES
 from ..protection import child_options
 from ..tokens import JAX_WORKLOAD
-from .jax_inputs import jax_inputs_from_stack, validate_jax_args
+from ..config.jax_args import jax_inputs_from_stack, validate_jax_args
 from ..render.jax_jobset import coordinator_address, jax_layout
 from ..render.objects import objects_for
 from .base import Checked, WorkloadComponent
@@ -76,7 +76,7 @@ class JaxWorkload(WorkloadComponent):
 
 
 def validate_args(args: Mapping[str, Any]) -> Checked:
-    """Validate component args (workloads/jax_inputs.py); return the workload, where it runs, its JobSet and the
+    """Validate component args (config/jax_args.py); return the workload, where it runs, its JobSet and the
     secret values by env. Raises ConfigError naming every bad input path."""
     workload, placement = validate_jax_args(args)
     secrets: Mapping[str, Any] = args.get("secrets") or {}

@@ -12,13 +12,12 @@ from typing import Any, Mapping, Optional
 
 from pydantic import ValidationError
 
-from ..config.base import problems_from
-from ..config.checks import jax_problems
-from ..config.stack import StackConfig
-from ..config.placement import Placement
-from ..config.workloads import JaxWorkloadConfig, cluster_wired_problems, without_cluster_wired
 from ..errors import ConfigError, Problem
-from ..config.placement import placement_problems, plain, secret_values_from_args
+from .base import problems_from
+from .checks import jax_problems
+from .model import StackConfig
+from .placement import Placement, placement_problems, plain, secret_values_from_args
+from .workloads import JaxWorkloadConfig, cluster_wired_problems, without_cluster_wired
 
 OWN_ARGS = ("workload", "secrets")
 """JaxWorkload's args besides the placement."""

@@ -26,7 +26,7 @@ from typing import Any, Iterator, Optional
 from .. import naming
 from ..config.stack import StackConfig
 from ..config.workloads import WorkloadConfig
-from ..gke.cluster_spec import NODE_SERVICE_ACCOUNT_ROLES, node_service_account_email
+from .cluster_spec import NODE_SERVICE_ACCOUNT_ROLES, node_service_account_email
 from ..render.objects import objects_for
 from ..config.placement import Placement
 
