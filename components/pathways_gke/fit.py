@@ -25,8 +25,10 @@ placed is what would be applied:
 Pods pinned to pools the plan does not declare (an adopted cluster's) are not placed. A shortfall names the
 workload object, the pods that do not fit, the pools it may use and what to raise. Pure:
 no Pulumi import; the `pathways-gke-pods-fit` policy (policies.py) runs it offline and under `pulumi preview`.
-The controllers of the yaml/v2 installs are not in the plan: the ones the stack sizes are placed from the readiness
-ConfigMap's record (_controller_groups); one left at its manifest's size is not.
+The controllers of the yaml/v2 installs (JobSet, Kueue, LeaderWorkerSet) are not in the plan: each installed one is
+placed from its release manifest's Deployment (releases.controller_manifest: replicas and every container's
+requests, per release) with the manager container sized as the readiness ConfigMap records (`<addon>.resources`,
+when `sizeForCluster` is on), on its own cluster's CPU pool, where the installs pin them (_controller_groups).
 """
 
 from __future__ import annotations
