@@ -220,3 +220,17 @@ def test_each_cluster_s_controllers_are_placed_on_its_own_cpu_pool():
         cluster = pools[pod.pool]
         assert any(parent.endswith(cluster.rsplit("::", 1)[1] + "-services") and f"{addon}.version" in data
                    for parent, data in markers.items())
+
+
+def test_a_pod_is_placed_only_on_its_own_cluster_s_pools():
+    """The two clusters' CPU pools are both named cpu-np: the serve cluster's head may not use the train cluster's
+    nodes. With the serve CPU pool of n2-standard-4 nodes (as if so configured) its 16-CPU head has no place."""
+    from tests.support.examples import plan_example
+
+    resources = plan_example("two-clusters", "shared").to_json()["resources"]
+    assert place(resources) == []
+    serve_pool = next(r for r in resources if r["type"] == tokens.NODE_POOL and r["name"] == "serve-cpu")
+    serve_pool["inputs"]["nodeConfig"]["machineType"] = "n2-standard-4"
+    short = [s for s in place(resources) if s.owner == "JobSet serve-job"]
+    assert short and all(s.pools == ("cpu-np (2 x n2-standard-4)",) for s in short)
+    assert all(s.owner != "JobSet train-job" for s in place(resources))

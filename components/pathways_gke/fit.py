@@ -22,6 +22,7 @@ placed is what would be applied:
   needs a node pool of its own); before, a leader beyond an even split joined subgroup 0. `LeaderExcluded`
   leaves the leader out of every subgroup.
 
+A pod under a PathwaysCluster goes only to that cluster's pools (two clusters may both name a pool `cpu-np`).
 Pods pinned to pools the plan does not declare (an adopted cluster's) are not placed. A shortfall names the
 workload object, the pods that do not fit, the pools it may use and what to raise. Pure:
 no Pulumi import; the `pathways-gke-pods-fit` policy (policies.py) runs it offline and under `pulumi preview`.
@@ -88,6 +89,7 @@ class Pool:
     nodes: list[Node]
     exclusive_owner: Optional[str] = None
     urn: str = ""
+    cluster: Optional[str] = None  # the URN of the PathwaysCluster it belongs to (None: not under one)
 
 
 @dataclass(frozen=True)
@@ -102,6 +104,7 @@ class Pod:
     anti: Optional[str]  # a one-per-node key when the pod keeps apart from pods like it
     queued: bool = False  # admitted by Kueue (queue-name label), or waiting for another workload's pools
     pool: Optional[str] = None  # the URN of the one pool it may use (a controller: its own cluster's CPU pool)
+    cluster: Optional[str] = None  # the URN of the PathwaysCluster it belongs to (None: not under one)
     advice: str = ""  # what to raise, when the generic advice does not say it (the controllers)
 
 
@@ -151,7 +154,28 @@ def _tpu_chips(machine_type: str) -> int:
     return 0
 
 
+def clusters_of(resources: Iterable[Mapping[str, Any]]) -> dict[str, Optional[str]]:
+    """Per resource URN, the nearest PathwaysCluster it is under (its parent chain), or None. Two clusters of one
+    plan may name their pools alike (`cpu-np`): a pod is placed only on its own cluster's pools."""
+    by_urn = {r["urn"]: r for r in resources if isinstance(r.get("urn"), str)}
+    out: dict[str, Optional[str]] = {}
+    for urn, resource in by_urn.items():
+        seen: set[str] = set()
+        parent = resource.get("parent")
+        found = None
+        while isinstance(parent, str) and parent in by_urn and parent not in seen:
+            seen.add(parent)
+            if by_urn[parent].get("type") == tokens.PATHWAYS_CLUSTER:
+                found = parent
+                break
+            parent = by_urn[parent].get("parent")
+        out[urn] = found
+    return out
+
+
 def pools_of(resources: Iterable[Mapping[str, Any]]) -> list[Pool]:
+    resources = list(resources)
+    cluster = clusters_of(resources)
     out = []
     for r in resources:
         if r.get("type") != tokens.NODE_POOL:
@@ -181,7 +205,7 @@ def pools_of(resources: Iterable[Mapping[str, Any]]) -> list[Pool]:
         out.append(Pool(name=name, resource=str(r.get("name")), machine_type=machine, labels=labels,
                         taints=list(value_at(inputs, "nodeConfig.taints") or []), max_nodes=max_nodes,
                         nodes=[Node(alloc.millicores, alloc.memory_bytes, chips) for _ in range(max_nodes)],
-                        urn=str(r.get("urn") or "")))
+                        urn=str(r.get("urn") or ""), cluster=cluster.get(str(r.get("urn")))))
     return out
 
 
@@ -257,35 +281,47 @@ Group = tuple[list[Pod], bool]
 
 
 def groups_of(resources: Iterable[Mapping[str, Any]], lws_version: str) -> list[Group]:
+    resources = list(resources)
+    cluster = clusters_of(resources)
     out: list[Group] = []
     for r in resources:
-        inputs = r.get("inputs") or {}
-        kind, name = inputs.get("kind"), value_at(inputs, "metadata.name")
-        if "apiVersion" not in inputs or not isinstance(name, str):
-            continue
-        owner = f"{kind} {name}"
-        spec = inputs.get("spec") or {}
-        if r.get("type") == tokens.JOBSET:
-            for rj in spec.get("replicatedJobs") or []:
-                job = value_at(rj, "template.spec") or {}
-                count = _int(job.get("parallelism")) or 1
-                topology = (value_at(rj, ("template", "metadata", "annotations", EXCLUSIVE_TOPOLOGY_ANNOTATION))
-                            or value_at(inputs, ("metadata", "annotations", EXCLUSIVE_TOPOLOGY_ANNOTATION)))
-                exclusive = topology == NODEPOOL_LABEL
-                pod = _queued(_pod(owner, str(rj.get("name", "pod")), job.get("template") or {}), inputs)
-                if topology == HOSTNAME:  # each Job alone on its node
-                    pod = replace(pod, anti=pod.anti or "exclusive-node")
-                for _ in range(_int(rj.get("replicas")) or 1):
-                    out.append(([pod] * count, exclusive))
-        elif r.get("type") == tokens.LEADER_WORKER_SET:
-            out += _lws_groups(owner, inputs, lws_version)
-        elif r.get("type") == tokens.DEPLOYMENT:
-            pod = _pod(owner, "pod", spec.get("template") or {})
-            out += [([pod], False) for _ in range(_int(spec.get("replicas")) or 1)]
-        elif r.get("type") == tokens.JOB:
-            pod = _pod(owner, "pod", spec.get("template") or {})
-            out += [([pod], False) for _ in range(_int(spec.get("parallelism")) or 1)]
+        groups = _object_groups(r, lws_version)
+        home = cluster.get(str(r.get("urn")))
+        out += [([replace(p, cluster=home) for p in pods], exclusive) for pods, exclusive in groups] \
+            if home is not None else groups
     return out + _controller_groups(resources)
+
+
+def _object_groups(r: Mapping[str, Any], lws_version: str) -> list[Group]:
+    """The pod groups of one planned Kubernetes object (none for anything else)."""
+    inputs = r.get("inputs") or {}
+    kind, name = inputs.get("kind"), value_at(inputs, "metadata.name")
+    if "apiVersion" not in inputs or not isinstance(name, str):
+        return []
+    owner = f"{kind} {name}"
+    spec = inputs.get("spec") or {}
+    out: list[Group] = []
+    if r.get("type") == tokens.JOBSET:
+        for rj in spec.get("replicatedJobs") or []:
+            job = value_at(rj, "template.spec") or {}
+            count = _int(job.get("parallelism")) or 1
+            topology = (value_at(rj, ("template", "metadata", "annotations", EXCLUSIVE_TOPOLOGY_ANNOTATION))
+                        or value_at(inputs, ("metadata", "annotations", EXCLUSIVE_TOPOLOGY_ANNOTATION)))
+            exclusive = topology == NODEPOOL_LABEL
+            pod = _queued(_pod(owner, str(rj.get("name", "pod")), job.get("template") or {}), inputs)
+            if topology == HOSTNAME:  # each Job alone on its node
+                pod = replace(pod, anti=pod.anti or "exclusive-node")
+            for _ in range(_int(rj.get("replicas")) or 1):
+                out.append(([pod] * count, exclusive))
+    elif r.get("type") == tokens.LEADER_WORKER_SET:
+        out += _lws_groups(owner, inputs, lws_version)
+    elif r.get("type") == tokens.DEPLOYMENT:
+        pod = _pod(owner, "pod", spec.get("template") or {})
+        out += [([pod], False) for _ in range(_int(spec.get("replicas")) or 1)]
+    elif r.get("type") == tokens.JOB:
+        pod = _pod(owner, "pod", spec.get("template") or {})
+        out += [([pod], False) for _ in range(_int(spec.get("parallelism")) or 1)]
+    return out
 
 
 CONTROLLER_NAMES = {"jobset": "JobSet", "kueue": "Kueue", "lws": "LeaderWorkerSet"}
@@ -300,20 +336,10 @@ def _recorded_resources(value: Any) -> Optional[dict[str, Any]]:
 
 
 def _head_pool_of(marker: Mapping[str, Any], head_pools: Sequence[Mapping[str, Any]],
-                  by_urn: Mapping[str, Mapping[str, Any]]) -> Optional[Mapping[str, Any]]:
+                  cluster: Mapping[str, Optional[str]]) -> Optional[Mapping[str, Any]]:
     """The CPU (head) pool of the marker's cluster: the one under the same PathwaysCluster, else the plan's only one."""
-    def cluster(resource: Mapping[str, Any]) -> Optional[str]:
-        seen: set[str] = set()
-        urn = resource.get("parent")
-        while isinstance(urn, str) and urn in by_urn and urn not in seen:
-            seen.add(urn)
-            if by_urn[urn].get("type") == tokens.PATHWAYS_CLUSTER:
-                return urn
-            urn = by_urn[urn].get("parent")
-        return None
-
-    home = cluster(marker)
-    same = [p for p in head_pools if home is not None and cluster(p) == home]
+    home = cluster.get(str(marker.get("urn")))
+    same = [p for p in head_pools if home is not None and cluster.get(str(p.get("urn"))) == home]
     if len(same) == 1:
         return same[0]
     return head_pools[0] if len(head_pools) == 1 else None
@@ -328,7 +354,7 @@ def _controller_groups(resources: Iterable[Mapping[str, Any]]) -> list[Group]:
     every install, LeaderWorkerSet's too (services.install_transforms), to the pool whose nodes carry
     `pathways-gke/role: head`. A vendored manifest (`<addon>.manifest`) is placed with its release's numbers."""
     resources = list(resources)
-    by_urn = {r["urn"]: r for r in resources if isinstance(r.get("urn"), str)}
+    cluster = clusters_of(resources)
     head_pools = [r for r in resources if r.get("type") == tokens.NODE_POOL
                   and value_at(r, ("inputs", "nodeConfig", "labels", ROLE_LABEL)) == HEAD_ROLE
                   and isinstance(value_at(r, "inputs.name"), str)]
@@ -336,7 +362,7 @@ def _controller_groups(resources: Iterable[Mapping[str, Any]]) -> list[Group]:
     for marker in resources:
         if marker.get("type") != tokens.CONFIG_MAP or value_at(marker, "inputs.metadata.name") != SERVICES_CONFIGMAP:
             continue
-        pool = _head_pool_of(marker, head_pools, by_urn)
+        pool = _head_pool_of(marker, head_pools, cluster)
         if pool is None:
             continue
         pool_name = str(value_at(pool, "inputs.name"))
@@ -415,6 +441,8 @@ def _tolerates(pod: Pod, taint: Mapping[str, Any]) -> bool:
 
 def _matches(pod: Pod, pool: Pool) -> bool:
     if pod.pool is not None and pool.urn != pod.pool:
+        return False
+    if pod.cluster is not None and pool.cluster is not None and pod.cluster != pool.cluster:
         return False
     for key, value in pod.selector:
         if key == TPU_ACCELERATOR_LABEL:
