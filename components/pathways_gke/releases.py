@@ -127,7 +127,8 @@ CONTROLLER_MANIFESTS: dict[str, tuple[ControllerManifest, ...]] = {
     "jobset": (
         # kubernetes-sigs/jobset v0.7.0..v0.7.3: config/components/manager/manager.yaml (replicas 1, manager),
         # config/default/manager_auth_proxy_patch.yaml (listed in config/default/kustomization.yaml: the
-        # kube-rbac-proxy sidecar, image gcr.io/kubebuilder/kube-rbac-proxy:v0.13.1)
+        # kube-rbac-proxy sidecar, image gcr.io/kubebuilder/kube-rbac-proxy:v0.13.1 -- the registry path
+        # MINIMUM_REASON["lws"] says was deleted; whether v0.7.x stays supported is RELEASES' decision)
         ControllerManifest(
             addon="jobset", since="v0.7.0", through="v0.7.3", deployment="jobset-controller-manager",
             namespace=JOBSET_NAMESPACE, replicas=1,
