@@ -89,6 +89,7 @@ BOUNDS = sorted({(m.addon, t) for entries in CONTROLLER_MANIFESTS.values() for m
                  if m.addon != "lws"})
 
 
+@pytest.mark.slow  # plans a whole stack
 @pytest.mark.parametrize("addon, tag", BOUNDS)
 def test_a_jobset_or_kueue_controller_at_its_manifest_size_is_placed_with_the_upstream_numbers(addon, tag):
     sections = {"jobset": {"sizeForCluster": False}, "kueue": {"enabled": True, "sizeForCluster": False}}
@@ -112,6 +113,7 @@ def _serving(**sections):
     return cfg
 
 
+@pytest.mark.slow  # plans a whole stack
 @pytest.mark.parametrize("tag", ["v0.5.0", "v0.10.0"])
 def test_the_lws_controller_is_placed_with_the_upstream_numbers(tag):
     resources = _resources(_serving(lws={"version": tag}), "serve")
@@ -158,6 +160,7 @@ def _pods_fit_refusals(resources):
             if v.policy == "pathways-gke-pods-fit" and v.level == policies.MANDATORY]
 
 
+@pytest.mark.slow  # plans a whole stack
 def test_a_cpu_pool_too_small_for_the_lws_controller_is_refused_naming_it():
     """n2-standard-2 (1930m allocatable): the JobSet controller (500m) and one LWS replica (1 CPU) fit, the second
     LWS replica does not; a second node holds it."""
@@ -174,6 +177,7 @@ def test_a_cpu_pool_too_small_for_the_lws_controller_is_refused_naming_it():
                                      jobset={"sizeForCluster": False}), "serve")) == []
 
 
+@pytest.mark.slow  # plans a whole stack
 def test_manifest_size_controllers_left_no_room_beside_cpu_jax_processes_are_refused():
     """Four 7.5-CPU JAX processes on four n2-standard-8 nodes (7880m allocatable) leave 380m a node: neither the
     JobSet nor the Kueue controller (500m each, their manifests') has a place; a fifth node holds both."""
@@ -192,6 +196,7 @@ def test_manifest_size_controllers_left_no_room_beside_cpu_jax_processes_are_ref
     assert [s for s in place(_resources(cfg, "jax")) if not s.queued] == []
 
 
+@pytest.mark.slow  # plans a whole stack
 def test_a_sized_controller_larger_than_a_cpu_node_asks_for_a_larger_machine_type():
     """The sized JobSet controller (1 CPU / 4096Mi) does not fit one n2-highcpu-2 node (1436Mi allocatable) at any
     count: the message asks for a larger machine type (or the manifest's size), not for more nodes."""
@@ -204,6 +209,7 @@ def test_a_sized_controller_larger_than_a_cpu_node_asks_for_a_larger_machine_typ
                                                 jobset={"sizeForCluster": False}))) == []
 
 
+@pytest.mark.slow  # plans a whole stack
 def test_each_cluster_s_controllers_are_placed_on_its_own_cpu_pool():
     """Two clusters whose CPU pools share the GKE name cpu-np: each cluster's controllers may use its own pool only."""
     from tests.support.examples import plan_example
@@ -222,6 +228,7 @@ def test_each_cluster_s_controllers_are_placed_on_its_own_cpu_pool():
                    for parent, data in markers.items())
 
 
+@pytest.mark.slow  # plans a whole stack
 def test_a_pod_is_placed_only_on_its_own_cluster_s_pools():
     """The two clusters' CPU pools are both named cpu-np: the serve cluster's head may not use the train cluster's
     nodes. With the serve CPU pool of n2-standard-4 nodes (as if so configured) its 16-CPU head has no place."""
