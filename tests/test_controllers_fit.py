@@ -84,13 +84,8 @@ def _expected(addon, tag):
     return replicas, cpu, memory
 
 
-# the first and last checked tag of every recorded entry (every tag's numbers are checked above)
-BOUNDS = sorted({(m.addon, t) for entries in CONTROLLER_MANIFESTS.values() for m in entries for t in (m.since, m.through)
-                 if m.addon != "lws"})
-
-
 @pytest.mark.slow  # plans a whole stack
-@pytest.mark.parametrize("addon, tag", BOUNDS)
+@pytest.mark.parametrize("addon, tag", [(a, t) for a, t in TAGS if a != "lws"])
 def test_a_jobset_or_kueue_controller_at_its_manifest_size_is_placed_with_the_upstream_numbers(addon, tag):
     sections = {"jobset": {"sizeForCluster": False}, "kueue": {"enabled": True, "sizeForCluster": False}}
     sections[addon]["version"] = tag
@@ -114,7 +109,7 @@ def _serving(**sections):
 
 
 @pytest.mark.slow  # plans a whole stack
-@pytest.mark.parametrize("tag", ["v0.5.0", "v0.10.0"])
+@pytest.mark.parametrize("tag", sorted(UPSTREAM["lws"]))
 def test_the_lws_controller_is_placed_with_the_upstream_numbers(tag):
     resources = _resources(_serving(lws={"version": tag}), "serve")
     assert lws_version_of(resources) == tag
