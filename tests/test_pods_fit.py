@@ -9,6 +9,7 @@ import pytest
 from pathways_gke import policies
 from pathways_gke.fit import groups_of, lws_version_of, place, subgroup_index
 from pathways_gke.plan.engine import plan_config
+from tests.conftest import ROOT
 from tests.support.stacks import merged, shipped
 
 P = "pathways-gke:"
@@ -18,11 +19,20 @@ def _resources(config, stack):
     return plan_config(config, stack=stack).to_json()["resources"]
 
 
+def _owners(resources):
+    return {pods[0].owner for pods, _ in groups_of(resources, lws_version_of(resources))}
+
+
+SHIPPED = sorted(p.name.removeprefix("Pulumi.").removesuffix(".yaml") for p in (ROOT / "stacks").glob("Pulumi.*.yaml"))
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("name", ["dev", "jax", "prod", "serve"])
+@pytest.mark.parametrize("name", SHIPPED)
 def test_every_shipped_stack_fits(name):
+    """Every pod of every shipped stack, the controllers of its installs included, has a place."""
     resources = _resources(shipped(name), name)
     assert place(resources, lws_version_of(resources)) == []
+    assert any(o.startswith("Deployment jobset-system/") for o in _owners(resources))
 
 
 @pytest.mark.slow
@@ -107,7 +117,8 @@ def test_a_tpu_leader_alone_in_subgroup_0_needs_one_more_pool_than_the_group_has
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("example, stack", [("platform-python", "shared"), ("two-clusters", "shared")])
+@pytest.mark.parametrize("example, stack", [("platform-python", "shared"), ("two-clusters", "shared"),
+                                            ("workloads-only", "dev")])
 def test_every_example_stack_fits(example, stack):
     from tests.support.examples import plan_example
 
@@ -118,12 +129,13 @@ def test_every_example_stack_fits(example, stack):
 @pytest.mark.slow
 def test_the_controllers_the_stack_sizes_are_placed_on_the_head_pool():
     """The JobSet and Kueue controllers run on the CPU (head) pool with the requests the readiness ConfigMap records
-    (addons/sizing.py); the plan holds no Deployment for them, so the fit reads that record."""
+    (addons/sizing.py); the plan holds no Deployment for them, so the fit reads that record and the release's
+    manifest (releases.controller_manifest)."""
     resources = _resources(shipped("prod"), "prod")  # Kueue on: both controllers sized
-    controllers = {pods[0].owner: pods[0] for pods, _ in groups_of(resources, "v0.10.0")
-                   if pods[0].owner.endswith("-controller")}
-    assert set(controllers) == {"Deployment jobset-controller", "Deployment kueue-controller"}
-    for pod in controllers.values():
+    controllers = {pods[0].owner: pods for pods, _ in groups_of(resources, "v0.10.0") if pods[0].role == "controller"}
+    assert set(controllers) == {"Deployment jobset-system/jobset-controller-manager",
+                                "Deployment kueue-system/kueue-controller-manager"}
+    for [pod] in controllers.values():
         assert (pod.cpu_m, pod.memory) == (1000, 4096 * 2**20)  # the formula's floor at this size
         assert pod.selector == (("cloud.google.com/gke-nodepool", "cpu-np"),)
 
@@ -138,5 +150,5 @@ def test_a_controller_that_does_not_fit_beside_the_heads_is_refused():
     [short] = place(resources)  # the larger pod is placed first: the head is the one left without a node
     assert (short.owner, short.missing, short.queued) == ("JobSet train", 1, False)
     assert "cpu-np (1 x n2-standard-64)" in short.message() and "cpuPool.maxNodes" in short.message()
-    del marker["inputs"]["data"]["jobset.resources"]  # without the controller the head fits again
+    del marker["inputs"]["data"]["jobset.resources"]  # the manifest's 500m / 128Mi: the head fits again
     assert place(resources) == []

@@ -22,11 +22,14 @@ placed is what would be applied:
   needs a node pool of its own); before, a leader beyond an even split joined subgroup 0. `LeaderExcluded`
   leaves the leader out of every subgroup.
 
+A pod under a PathwaysCluster goes only to that cluster's pools (two clusters may both name a pool `cpu-np`).
 Pods pinned to pools the plan does not declare (an adopted cluster's) are not placed. A shortfall names the
 workload object, the pods that do not fit, the pools it may use and what to raise. Pure:
 no Pulumi import; the `pathways-gke-pods-fit` policy (policies.py) runs it offline and under `pulumi preview`.
-The controllers of the yaml/v2 installs are not in the plan: the ones the stack sizes are placed from the readiness
-ConfigMap's record (_controller_groups); one left at its manifest's size is not.
+The controllers of the yaml/v2 installs (JobSet, Kueue, LeaderWorkerSet) are not in the plan: each installed one is
+placed from its release manifest's Deployment (releases.controller_manifest: replicas and every container's
+requests, per release) with the manager container sized as the readiness ConfigMap records (`<addon>.resources`,
+when `sizeForCluster` is on), on its own cluster's CPU pool, where the installs pin them (_controller_groups).
 """
 
 from __future__ import annotations
@@ -43,6 +46,7 @@ from .config.types import parse_quantity
 from .naming import (EXCLUSIVE_TOPOLOGY_ANNOTATION, LWS_EXCLUSIVE_TOPOLOGY, LWS_SUBGROUP_EXCLUSIVE_TOPOLOGY,
                      HEAD_ROLE, QUEUE_NAME_LABEL, ROLE_LABEL, SERVICES_CONFIGMAP)
 from .property_paths import value_at
+from .releases import MANAGER, controller_manifest
 
 NODEPOOL_LABEL = "cloud.google.com/gke-nodepool"
 TPU_ACCELERATOR_LABEL = "cloud.google.com/gke-tpu-accelerator"
@@ -51,6 +55,7 @@ HOSTNAME = "kubernetes.io/hostname"
 TPU_RESOURCE = "google.com/tpu"
 SUBGROUP_FIX_SINCE = (0, 10, 0)  # lws#918
 COMPUTED = "<computed>"
+LARGER_THAN_A_NODE = "each pod requests more than one node of its pools can allocate"
 
 
 @dataclass
@@ -83,6 +88,8 @@ class Pool:
     max_nodes: int
     nodes: list[Node]
     exclusive_owner: Optional[str] = None
+    urn: str = ""
+    cluster: Optional[str] = None  # the URN of the PathwaysCluster it belongs to (None: not under one)
 
 
 @dataclass(frozen=True)
@@ -96,6 +103,9 @@ class Pod:
     tolerations: tuple[tuple[str, Optional[str], str], ...]  # (key, value or None for Exists, effect)
     anti: Optional[str]  # a one-per-node key when the pod keeps apart from pods like it
     queued: bool = False  # admitted by Kueue (queue-name label), or waiting for another workload's pools
+    pool: Optional[str] = None  # the URN of the one pool it may use (a controller: its own cluster's CPU pool)
+    cluster: Optional[str] = None  # the URN of the PathwaysCluster it belongs to (None: not under one)
+    advice: str = ""  # what to raise, when the generic advice does not say it (the controllers)
 
 
 @dataclass(frozen=True)
@@ -107,13 +117,20 @@ class Shortfall:
     pools: tuple[str, ...]  # pools the pods may use
     reason: str
     queued: bool = False
+    advice: str = ""
 
     def message(self) -> str:
         where = ", ".join(self.pools) or "none (no node pool matches its nodeSelector and tolerations)"
-        if not self.pools:
+        whole_node = self.reason.startswith(LARGER_THAN_A_NODE)
+        if self.advice and self.pools:  # a controller on its cluster's CPU pool
+            fix = ("use a larger cpuPool.machineType" if whole_node
+                   else "raise cpuPool.maxNodes or use a larger cpuPool.machineType") + f" ({self.advice})"
+        elif not self.pools:
             fix = "pin it to an existing pool"
         elif "exclusive" in self.reason:
             fix = "add a node pool (a slice) for each group or lower the replicas"
+        elif whole_node:
+            fix = "use a larger machine type or lower the pods' requests"
         else:
             fix = "raise the pool's maxNodes (cpuPool.maxNodes for the CPU pool), use a larger machine type, or " \
                   "lower the pods' requests / count"
@@ -137,7 +154,28 @@ def _tpu_chips(machine_type: str) -> int:
     return 0
 
 
+def clusters_of(resources: Iterable[Mapping[str, Any]]) -> dict[str, Optional[str]]:
+    """Per resource URN, the nearest PathwaysCluster it is under (its parent chain), or None. Two clusters of one
+    plan may name their pools alike (`cpu-np`): a pod is placed only on its own cluster's pools."""
+    by_urn = {r["urn"]: r for r in resources if isinstance(r.get("urn"), str)}
+    out: dict[str, Optional[str]] = {}
+    for urn, resource in by_urn.items():
+        seen: set[str] = set()
+        parent = resource.get("parent")
+        found = None
+        while isinstance(parent, str) and parent in by_urn and parent not in seen:
+            seen.add(parent)
+            if by_urn[parent].get("type") == tokens.PATHWAYS_CLUSTER:
+                found = parent
+                break
+            parent = by_urn[parent].get("parent")
+        out[urn] = found
+    return out
+
+
 def pools_of(resources: Iterable[Mapping[str, Any]]) -> list[Pool]:
+    resources = list(resources)
+    cluster = clusters_of(resources)
     out = []
     for r in resources:
         if r.get("type") != tokens.NODE_POOL:
@@ -166,7 +204,8 @@ def pools_of(resources: Iterable[Mapping[str, Any]]) -> list[Pool]:
         chips = _tpu_chips(machine)
         out.append(Pool(name=name, resource=str(r.get("name")), machine_type=machine, labels=labels,
                         taints=list(value_at(inputs, "nodeConfig.taints") or []), max_nodes=max_nodes,
-                        nodes=[Node(alloc.millicores, alloc.memory_bytes, chips) for _ in range(max_nodes)]))
+                        nodes=[Node(alloc.millicores, alloc.memory_bytes, chips) for _ in range(max_nodes)],
+                        urn=str(r.get("urn") or ""), cluster=cluster.get(str(r.get("urn")))))
     return out
 
 
@@ -242,62 +281,116 @@ Group = tuple[list[Pod], bool]
 
 
 def groups_of(resources: Iterable[Mapping[str, Any]], lws_version: str) -> list[Group]:
+    resources = list(resources)
+    cluster = clusters_of(resources)
     out: list[Group] = []
     for r in resources:
-        inputs = r.get("inputs") or {}
-        kind, name = inputs.get("kind"), value_at(inputs, "metadata.name")
-        if "apiVersion" not in inputs or not isinstance(name, str):
-            continue
-        owner = f"{kind} {name}"
-        spec = inputs.get("spec") or {}
-        if r.get("type") == tokens.JOBSET:
-            for rj in spec.get("replicatedJobs") or []:
-                job = value_at(rj, "template.spec") or {}
-                count = _int(job.get("parallelism")) or 1
-                topology = (value_at(rj, ("template", "metadata", "annotations", EXCLUSIVE_TOPOLOGY_ANNOTATION))
-                            or value_at(inputs, ("metadata", "annotations", EXCLUSIVE_TOPOLOGY_ANNOTATION)))
-                exclusive = topology == NODEPOOL_LABEL
-                pod = _queued(_pod(owner, str(rj.get("name", "pod")), job.get("template") or {}), inputs)
-                if topology == HOSTNAME:  # each Job alone on its node
-                    pod = replace(pod, anti=pod.anti or "exclusive-node")
-                for _ in range(_int(rj.get("replicas")) or 1):
-                    out.append(([pod] * count, exclusive))
-        elif r.get("type") == tokens.LEADER_WORKER_SET:
-            out += _lws_groups(owner, inputs, lws_version)
-        elif r.get("type") == tokens.DEPLOYMENT:
-            pod = _pod(owner, "pod", spec.get("template") or {})
-            out += [([pod], False) for _ in range(_int(spec.get("replicas")) or 1)]
-        elif r.get("type") == tokens.JOB:
-            pod = _pod(owner, "pod", spec.get("template") or {})
-            out += [([pod], False) for _ in range(_int(spec.get("parallelism")) or 1)]
+        groups = _object_groups(r, lws_version)
+        home = cluster.get(str(r.get("urn")))
+        out += [([replace(p, cluster=home) for p in pods], exclusive) for pods, exclusive in groups] \
+            if home is not None else groups
     return out + _controller_groups(resources)
 
 
-def _controller_groups(resources: Iterable[Mapping[str, Any]]) -> list[Group]:
-    """The controllers of the yaml/v2 installs, whose Deployments the plan does not hold: those the stack sizes are
-    recorded in the readiness ConfigMap (`<addon>.resources`, addons.readiness_marker), one replica each as the
-    release manifests run them, pinned to the head pool (addons/install.pin_to_node_pool; its nodes carry
-    `pathways-gke/role: head`). A controller left at its manifest's size (`sizeForCluster: false`, LWS) requests
-    what the manifest says, which the plan does not read: it is not placed."""
-    resources = list(resources)
-    head_pools = [value_at(r, "inputs.name") for r in resources if r.get("type") == tokens.NODE_POOL
-                  and value_at(r, ("inputs", "nodeConfig", "labels", ROLE_LABEL)) == HEAD_ROLE]
-    marker = next((r for r in resources if r.get("type") == tokens.CONFIG_MAP
-                   and value_at(r, "inputs.metadata.name") == SERVICES_CONFIGMAP), None)
-    if marker is None or len(head_pools) != 1 or not isinstance(head_pools[0], str):
+def _object_groups(r: Mapping[str, Any], lws_version: str) -> list[Group]:
+    """The pod groups of one planned Kubernetes object (none for anything else)."""
+    inputs = r.get("inputs") or {}
+    kind, name = inputs.get("kind"), value_at(inputs, "metadata.name")
+    if "apiVersion" not in inputs or not isinstance(name, str):
         return []
+    owner = f"{kind} {name}"
+    spec = inputs.get("spec") or {}
     out: list[Group] = []
-    for key, value in sorted((value_at(marker, "inputs.data") or {}).items()):
-        if not key.endswith(".resources"):
-            continue
-        try:
-            recorded = json.loads(value)
-        except (TypeError, ValueError):
-            continue
-        template = {"spec": {"nodeSelector": {NODEPOOL_LABEL: head_pools[0]},
-                             "containers": [{"name": "manager", "resources": recorded}]}}
-        out.append(([_pod(f"Deployment {key.removesuffix('.resources')}-controller", "manager", template)], False))
+    if r.get("type") == tokens.JOBSET:
+        for rj in spec.get("replicatedJobs") or []:
+            job = value_at(rj, "template.spec") or {}
+            count = _int(job.get("parallelism")) or 1
+            topology = (value_at(rj, ("template", "metadata", "annotations", EXCLUSIVE_TOPOLOGY_ANNOTATION))
+                        or value_at(inputs, ("metadata", "annotations", EXCLUSIVE_TOPOLOGY_ANNOTATION)))
+            exclusive = topology == NODEPOOL_LABEL
+            pod = _queued(_pod(owner, str(rj.get("name", "pod")), job.get("template") or {}), inputs)
+            if topology == HOSTNAME:  # each Job alone on its node
+                pod = replace(pod, anti=pod.anti or "exclusive-node")
+            for _ in range(_int(rj.get("replicas")) or 1):
+                out.append(([pod] * count, exclusive))
+    elif r.get("type") == tokens.LEADER_WORKER_SET:
+        out += _lws_groups(owner, inputs, lws_version)
+    elif r.get("type") == tokens.DEPLOYMENT:
+        pod = _pod(owner, "pod", spec.get("template") or {})
+        out += [([pod], False) for _ in range(_int(spec.get("replicas")) or 1)]
+    elif r.get("type") == tokens.JOB:
+        pod = _pod(owner, "pod", spec.get("template") or {})
+        out += [([pod], False) for _ in range(_int(spec.get("parallelism")) or 1)]
     return out
+
+
+CONTROLLER_NAMES = {"jobset": "JobSet", "kueue": "Kueue", "lws": "LeaderWorkerSet"}
+
+
+def _recorded_resources(value: Any) -> Optional[dict[str, Any]]:
+    try:
+        recorded = json.loads(value) if isinstance(value, str) else None
+    except ValueError:
+        return None
+    return recorded if isinstance(recorded, dict) else None
+
+
+def _head_pool_of(marker: Mapping[str, Any], head_pools: Sequence[Mapping[str, Any]],
+                  cluster: Mapping[str, Optional[str]]) -> Optional[Mapping[str, Any]]:
+    """The CPU (head) pool of the marker's cluster: the one under the same PathwaysCluster, else the plan's only one."""
+    home = cluster.get(str(marker.get("urn")))
+    same = [p for p in head_pools if home is not None and cluster.get(str(p.get("urn"))) == home]
+    if len(same) == 1:
+        return same[0]
+    return head_pools[0] if len(head_pools) == 1 else None
+
+
+def _controller_groups(resources: Iterable[Mapping[str, Any]]) -> list[Group]:
+    """The controllers of the yaml/v2 installs, whose Deployments the plan does not hold. The readiness ConfigMap
+    (addons.readiness_marker) records each installed controller's release (`<addon>.version`) and, when the stack
+    sizes it, the manager container's resources (`<addon>.resources`, addons/sizing.py). The release manifest's
+    Deployment (releases.controller_manifest: its replicas and every container's requests) is placed with the
+    manager sized as recorded, on its cluster's CPU pool: addons/install.pin_to_node_pool pins every Deployment of
+    every install, LeaderWorkerSet's too (services.install_transforms), to the pool whose nodes carry
+    `pathways-gke/role: head`. A vendored manifest (`<addon>.manifest`) is placed with its release's numbers."""
+    resources = list(resources)
+    cluster = clusters_of(resources)
+    head_pools = [r for r in resources if r.get("type") == tokens.NODE_POOL
+                  and value_at(r, ("inputs", "nodeConfig", "labels", ROLE_LABEL)) == HEAD_ROLE
+                  and isinstance(value_at(r, "inputs.name"), str)]
+    out: list[Group] = []
+    for marker in resources:
+        if marker.get("type") != tokens.CONFIG_MAP or value_at(marker, "inputs.metadata.name") != SERVICES_CONFIGMAP:
+            continue
+        pool = _head_pool_of(marker, head_pools, cluster)
+        if pool is None:
+            continue
+        pool_name = str(value_at(pool, "inputs.name"))
+        data = value_at(marker, "inputs.data") or {}
+        for addon, title in CONTROLLER_NAMES.items():
+            version = data.get(f"{addon}.version")
+            try:
+                manifest = controller_manifest(addon, version) if isinstance(version, str) else None
+            except ValueError:  # a computed or malformed version: nothing to read the manifest of
+                manifest = None
+            if manifest is None:
+                continue
+            sized = _recorded_resources(data.get(f"{addon}.resources"))
+            containers = [{"name": c.name, "resources": sized if sized is not None and c.name == MANAGER
+                           else c.resources()} for c in manifest.containers]
+            template = {"spec": {"nodeSelector": {NODEPOOL_LABEL: pool_name}, "containers": containers}}
+            pod = _pod(f"Deployment {manifest.namespace}/{manifest.deployment}", "controller", template)
+            size = (f"sized for the cluster, {addon}.sizeForCluster; false keeps the release manifest's requests"
+                    if sized is not None else f"its release manifest's requests, {manifest.source}")
+            advice = (f"the {title} controller {version} runs {manifest.replicas} pod(s) of {_cpu_text(pod.cpu_m)} "
+                      f"CPU / {pod.memory // 2**20}Mi on the CPU pool: {size}")
+            pod = replace(pod, pool=pool.get("urn") if isinstance(pool.get("urn"), str) else None, advice=advice)
+            out += [([pod], False) for _ in range(manifest.replicas)]
+    return out
+
+
+def _cpu_text(millicores: int) -> str:
+    return str(millicores // 1000) if millicores % 1000 == 0 else f"{millicores}m"
 
 
 def _lws_groups(owner: str, inputs: Mapping[str, Any], lws_version: str) -> list[Group]:
@@ -347,6 +440,10 @@ def _tolerates(pod: Pod, taint: Mapping[str, Any]) -> bool:
 
 
 def _matches(pod: Pod, pool: Pool) -> bool:
+    if pod.pool is not None and pool.urn != pod.pool:
+        return False
+    if pod.cluster is not None and pool.cluster is not None and pod.cluster != pool.cluster:
+        return False
     for key, value in pod.selector:
         if key == TPU_ACCELERATOR_LABEL:
             if not TPU_HOSTS.get(pool.machine_type) or _tpu_chips(pool.machine_type) == 0:
@@ -361,6 +458,14 @@ def _matches(pod: Pod, pool: Pool) -> bool:
     if pod.tpu and _tpu_chips(pool.machine_type) == 0:
         return False
     return all(_tolerates(pod, t) for t in pool.taints)
+
+
+def _fits_an_empty_node(pod: Pod, pool: Pool) -> bool:
+    host = TPU_HOSTS.get(pool.machine_type) or cpu_machine(pool.machine_type)
+    if host is None:
+        return True
+    alloc = gke_allocatable(host)
+    return Node(alloc.millicores, alloc.memory_bytes, _tpu_chips(pool.machine_type)).take(pod)
 
 
 def _pack(pods: Sequence[Pod], nodes: list[Node]) -> int:
@@ -383,11 +488,13 @@ def place(resources: Sequence[Mapping[str, Any]], lws_version: str = "v0.10.0") 
     groups = groups_of(resources, lws_version)
     short: dict[tuple[str, str, str], list[int]] = {}  # (owner, role, reason) -> [missing, total]
     queued: dict[tuple[str, str, str], bool] = {}
+    advice: dict[tuple[str, str, str], str] = {}
     considered: dict[tuple[str, str, str], set[str]] = {}
 
     def count(pod: Pod, reason: str, missing: int, total: int, candidates: Iterable[Pool]) -> None:
         key = (pod.owner, pod.role, reason)
         queued[key] = pod.queued
+        advice[key] = pod.advice
         entry = short.setdefault(key, [0, 0])
         entry[0] += missing
         entry[1] += total
@@ -442,7 +549,12 @@ def place(resources: Sequence[Mapping[str, Any]], lws_version: str = "v0.10.0") 
         nodes = [n for p in matching for n in p.nodes]
         missing = _pack([pod] * total, nodes)
         if missing:
-            reason = ("one per node (the head guard)" if pod.anti else "requests exceed what the nodes have left")
+            if not any(_fits_an_empty_node(pod, p) for p in matching):
+                reason = f"{LARGER_THAN_A_NODE} ({_cpu_text(pod.cpu_m)} CPU / {pod.memory // 2**20}Mi)"
+            elif pod.anti:
+                reason = "one per node (the head guard)"
+            else:
+                reason = "requests exceed what the nodes have left"
             # TPU slices are shared by workloads that run in turn; what must run side by side on the CPU pool
             # (heads, client proxies, leaders) never waits legitimately
             fresh = [n for fresh_pool in pools_of(resources) if _matches(pod, fresh_pool) for n in fresh_pool.nodes]
@@ -452,12 +564,18 @@ def place(resources: Sequence[Mapping[str, Any]], lws_version: str = "v0.10.0") 
         elif total:
             count(pod, "", 0, total, matching)
     return [Shortfall(owner, role, m, t, tuple(sorted(considered[(owner, role, reason)])), reason,
-                      queued[(owner, role, reason)])
+                      queued[(owner, role, reason)], advice[(owner, role, reason)])
             for (owner, role, reason), (m, t) in sorted(short.items()) if m]
 
 
 def lws_version_of(resources: Iterable[Mapping[str, Any]], default: str = "v0.10.0") -> str:
-    """The LeaderWorkerSet release the plan installs (the version in its manifest URL), else `default`."""
+    """The LeaderWorkerSet release the plan installs (the readiness ConfigMap's `lws.version`, or the version in
+    its manifest URL), else `default`."""
+    resources = list(resources)
+    for r in resources:
+        version = value_at(r, ("inputs", "data", "lws.version")) if r.get("type") == tokens.CONFIG_MAP else None
+        if isinstance(version, str) and re.fullmatch(r"v[0-9]+\.[0-9]+\.[0-9]+", version):
+            return version
     for r in resources:
         url = value_at(r, "inputs.file")
         match = re.search(r"kubernetes-sigs/lws/releases/download/(v[0-9][^/]*)/", url) if isinstance(url, str) else None

@@ -1,5 +1,6 @@
 """Where each controller (JobSet, Kueue, LeaderWorkerSet) is released, the oldest version we support and why,
-and the checks of a local copy of a release manifest.
+what each release manifest runs (the manager Deployment's replicas and requests) and the checks of a local copy of
+a release manifest.
 
 Pure data and functions at the bottom layer: the config models validate versions and manifests with it,
 and addons/install.py builds the installs from it.
@@ -76,6 +77,105 @@ def release_description(addon: str, what: str) -> str:
     """The description of a version key, for the schema and generated docs: bounds and default from RELEASES, so a
     bumped default is never described by its predecessor."""
     return f'{what} (vMAJOR.MINOR.PATCH, >= {RELEASES[addon].oldest}; releases.py). Default: "{default_version(addon)}".'
+
+
+
+# --- what each release manifest runs ---------------------------------------------------------------
+#
+# The controllers are installed from the release's manifests.yaml (a yaml/v2 ConfigFile fetched at `pulumi up`), so
+# the plan does not hold their Deployments; the pod fit (fit.py) places them from these facts. Each release's
+# manifests.yaml is `kustomize build config/default` (the repository's Makefile `artifacts` target): the Deployment
+# is the manager component's manager.yaml with config/default's patches applied; only the patches named below add a
+# container or change replicas or resources. One entry covers the releases from `since` up to the next entry;
+# `through` is the newest tag read with the same numbers. A release newer than every `through` is placed with the
+# newest entry's numbers (an upstream change there needs a new entry).
+
+
+@dataclass(frozen=True)
+class ContainerRequests:
+    """One container of a controller's manager pod, with its resource requests and limits as the manifest has
+    them (Kubernetes quantities; a missing request is its limit, as the API server defaults it)."""
+
+    name: str
+    requests: tuple[tuple[str, str], ...]
+    limits: tuple[tuple[str, str], ...] = ()
+
+    def resources(self) -> dict[str, dict[str, str]]:
+        out = {"requests": dict(self.requests)}
+        if self.limits:
+            out["limits"] = dict(self.limits)
+        return out
+
+
+@dataclass(frozen=True)
+class ControllerManifest:
+    """The manager Deployment of one controller's release manifests, for the releases `since`..`through`."""
+
+    addon: str
+    since: str
+    through: str
+    deployment: str  # its name (the kustomize namePrefix + `controller-manager`)
+    namespace: str
+    replicas: int
+    containers: tuple[ContainerRequests, ...]
+    source: str  # where it was read (repository, tags, paths)
+
+
+MANAGER = "manager"  # the controller container of all three manifests (addons/sizing.py sizes it)
+
+CONTROLLER_MANIFESTS: dict[str, tuple[ControllerManifest, ...]] = {
+    "jobset": (
+        # kubernetes-sigs/jobset v0.7.0..v0.7.3: config/components/manager/manager.yaml (replicas 1, manager),
+        # config/default/manager_auth_proxy_patch.yaml (listed in config/default/kustomization.yaml: the
+        # kube-rbac-proxy sidecar, image gcr.io/kubebuilder/kube-rbac-proxy:v0.13.1 -- the registry path
+        # MINIMUM_REASON["lws"] says was deleted; whether v0.7.x stays supported is RELEASES' decision)
+        ControllerManifest(
+            addon="jobset", since="v0.7.0", through="v0.7.3", deployment="jobset-controller-manager",
+            namespace=JOBSET_NAMESPACE, replicas=1,
+            containers=(ContainerRequests(MANAGER, (("cpu", "500m"), ("memory", "128Mi")),
+                                          (("cpu", "2"), ("memory", "512Mi"))),
+                        ContainerRequests("kube-rbac-proxy", (("cpu", "5m"), ("memory", "64Mi")),
+                                          (("cpu", "500m"), ("memory", "128Mi")))),
+            source="kubernetes-sigs/jobset v0.7.0..v0.7.3 config/components/manager/manager.yaml, "
+                   "config/default/manager_auth_proxy_patch.yaml"),
+        # kubernetes-sigs/jobset v0.8.0..v0.12.0: config/components/manager/manager.yaml (replicas 1, manager only:
+        # v0.8.0 dropped the auth proxy patch; config/default's patches touch the manager's args, ports and mounts)
+        ControllerManifest(
+            addon="jobset", since="v0.8.0", through="v0.12.0", deployment="jobset-controller-manager",
+            namespace=JOBSET_NAMESPACE, replicas=1,
+            containers=(ContainerRequests(MANAGER, (("cpu", "500m"), ("memory", "128Mi")), (("memory", "4Gi"),)),),
+            source="kubernetes-sigs/jobset v0.8.0..v0.12.0 config/components/manager/manager.yaml"),
+    ),
+    "kueue": (
+        # kubernetes-sigs/kueue v0.17.0..v0.19.2 (and release-0.19 at c90ed700): config/components/manager/
+        # manager.yaml (replicas 1, manager only; config/default's patches touch its args, ports and mounts)
+        ControllerManifest(
+            addon="kueue", since="v0.17.0", through="v0.19.2", deployment="kueue-controller-manager",
+            namespace=KUEUE_NAMESPACE, replicas=1,
+            containers=(ContainerRequests(MANAGER, (("cpu", "500m"), ("memory", "512Mi")),
+                                          (("cpu", "2"), ("memory", "512Mi"))),),
+            source="kubernetes-sigs/kueue v0.17.0..v0.19.2 config/components/manager/manager.yaml"),
+    ),
+    "lws": (
+        # kubernetes-sigs/lws v0.5.0..v0.10.0: config/manager/manager.yaml (replicas 2, manager only, requests and
+        # no limits; v0.5.0 dropped the v0.4 kube-rbac-proxy patch). No pod anti-affinity: both replicas may share
+        # a node.
+        ControllerManifest(
+            addon="lws", since="v0.5.0", through="v0.10.0", deployment="lws-controller-manager",
+            namespace=LWS_NAMESPACE, replicas=2,
+            containers=(ContainerRequests(MANAGER, (("cpu", "1"), ("memory", "1Gi"))),),
+            source="kubernetes-sigs/lws v0.5.0..v0.10.0 config/manager/manager.yaml"),
+    ),
+}
+
+
+def controller_manifest(addon: str, version: str) -> ControllerManifest:
+    """What the release manifest of `<addon> <version>` runs (the newest entry whose `since` is not newer)."""
+    entries = [m for m in CONTROLLER_MANIFESTS[addon] if version_key(m.since) <= version_key(version)]
+    if not entries:
+        raise ValueError(f"{addon} {version} is older than {CONTROLLER_MANIFESTS[addon][0].since}, the oldest "
+                         f"release whose manifest is recorded")
+    return max(entries, key=lambda m: version_key(m.since))
 
 
 # --- Kueue and LeaderWorkerSet names ----------------------------------------------------------------
