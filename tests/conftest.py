@@ -2,7 +2,12 @@
 
 from pathlib import Path
 
+import hypothesis  # noqa: F401
 import pytest
+
+# Loaded here, at the top of the stack: otherwise a run of test files that do not use it has hypothesis's pytest
+# plugin import it (with pytest's assertion rewriting) from deep inside the terminal summary, where CPython 3.11.7
+# can fail with "SystemError: AST constructor recursion depth mismatch" (CPython gh-106905, fixed in later 3.11s).
 
 ROOT = Path(__file__).resolve().parents[1]
 

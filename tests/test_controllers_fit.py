@@ -21,14 +21,12 @@ MI = 2**20
 
 # Restated from the upstream release manifests (the Deployment of `kustomize build config/default`, read at each
 # tag; releases.py cites the paths): every supported release tag -> (replicas, {container: (cpu, memory) requests}).
-JOBSET_070 = (1, {"manager": ("500m", "128Mi"), "kube-rbac-proxy": ("5m", "64Mi")})
 JOBSET_080 = (1, {"manager": ("500m", "128Mi")})
 KUEUE_017 = (1, {"manager": ("500m", "512Mi")})
 LWS_050 = (2, {"manager": ("1", "1Gi")})
 UPSTREAM = {
-    "jobset": {**{f"v0.7.{p}": JOBSET_070 for p in range(4)},
-               **{t: JOBSET_080 for t in ("v0.8.0", "v0.8.1", "v0.8.2", "v0.9.0", "v0.9.1", "v0.10.0", "v0.10.1",
-                                          "v0.11.0", "v0.11.1", "v0.12.0")}},
+    "jobset": {t: JOBSET_080 for t in ("v0.8.0", "v0.8.1", "v0.8.2", "v0.9.0", "v0.9.1", "v0.10.0", "v0.10.1",
+                                       "v0.11.0", "v0.11.1", "v0.12.0")},
     "kueue": {**{f"v0.17.{p}": KUEUE_017 for p in range(9)}, **{f"v0.18.{p}": KUEUE_017 for p in range(7)},
               **{f"v0.19.{p}": KUEUE_017 for p in range(3)}},
     "lws": {t: LWS_050 for t in ("v0.5.0", "v0.5.1", "v0.6.0", "v0.6.1", "v0.6.2", "v0.6.3", "v0.7.0", "v0.8.0",
@@ -118,14 +116,6 @@ def test_the_lws_controller_is_placed_with_the_upstream_numbers(tag):
     assert [(p.cpu_m, p.memory) for p in pods] == [(cpu, memory)] * replicas == [(1000, 1024 * MI)] * 2
     assert all(p.selector == ((NODE_POOL_LABEL, "cpu-np"),) for p in pods)
     assert place(resources, tag) == []
-
-
-def test_a_sized_controller_keeps_the_manifest_s_sidecar():
-    """Sizing replaces the manager container's resources (addons/sizing.size_controller); JobSet v0.7's
-    kube-rbac-proxy sidecar keeps its own 5m / 64Mi."""
-    resources = _resources(merged(None, jobset={"version": "v0.7.3"}))
-    [pod] = _controllers(resources)["jobset"]
-    assert (pod.cpu_m, pod.memory) == (1000 + 5, (4096 + 64) * MI)
 
 
 def test_every_install_pins_its_controller_deployments_to_the_cpu_pool():

@@ -21,9 +21,13 @@ def test_a_jobset_version_that_is_not_a_release_tag_names_the_path(version):
     assert repr(version) in found["jobset.version"] and "vMAJOR.MINOR.PATCH" in found["jobset.version"]
 
 
-def test_a_jobset_older_than_the_pathways_jobset_needs_is_refused():
-    found = problems(jobset={"version": "v0.6.0"})
-    assert "older than v0.7.0" in found["jobset.version"] and "restartStrategy" in found["jobset.version"]
+@pytest.mark.parametrize("version", ["v0.6.0", "v0.7.3"])
+def test_a_jobset_older_than_the_pathways_jobset_needs_is_refused(version):
+    """v0.6 lacks restartStrategy; v0.7's release manifests run the deleted gcr.io kube-rbac-proxy sidecar
+    (kubernetes-sigs/jobset v0.7.x config/default/manager_auth_proxy_patch.yaml), so its controller never starts."""
+    found = problems(jobset={"version": version})
+    assert "older than v0.8.0" in found["jobset.version"] and "restartStrategy" in found["jobset.version"]
+    assert "gcr.io/kubebuilder/kube-rbac-proxy" in found["jobset.version"]
 
 
 def test_a_kueue_version_is_validated_too():

@@ -348,7 +348,7 @@ class JobSet(TypedDict):
     """The JobSet controller installed into the cluster."""
 
     version: NotRequired[str]
-    """Pinned JobSet release (vMAJOR.MINOR.PATCH, >= v0.7.0; releases.py). Default: "v0.12.0"."""
+    """Pinned JobSet release (vMAJOR.MINOR.PATCH, >= v0.8.0; releases.py). Default: "v0.12.0"."""
     manifest: NotRequired[str]
     """Path of a vendored install manifest to use instead of the pinned release's manifest URL (releases.py)."""
     size_for_cluster: NotRequired[bool]

@@ -33,7 +33,7 @@ RELEASES: dict[str, Release] = {
     "jobset": Release(
         addon="jobset",
         url="https://github.com/kubernetes-sigs/jobset/releases/download/{version}/manifests.yaml",
-        image="jobset", namespace=JOBSET_NAMESPACE, crd=JOBSET_CRD, oldest="v0.7.0",
+        image="jobset", namespace=JOBSET_NAMESPACE, crd=JOBSET_CRD, oldest="v0.8.0",
         # v0.12.0 (2026-05, kubernetes-sigs/jobset#1213); v0.13.0 not released as of 2026-09 (jobset#1317). Since
         # v0.10.1: the exclusive-placement race fix (jobset#1077 for #1057), in-place and per-Job restarts.
         default="v0.12.0",
@@ -55,8 +55,10 @@ RELEASES: dict[str, Release] = {
 }
 
 MINIMUM_REASON = {
-    "jobset": "the Pathways JobSet writes failurePolicy.restartStrategy (JobSet v0.7+) and uses the coordinator, "
-              "failure rules and publishNotReadyAddresses (v0.6+)",
+    "jobset": "v0.7.x release manifests run a kube-rbac-proxy sidecar whose image (gcr.io/kubebuilder/kube-rbac-proxy) "
+              "was deleted from gcr.io, so the controller never becomes Ready and every JobSet create fails at the "
+              "webhook (v0.8.0 dropped that sidecar); older ones lack the failurePolicy.restartStrategy the Pathways "
+              "JobSet writes (v0.7+)",
     "kueue": "the queue objects use kueue.x-k8s.io/v1beta2, validated against the v0.17.1 and v0.19.2 CRDs",
     "lws": "v0.4.x release manifests run a kube-rbac-proxy sidecar whose image (gcr.io/kubebuilder/kube-rbac-proxy) "
            "was deleted from gcr.io, so the controller never becomes Ready and every LeaderWorkerSet create fails "
@@ -125,20 +127,6 @@ MANAGER = "manager"  # the controller container of all three manifests (addons/s
 
 CONTROLLER_MANIFESTS: dict[str, tuple[ControllerManifest, ...]] = {
     "jobset": (
-        # kubernetes-sigs/jobset v0.7.0..v0.7.3: config/components/manager/manager.yaml (replicas 1, manager),
-        # config/default/manager_auth_proxy_patch.yaml (listed in config/default/kustomization.yaml: the
-        # kube-rbac-proxy sidecar, image gcr.io/kubebuilder/kube-rbac-proxy:v0.13.1 -- the registry path
-        # MINIMUM_REASON["lws"] says was deleted; whether v0.7.x stays supported is RELEASES' decision)
-        ControllerManifest(
-            addon="jobset", since="v0.7.0", through="v0.7.3", deployment="jobset-controller-manager",
-            namespace=JOBSET_NAMESPACE, replicas=1,
-            containers=(ContainerRequests(MANAGER, (("cpu", "500m"), ("memory", "128Mi")),
-                                          (("cpu", "2"), ("memory", "512Mi"))),
-                        ContainerRequests("kube-rbac-proxy", (("cpu", "5m"), ("memory", "64Mi")),
-                                          (("cpu", "500m"), ("memory", "128Mi")))),
-            source="kubernetes-sigs/jobset v0.7.0..v0.7.3 config/components/manager/manager.yaml, "
-                   "config/default/manager_auth_proxy_patch.yaml"),
-        # kubernetes-sigs/jobset v0.8.0..v0.12.0: config/components/manager/manager.yaml (replicas 1, manager only:
         # v0.8.0 dropped the auth proxy patch; config/default's patches touch the manager's args, ports and mounts)
         ControllerManifest(
             addon="jobset", since="v0.8.0", through="v0.12.0", deployment="jobset-controller-manager",
