@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Annotated, Any, Callable, Mapping, Optional
 
-from pydantic import ConfigDict, Field, model_validator
+from pydantic import ConfigDict, Field, field_validator, model_validator
 from pydantic.alias_generators import to_snake
 
 from ..errors import ConfigError, Problem
@@ -97,6 +97,12 @@ class StackConfig(Model):
     """Kubernetes namespace of the workloads. Default: "default"."""
     secret_names: Annotated[tuple[str, ...], SECRET_VALUES] = Field(default=(), alias="secrets")
     """Secret values by name (referenced by workloads' secretEnv); the names must be known, values may be secrets."""
+
+    @field_validator("secret_names", mode="before")
+    @classmethod
+    def _names_only(cls, value: Any) -> Any:
+        """`secrets` as the stack holds it (name -> secret value): only its names are kept, sorted."""
+        return tuple(sorted(str(name) for name in value)) if isinstance(value, Mapping) else value
 
     @model_validator(mode="after")
     def _sections_agree(self) -> StackConfig:

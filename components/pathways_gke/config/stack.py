@@ -1,8 +1,10 @@
 """The whole stack config: every section parsed, then checked against each other.
 
-Each section is validated on its own so that one bad section does not hide the
-problems of another; cross-section checks run on whatever parsed. All problems are
-raised together as one ConfigError, before the program registers anything.
+Each section is validated on its own (a list section entry by entry) so that one bad section does not hide the
+problems of another; then the root model `StackConfig` (config/model.py) is built from the sections, and its
+validator runs the cross-section checks (with "" / "default" for a bad project id or namespace, so they still
+run). The keys and the sections are the root model's fields. All problems are raised together as one
+ConfigError, before the program registers anything.
 """
 
 from __future__ import annotations
@@ -136,7 +138,7 @@ def parse_stack(values: Mapping[str, Any]) -> StackConfig:
         # project id, the namespace or the secrets were bad (checked above; the model gets "", "default", {})
         try:
             stack = StackConfig.model_validate({"gcp:project": project, **parsed, "namespace": namespace,
-                                                "secrets": tuple(sorted(str(k) for k in secrets))})
+                                                "secrets": secrets})
         except ValidationError as exc:
             problems.extend(problems_from(exc, StackConfig, []))
         else:
