@@ -36,7 +36,7 @@ def _sections_of(root: type[BaseModel]) -> dict[str, tuple[Any, Any, Any]]:
     out: dict[str, tuple[Any, Any, Any]] = {}
     for name, field in root.model_fields.items():
         listed = get_origin(field.annotation) is tuple
-        model = get_args(field.annotation)[0] if listed else field.annotation
+        model: Any = get_args(field.annotation)[0] if listed else field.annotation
         if _inner_model(model) is None:
             continue
         out[field.alias or name] = (model, TypeAdapter(list[model]) if listed else model,
