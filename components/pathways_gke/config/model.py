@@ -42,9 +42,9 @@ _cross_section_checks: list[_CrossSectionCheck] = []
 def run_across_sections(check: _CrossSectionCheck) -> _CrossSectionCheck:
     """Hand the root model the check it runs as its validator (config/checks.py, `cross_section_problems`).
 
-    The checks read a StackConfig, and so do the modules they build on (config/target.py), so this module
-    cannot import them (tests/test_layers.py refuses the cycle): config/checks.py hands its entry point over
-    when it is imported. Importing any module of the package `pathways_gke.config` runs its `__init__`
+    The checks read a StackConfig, and so does the model they build on (config/placement.py `Placement.of`), so
+    this module cannot import them (tests/test_layers.py refuses the cycle): config/checks.py hands its entry
+    point over when it is imported. Importing any module of the package `pathways_gke.config` runs its `__init__`
     first, which imports config/stack.py and so config/checks.py: a StackConfig is never validated without
     them (and the validator refuses to run if it were)."""
     if check not in _cross_section_checks:
