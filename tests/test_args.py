@@ -78,10 +78,15 @@ def model_fields(model) -> dict:
 
 
 @functools.cache
-def schema_types() -> dict:
+def package() -> dict:
     from pathways_gke.provider import package_schema
 
-    return package_schema()["types"]
+    return package_schema()
+
+
+@functools.cache
+def schema_types() -> dict:
+    return package()["types"]
 
 
 def literal_values(annotation) -> set:
@@ -123,7 +128,6 @@ def test_cluster_args_are_the_root_models_fields():
     from pydantic.alias_generators import to_snake
 
     from pathways_gke.config.model import SECRET_VALUES, STACK_KEYS, StackConfig
-    from pathways_gke.provider import package_schema
 
     fields = StackConfig.model_fields
     hints = A.field_types(A.PathwaysClusterArgs)
@@ -144,7 +148,7 @@ def test_cluster_args_are_the_root_models_fields():
     docs = {a.target.id: d.value.value for a, d in zip(body.body, body.body[1:])
             if isinstance(a, ast.AnnAssign) and isinstance(d, ast.Expr)}
     assert docs == {arg: field.description for arg, field in zip(args, fields.values())}
-    inputs = package_schema()["resources"]["pathways-gke:index:PathwaysCluster"]["inputProperties"]
+    inputs = package()["resources"]["pathways-gke:index:PathwaysCluster"]["inputProperties"]
     assert {name: p["description"] for name, p in inputs.items()} == {
         A.camel(arg): field.description for arg, field in zip(args, fields.values())}
 
