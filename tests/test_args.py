@@ -78,10 +78,15 @@ def model_fields(model) -> dict:
 
 
 @functools.cache
-def schema_types() -> dict:
+def package() -> dict:
     from pathways_gke.provider import package_schema
 
-    return package_schema()["types"]
+    return package_schema()
+
+
+@functools.cache
+def schema_types() -> dict:
+    return package()["types"]
 
 
 def literal_values(annotation) -> set:
@@ -100,6 +105,52 @@ def test_required_fields_agree_with_the_model(typed, model: type[BaseModel]):
     members = model if isinstance(model, tuple) else (model,)
     required = set.intersection(*({n for n, f in m.model_fields.items() if f.is_required()} for m in members))
     assert set(typed.__required_keys__) == required
+
+
+def root_arg_type(field, typed_of: dict):
+    """The arg type a root-model field must have: its section's TypedDict (a list section's as a list)."""
+    annotation = field.annotation
+    if get_origin(annotation) is tuple:
+        return list[typed_of[id(get_args(annotation)[0])]]
+    return typed_of.get(id(annotation), annotation)
+
+
+class _SecretValues(typing.TypedDict):
+    secrets: pulumi.Input[typing.Mapping[str, pulumi.Input[str]]]
+
+
+def test_cluster_args_are_the_root_models_fields():
+    """PathwaysClusterArgs is generated from the root model: one arg per field (its stack key in snake_case),
+    of the section's type, required as the field is, described by the field's docstring (in the generated
+    module and in the schema), so the args and the model cannot drift."""
+    import ast
+
+    from pydantic.alias_generators import to_snake
+
+    from pathways_gke.config.model import SECRET_VALUES, STACK_KEYS, StackConfig
+
+    fields = StackConfig.model_fields
+    hints = A.field_types(A.PathwaysClusterArgs)
+    args = [to_snake((f.alias or n).rpartition(":")[2]) for n, f in fields.items()]
+    assert list(hints) == args == list(STACK_KEYS)
+    assert [STACK_KEYS[a] for a in args] == ["gcp:project", *stack.KNOWN_KEYS]
+    assert set(A.PathwaysClusterArgs.__required_keys__) == {a for a, f in zip(args, fields.values())
+                                                             if f.is_required()} == {"project", "cluster"}
+    typed_of = {id(model): typed for typed, model in SECTIONS if isinstance(model, type)}
+    typed_of[id(workloads.WorkloadConfig)] = A.Workload
+    for arg, field in zip(args, fields.values()):
+        expected = (A.field_types(_SecretValues)["secrets"] if SECRET_VALUES in field.metadata
+                    else root_arg_type(field, typed_of))
+        assert hints[arg] == expected, arg
+
+    source = (ROOT / "components/pathways_gke/args_types.py").read_text()
+    body = next(n for n in ast.parse(source).body if isinstance(n, ast.ClassDef) and n.name == "PathwaysClusterArgs")
+    docs = {a.target.id: d.value.value for a, d in zip(body.body, body.body[1:])
+            if isinstance(a, ast.AnnAssign) and isinstance(d, ast.Expr)}
+    assert docs == {arg: field.description for arg, field in zip(args, fields.values())}
+    inputs = package()["resources"]["pathways-gke:index:PathwaysCluster"]["inputProperties"]
+    assert {name: p["description"] for name, p in inputs.items()} == {
+        A.camel(arg): field.description for arg, field in zip(args, fields.values())}
 
 
 def test_top_level_args_are_the_stack_config_keys():
@@ -186,10 +237,8 @@ def test_python_args_and_wire_inputs_validate_to_the_stack_files_config(name):
 
 def same_commands(stack_config):
     """The schema's command is an argument list; the stack file may hold it as one string: same program."""
-    import dataclasses
-
-    return dataclasses.replace(stack_config, workloads=tuple(
-        w.model_copy(update={"command": w.command_text}) for w in stack_config.workloads))
+    return stack_config.model_copy(update={"workloads": tuple(
+        w.model_copy(update={"command": w.command_text}) for w in stack_config.workloads)})
 
 
 def test_ints_arriving_as_floats_are_coerced_everywhere_an_int_belongs():

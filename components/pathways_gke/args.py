@@ -5,8 +5,9 @@ Pulumi's component provider infers the package schema from these annotations
 list / dict[str, T], no Union, no Literal, and NO `from __future__ import annotations` (the analyzer reads
 annotations without evaluating strings). The docstring under each field becomes its schema description.
 
-The sections' types (Cluster, TpuPool, Workload, ... and the Enums) are generated from the config models into
-args_types.py by `python -m pathways_gke.argsgen`: one source for fields, requiredness, types and descriptions.
+PathwaysClusterArgs (from the root model `StackConfig`, its args the stack keys in snake_case) and the sections'
+types (Cluster, TpuPool, Workload, ... and the Enums) are generated from the config models into args_types.py by
+`python -m pathways_gke.argsgen`: one source for fields, requiredness, types and descriptions.
 Values that only flow into properties (the list is `config.deferrable.STACK_FIELDS`) are `pulumi.Input`s there;
 everything that shapes the resource graph is plain.
 
@@ -18,8 +19,7 @@ import math
 from collections import abc
 from enum import Enum
 from types import UnionType
-from typing import (Any, Mapping, NotRequired, Optional, TypedDict, Union, get_args, get_origin, get_type_hints,
-                    is_typeddict)
+from typing import Any, Mapping, Optional, Union, get_args, get_origin, get_type_hints, is_typeddict
 
 import pulumi
 
@@ -27,50 +27,22 @@ from .args_types import (  # noqa: F401 - re-exported; generated from the config
     AuthorizedNetwork, Bucket, BucketAccess, BucketAccessMode, Capacity, Cluster, ClusterDns, ContainerResources,
     CpuPool, DiskType, GcsFuseVolume, HostMaintenanceInterval, ImagePullPolicy, JaxSettings, JobSet, Kueue,
     LeaderPlacement, LoadBalancer, Lws, Maintenance, MaintenanceExclusion, MaintenanceScope, MaintenanceWindow, Nat,
-    NodeServiceAccount, Observability, PathwaysEnv, PathwaysFlags, PathwaysImages, PathwaysSettings, ReleaseChannel,
-    Reservation, Runtime, ServiceSettings, ServingPort, ServingProbes, ServingSettings, Sidecar, SidecarResources,
-    TpuPool, Workload, WorkloadMode, WorkloadPlacement,
+    NodeServiceAccount, Observability, PathwaysClusterArgs, PathwaysEnv, PathwaysFlags, PathwaysImages,
+    PathwaysSettings, ReleaseChannel, Reservation, Runtime, ServiceSettings, ServingPort, ServingProbes,
+    ServingSettings, Sidecar, SidecarResources, TpuPool, Workload, WorkloadMode, WorkloadPlacement,
 )
 from .config.deferrable import accepted_paths
+from .config.model import STACK_KEYS
 from .errors import ConfigError, Problem
 
 
 # --- the cluster component's arguments ---------------------------------------------------------
-
-
-class PathwaysClusterArgs(TypedDict):
-    """Arguments of PathwaysCluster: the stack config contract, section by section."""
-
-    project: str
-    """GCP project id (the stack file's gcp:project)."""
-    cluster: Cluster
-    """The GKE cluster."""
-    cpu_pool: NotRequired[CpuPool]
-    """The CPU pool for the Pathways head and controllers."""
-    tpu_pools: NotRequired[list[TpuPool]]
-    """TPU pool groups, one node pool per slice."""
-    jobset: NotRequired[JobSet]
-    """The JobSet controller."""
-    kueue: NotRequired[Kueue]
-    """Kueue admission."""
-    workloads: NotRequired[list[Workload]]
-    """Workloads run on the cluster."""
-    buckets: NotRequired[list[Bucket]]
-    """Buckets the stack creates, or that live in another project."""
-    observability: NotRequired[Observability]
-    """Metrics, Console links and alerts."""
-    lws: NotRequired[Lws]
-    """The LeaderWorkerSet controller (serving and service workloads)."""
-    namespace: NotRequired[str]
-    """Kubernetes namespace of the workloads. Default: "default"."""
-    secrets: NotRequired[pulumi.Input[Mapping[str, pulumi.Input[str]]]]
-    """Secret values by name (referenced by workloads' secretEnv); the names must be known, values may be secrets."""
+# PathwaysClusterArgs is generated from the root model (config/model.py StackConfig) into args_types.py: its
+# args are the stack keys in snake_case (`project` is gcp:project); `secrets` takes the values, each an Input.
 
 
 # --- args -> stack config mapping ----------------------------------------------------------------
 
-# top-level arg -> key of the stack-config mapping `parse_stack` reads
-_STACK_KEYS = {"project": "gcp:project", "cpu_pool": "cpuPool", "tpu_pools": "tpuPools"}
 SECRET_NAME_PLACEHOLDER = "<secret>"
 
 
@@ -102,7 +74,7 @@ def stack_input(args: Mapping[str, Any], deferred: Any = None) -> dict[str, Any]
             continue
         field = _field_of(hints, key)
         name = field or key
-        target = _STACK_KEYS.get(name, camel(name))
+        target = STACK_KEYS.get(name, camel(name))
         out[target] = _convert(value, hints.get(name), target, problems, deferred)
     if problems:
         raise ConfigError(problems)

@@ -5,7 +5,7 @@ reads them: no Union, no Literal, and no postponed annotations here.
 """
 
 from enum import Enum
-from typing import Any, NotRequired, TypedDict
+from typing import Any, Mapping, NotRequired, TypedDict
 
 import pulumi
 
@@ -664,6 +664,35 @@ class Lws(TypedDict):
     """Path of a vendored install manifest to use instead of the release URL."""
     gate_image: NotRequired[str]
     """kubectl image of the Job that waits until the LWS webhook answers. Default: "registry.k8s.io/kubectl:v1.34.1"."""
+
+
+class PathwaysClusterArgs(TypedDict):
+    """Arguments of PathwaysCluster: the stack config contract, section by section."""
+
+    project: str
+    """GCP project id (the stack file's gcp:project)."""
+    cluster: Cluster
+    """The GKE cluster."""
+    cpu_pool: NotRequired[CpuPool]
+    """The CPU pool for the Pathways head and controllers."""
+    tpu_pools: NotRequired[list[TpuPool]]
+    """TPU pool groups, one node pool per slice."""
+    jobset: NotRequired[JobSet]
+    """The JobSet controller."""
+    kueue: NotRequired[Kueue]
+    """Kueue admission."""
+    workloads: NotRequired[list[Workload]]
+    """Workloads run on the cluster."""
+    buckets: NotRequired[list[Bucket]]
+    """Buckets the stack creates, or that live in another project."""
+    observability: NotRequired[Observability]
+    """Metrics, Console links and alerts."""
+    lws: NotRequired[Lws]
+    """The LeaderWorkerSet controller (serving and service workloads)."""
+    namespace: NotRequired[str]
+    """Kubernetes namespace of the workloads. Default: "default"."""
+    secrets: NotRequired[pulumi.Input[Mapping[str, pulumi.Input[str]]]]
+    """Secret values by name (referenced by workloads' secretEnv); the names must be known, values may be secrets."""
 
 
 class JaxWorkloadSpec(TypedDict):

@@ -4,7 +4,8 @@
     python -m pathways_gke.argsgen --write    # rewrite components/pathways_gke/args_types.py
     python -m pathways_gke.argsgen --check    # exit 1 with a diff when the committed module is out of date
 
-One source for every section and for the workload components' args: the pydantic model decides the fields, which
+One source for every section, for PathwaysCluster's args (the root model `StackConfig`, its fields the sections; each
+arg is named by its stack key in snake_case) and for the workload components' args: the pydantic model decides the fields, which
 are required, their types, their bounds and (from the docstring under each field) their descriptions;
 `config.closed_sets` names each Literal for other languages; `config.deferrable` says which values may be Outputs. The generated TypedDicts and Enums stay
 inside what Pulumi's schema analyzer reads (no Union, no Literal, no postponed annotations).
@@ -28,7 +29,7 @@ from pydantic import BaseModel
 
 from .config.closed_sets import CLOSED_SETS, ClosedSet, closed_set_of
 from .config.deferrable import deferrable_kind
-from .config.stack import _ROOT_MODELS, _SECTIONS
+from .config.model import SECRET_VALUES, STACK_KEYS, StackConfig
 from .config.workloads import (CLUSTER_WIRED, WORKLOAD_DESCRIPTION, WORKLOAD_MODELS, JaxWorkloadConfig,
                                WorkloadConfig)
 from .generated import command
@@ -41,6 +42,11 @@ UNION_NAMES = {id(WorkloadConfig): ("Workload", WORKLOAD_MODELS, WORKLOAD_DESCRI
 QUOTES = '"' * 3
 
 _Members = tuple[type[BaseModel], ...]
+
+ROOT_ARGS = ("PathwaysClusterArgs", "Arguments of PathwaysCluster: the stack config contract, section by section.")
+"""PathwaysCluster's Args, generated from the root model `StackConfig`: its name and description."""
+SECRET_VALUES_TYPE = "pulumi.Input[Mapping[str, pulumi.Input[str]]]"
+"""The arg type of the root model's field marked SECRET_VALUES (the model keeps the names, the arg the values)."""
 
 JAX_WORKLOAD_SPEC = "JaxWorkloadSpec"
 """JaxWorkload's `workload`: JaxWorkloadConfig without `runtime` (the component is jax) and without the keys only
@@ -141,7 +147,7 @@ class _Generator:
             return closed.name
         if isinstance(annotation, type) and issubclass(annotation, BaseModel):
             return self.typed_dict((annotation,), path)
-        if origin is list:
+        if origin is list or (origin is tuple and len(params) == 2 and params[1] is Ellipsis):
             return f"list[{self.type_text(params[0], path + '[0]')}]"
         if origin is dict:
             return f"dict[str, {self.type_text(params[1], path + '.*')}]"
@@ -191,6 +197,21 @@ class _Generator:
             lines.append(_docstring(info.description, "    "))
         return lines
 
+    def root_args(self) -> None:
+        """PathwaysCluster's Args: the root model's fields, each named by its stack key in snake_case (`project`
+        is gcp:project, `cpu_pool` cpuPool), its type, requiredness and description the field's."""
+        name, description = ROOT_ARGS
+        arg_of = {key: arg for arg, key in STACK_KEYS.items()}
+        lines = [f"class {name}(TypedDict):", _docstring(description, "    "), ""]
+        for field_name, info in StackConfig.model_fields.items():
+            key = info.alias or field_name
+            text = (SECRET_VALUES_TYPE if SECRET_VALUES in info.metadata
+                    else self.type_text(info.annotation, key))
+            if not info.description:
+                raise ValueError(f"StackConfig.{field_name} has no docstring: it is the schema's description")
+            lines.extend(_arg_lines(Arg(arg_of[key], text, info.description, info.is_required())))
+        self.classes[name] = "\n".join(lines)
+
     def component_args(self, component: ComponentArgs) -> None:
         """A workload component's Args: the placement fields from the one Placement model, between its own."""
         lines = [f"class {component.name}(TypedDict):", _docstring(component.description, "    "), ""]
@@ -204,10 +225,7 @@ class _Generator:
     # --- the module -----------------------------------------------------------------------------------------
 
     def module(self) -> str:
-        for key, (_, _) in _SECTIONS.items():
-            root = _ROOT_MODELS[key]
-            path = f"{key}[0]" if key in ("tpuPools", "workloads", "buckets") else key
-            self.type_text(root, path)
+        self.root_args()
         self.typed_dict((JaxWorkloadConfig,), "workloads[0]", name=JAX_WORKLOAD_SPEC,
                         description="A multi-controller JAX workload: what every process runs (the user's program on "
                                     "every TPU VM,\none Job per slice, or on CPU processes of the CPU pool).",
@@ -229,7 +247,7 @@ reads them: no Union, no Literal, and no postponed annotations here.
 """
 
 from enum import Enum
-from typing import Any, NotRequired, TypedDict
+from typing import Any, Mapping, NotRequired, TypedDict
 
 import pulumi'''
 

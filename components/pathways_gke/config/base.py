@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from types import UnionType
 from typing import Annotated, Any, ClassVar, Iterable, Union, get_args, get_origin
 
@@ -9,7 +10,7 @@ from pydantic import BaseModel, ConfigDict, Tag, ValidationError, ValidationInfo
 from pydantic.alias_generators import to_camel
 from pydantic_core import PydanticCustomError
 
-from ..errors import Problem, allowed, did_you_mean, join_path
+from ..errors import ConfigError, Problem, allowed, did_you_mean, join_path
 
 
 class Model(BaseModel):
@@ -138,6 +139,11 @@ def problems_from(error: ValidationError, root: type[BaseModel], prefix: Iterabl
             problems.append(Problem(path, item["msg"], given.get(extra_field) if isinstance(given, dict) else given))
         elif extra_field:  # raised for a sibling field; the message already quotes the value
             problems.append(Problem(path, item["msg"]))
+        elif kind == "value_error" and isinstance((item.get("ctx") or {}).get("error"), ConfigError):
+            # a validator that reports several problems at once (StackConfig's checks across sections) raises
+            # ConfigError, a ValueError pydantic wraps: its problems go on as they are, under the error's path
+            at = join_path(*prefix, *loc)
+            problems.extend(replace(p, path=f"{at}.{p.path}" if at else p.path) for p in item["ctx"]["error"].problems)
         elif kind == "value_error" and "ctx" in item and isinstance(item["ctx"].get("error"), Exception):
             problems.append(Problem(path, str(item["ctx"]["error"]), item.get("input")))
         else:

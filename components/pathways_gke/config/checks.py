@@ -14,7 +14,7 @@ from ..gke_rules import (GCS_FUSE_HOST_NETWORK_MIN_GKE, JOBSET_METRICS_MIN_GKE, 
                          auto_upgrade_problem, below_floor, below_line_floors, version_floor_problems, version_floors)
 from .cluster import CREATE_ONLY_CLUSTER_FIELDS
 from .serving_checks import serving_workload_problems
-from .model import StackConfig
+from .model import StackConfig, run_across_sections
 from .pathways_checks import pathways_workload_problems, shortfall
 from .placement import Placement
 from .tpu import TpuPoolConfig, pool_problems
@@ -25,7 +25,9 @@ RESERVED_NAMESPACES = ("kube-system", "kube-public", "kube-node-lease", "jobset-
                        "gke-managed-system", "gmp-system")
 
 
+@run_across_sections  # StackConfig's validator runs it (config/model.py says why it is handed over)
 def cross_section_problems(stack: StackConfig) -> list[Problem]:
+    """Every check across sections, in the order they are reported."""
     return [*cluster_and_pool_problems(stack), *addon_problems(stack), *workload_problems(stack),
             *jax_workload_problems(stack), *access_problems(stack), *at_scale_problems(stack),
             *ignored_key_problems(stack)]

@@ -1,8 +1,10 @@
 """The whole stack config: every section parsed, then checked against each other.
 
-Each section is validated on its own so that one bad section does not hide the
-problems of another; cross-section checks run on whatever parsed. All problems are
-raised together as one ConfigError, before the program registers anything.
+Each section is validated on its own (a list section entry by entry) so that one bad section does not hide the
+problems of another; then the root model `StackConfig` (config/model.py) is built from the sections, and its
+validator runs the cross-section checks (with "" / "default" for a bad project id or namespace, so they still
+run). The keys and the sections are the root model's fields. All problems are raised together as one
+ConfigError, before the program registers anything.
 """
 
 from __future__ import annotations
@@ -11,48 +13,46 @@ import json
 
 import re
 from pathlib import Path
-from typing import Any, Mapping, Optional
+from typing import Any, Mapping, Optional, get_args, get_origin
 
-from pydantic import TypeAdapter, ValidationError
+from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from ..errors import ConfigError, Problem, allowed, did_you_mean
-from .access import BucketConfig
-from .checks import cross_section_problems, tpu_pool_problems
-from .model import StackConfig
-from .addons import JobSetConfig, KueueConfig, LwsConfig
-from .base import problems_from
-from .cluster import ClusterConfig, CpuPoolConfig
-from .observability import ObservabilityConfig
+from .checks import tpu_pool_problems
+from .model import STACK_KEYS, StackConfig
+from .base import _inner_model, problems_from
+from .cluster import CpuPoolConfig
 from .stack_file import (SECRET_PLACEHOLDER, cli_config, go_json, is_secure, read_stack_config, secure_paths)
 from .stack_file import read_stack_file  # noqa: F401  (re-exported: config.read_stack_file)
-from .tpu import TpuPoolConfig
 from .types import NAMESPACE, PROJECT_ID
-from .workloads import WorkloadConfig
 
 PROJECT = "pathways-gke"
 
 
-# key -> (model or adapter, default when absent; None = required)
-_SECTIONS: dict[str, tuple[Any, Any]] = {
-    "cluster": (ClusterConfig, None),
-    "cpuPool": (CpuPoolConfig, {}),
-    "tpuPools": (TypeAdapter(list[TpuPoolConfig]), []),
-    "jobset": (JobSetConfig, {}),
-    "kueue": (KueueConfig, {}),
-    "workloads": (TypeAdapter(list[WorkloadConfig]), []),
-    "buckets": (TypeAdapter(list[BucketConfig]), []),
-    "observability": (ObservabilityConfig, {}),
-    "lws": (LwsConfig, {}),
-}
-_ROOT_MODELS: dict[str, Any] = {
-    "cluster": ClusterConfig, "cpuPool": CpuPoolConfig, "tpuPools": TpuPoolConfig,
-    "jobset": JobSetConfig, "kueue": KueueConfig, "workloads": WorkloadConfig, "buckets": BucketConfig,
-    "observability": ObservabilityConfig, "lws": LwsConfig,
-}
+def _sections_of(root: type[BaseModel]) -> dict[str, tuple[Any, Any, Any]]:
+    """The root model's sections, in its order: stack key -> (the model of the section, or of one entry of a list
+    section; what validates the section (the model, or a list adapter); its value when absent, None = required).
+    Its other fields (the project id, the namespace, the secrets' names) are not sections."""
+    out: dict[str, tuple[Any, Any, Any]] = {}
+    for name, field in root.model_fields.items():
+        listed = get_origin(field.annotation) is tuple
+        model: Any = get_args(field.annotation)[0] if listed else field.annotation
+        if _inner_model(model) is None:
+            continue
+        out[field.alias or name] = (model, TypeAdapter(list[model]) if listed else model,
+                                    None if field.is_required() else [] if listed else {})
+    return out
+
+
+_ROOT_MODELS: dict[str, Any] = {key: model for key, (model, _, _) in _sections_of(StackConfig).items()}
+"""Stack key -> the model of the section (of one entry of a list section; a workload is a union)."""
+_SECTIONS: dict[str, tuple[Any, Any]] = {key: (schema, default)
+                                         for key, (_, schema, default) in _sections_of(StackConfig).items()}
+"""Stack key -> (the model or list adapter that validates it, its value when absent; None = required)."""
 _ITEMS = {key: TypeAdapter(_ROOT_MODELS[key]) for key, (schema, _) in _SECTIONS.items() if isinstance(schema, TypeAdapter)}
 """One list item of a list section (a workload is a union told apart by its runtime)."""
-_PLAIN_KEYS = ("namespace", "secrets")
-KNOWN_KEYS = tuple(_SECTIONS) + _PLAIN_KEYS
+KNOWN_KEYS = tuple(key for key in STACK_KEYS.values() if ":" not in key)
+"""Our keys (`pathways-gke:<key>`): the root model's, but gcp:project."""
 
 
 def parse_stack(values: Mapping[str, Any]) -> StackConfig:
@@ -123,27 +123,27 @@ def parse_stack(values: Mapping[str, Any]) -> StackConfig:
 
 
 
+    project = gcp_project if isinstance(gcp_project, str) else ""
     if partial and all(k in parsed for k in ("cluster", "kueue")):
-        # some list items failed: still check the pools that parsed (cross-references wait for a clean parse)
-        draft = StackConfig(
-            project=gcp_project if isinstance(gcp_project, str) else "", cluster=parsed["cluster"],
-            cpu_pool=parsed.get("cpuPool") or CpuPoolConfig(), tpu_pools=(), jobset=JobSetConfig(),
-            kueue=parsed["kueue"], workloads=(), namespace=namespace,
-        )
+        # some list items failed, so there is no root model to check: still check the pools that parsed, against
+        # a draft built without validation (cross-references wait for a clean parse)
+        draft = StackConfig.model_construct(project=project, cluster=parsed["cluster"],
+                                            cpu_pool=parsed.get("cpuPool") or CpuPoolConfig(), kueue=parsed["kueue"],
+                                            namespace=namespace)
         pools = partial.get("tpuPools") or list(enumerate(parsed.get("tpuPools", ())))
         for index, pool in pools:
             problems.extend(tpu_pool_problems(draft, pool, f"tpuPools[{index}]"))
     elif all(k in parsed for k in _SECTIONS):
-        stack = StackConfig(
-            project=gcp_project if isinstance(gcp_project, str) else "",
-            cluster=parsed["cluster"], cpu_pool=parsed["cpuPool"], tpu_pools=parsed["tpuPools"],
-            jobset=parsed["jobset"], kueue=parsed["kueue"], workloads=parsed["workloads"],
-            namespace=namespace, secret_names=tuple(sorted(str(k) for k in secrets)), buckets=parsed["buckets"],
-            observability=parsed["observability"], lws=parsed["lws"],
-        )
-        problems.extend(cross_section_problems(stack))
-        if not problems:
-            return stack
+        # every section parsed: the root model checks them against each other (its validator), also when the
+        # project id, the namespace or the secrets were bad (checked above; the model gets "", "default", {})
+        try:
+            stack = StackConfig.model_validate({"gcp:project": project, **parsed, "namespace": namespace,
+                                                "secrets": secrets})
+        except ValidationError as exc:
+            problems.extend(problems_from(exc, StackConfig, []))
+        else:
+            if not problems:
+                return stack
     raise ConfigError(problems)
 
 
