@@ -25,6 +25,15 @@ STACKS = sorted(p.name[len("Pulumi."):-len(".yaml")] for p in (ROOT / "stacks").
 
 
 @pytest.fixture(scope="session")
+def variant_plan_json():
+    """The plan (JSON) of every optional child on (tests/support/variants.py), computed once per session."""
+    from pathways_gke.plan import plan_config
+    from tests.support.variants import every_optional_child_config
+
+    return plan_config(every_optional_child_config(), stack="variant").to_json()
+
+
+@pytest.fixture(scope="session")
 def stack_plans():
     """Plan of every stack in stacks/, computed once per session (plans are deterministic)."""
     from pathways_gke.plan import plan_stack

@@ -119,6 +119,7 @@ class _SecretValues(typing.TypedDict):
     secrets: pulumi.Input[typing.Mapping[str, pulumi.Input[str]]]
 
 
+@pytest.mark.slow
 def test_cluster_args_are_the_root_models_fields():
     """PathwaysClusterArgs is generated from the root model: one arg per field (its stack key in snake_case),
     of the section's type, required as the field is, described by the field's docstring (in the generated

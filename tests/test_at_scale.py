@@ -108,6 +108,7 @@ def test_pinned_images_are_pulled_if_not_present_so_a_restarted_pod_reuses_the_n
 # --- switches -------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_image_streaming_can_be_switched_off_per_pool():
     config = merged("dev", cpuPool={"imageStreaming": False}, tpuPools=[{"imageStreaming": False}])
     pools = of_type(plan_of(config), NODE_POOL)

@@ -155,6 +155,7 @@ def test_project_config_the_cli_refuses(config, fragment, tmp_path, capsys):
     assert code == 2 and fragment in err and "Traceback" not in err
 
 
+@pytest.mark.slow
 def test_an_esc_environment_is_refused_offline_or_read_from_its_export(tmp_path, capsys):
     stack = STACK.replace("  pathways-gke:cpuPool: {machineType: n2-standard-64, minNodes: 1, maxNodes: 2}\n", "")
     stack = "environment:\n  - acme/ml/dev\n" + stack + "  pathways-gke:cpuPool: {maxNodes: 3}\n"
@@ -183,6 +184,7 @@ def test_int_fields_refuse_booleans(edit, fragment, tmp_path, capsys):
     assert code == 2 and fragment in err
 
 
+@pytest.mark.slow
 def test_env_values_are_verbatim(tmp_path, capsys):
     text = STACK.replace("command: python3 train.py", 'command: python3 train.py\n      env: {SPACE: " ", PAD: " a "}')
     code, out, err = plan(tmp_path, text, capsys, "--json")

@@ -18,7 +18,6 @@ from pathways_gke.tokens import (CONFIG_FILE as CONFIG_FILE_T, GKE_CLUSTER as CL
                                  NODE_POOL as NODE_POOL_T, TPU_SLICE_GROUP as SLICE_GROUP_T)
 from tests.conftest import ROOT, STACKS
 from tests.support.stacks import shipped
-from tests.support.variants import every_optional_child_config
 from tests.support.plans import GROUP_T, ROOT_T, edited, mini_plan, named, resource
 
 CONFIGMAP_T = "kubernetes:core/v1:ConfigMap"
@@ -46,13 +45,9 @@ def node_pools(plan) -> set[str]:
     return {r["urn"] for r in plan["resources"] if r["type"] == NODE_POOL_T}
 
 
-def every_optional_child_variant():
-    return plan_config(every_optional_child_config(), stack="variant").to_json()
-
-
 @pytest.fixture(scope="module")
-def variant_plan():
-    return every_optional_child_variant()
+def variant_plan(variant_plan_json):
+    return variant_plan_json
 
 
 def real_plans(stack_plans, variant_plan):
@@ -102,6 +97,7 @@ def test_the_jobset_controller_path_has_slack_and_the_slice_pools_have_none(stac
     assert all(s.slack == 0 for s in schedule.steps.values() if s.row == f"{NODE_POOL_T}#tpu-multi-host")
 
 
+@pytest.mark.slow
 def test_adding_slices_to_a_group_does_not_lengthen_the_deploy(stack_plans):
     one = stack_plans("dev").to_json()
     cfg = shipped("dev")
@@ -118,6 +114,7 @@ def test_adding_slices_to_a_group_does_not_lengthen_the_deploy(stack_plans):
 # --- no edge that is not needed ---------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_the_jobset_controller_and_its_readiness_gate_never_wait_for_a_tpu_pool(stack_plans, variant_plan):
     for label, plan in real_plans(stack_plans, variant_plan):
         graph, pools = create_graph(plan), tpu_pools(plan)
@@ -395,6 +392,7 @@ def test_cli_durations_without_critical_path_is_a_usage_error(tmp_path, capsys):
     assert "--durations needs --critical-path" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_plan_json_without_critical_path_is_unchanged(capsys, stack_plans):
     assert cli_main(plan_args("dev", "--json")) == 0
     assert capsys.readouterr().out == stack_plans("dev").dumps()

@@ -473,6 +473,7 @@ def test_wait_bad_input(api, kubeconfig, capsys):
 # --- logs -----------------------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_logs_reads_the_heads_user_container_and_prints_the_logging_query(api, kubeconfig, capsys):
     js = running("train-run")
     api.add(js)
@@ -491,6 +492,7 @@ def test_logs_reads_the_heads_user_container_and_prints_the_logging_query(api, k
     assert any(r.startswith(log_path) and "container=jax-tpu" in r for r in api.requests)
 
 
+@pytest.mark.slow
 def test_logs_of_a_slices_worker_with_follow(api, kubeconfig, capsys):
     js = running("train-run")
     api.add(js)
@@ -667,6 +669,7 @@ def test_logs_of_a_service_clients_proxy(api, kubeconfig, capsys):
     assert code == 1 and "no pod yet for client carol's proxy of shared-pw" in err
 
 
+@pytest.mark.slow
 def test_the_stack_kubeconfig_comes_from_the_pulumi_cli(api, tmp_path, monkeypatch, capsys):
     """`--stack` runs `pulumi stack output kubeconfig --show-secrets -s S` (a stand-in CLI on PATH here) and
     takes the namespace from the stack's config."""

@@ -134,6 +134,7 @@ def test_diff_exit_codes(tmp_path, capsys, dev_plan):
     assert code == 2 and "tpuPools[0]" in err
 
 
+@pytest.mark.slow
 def test_graph_command_prints_mermaid_and_dot(capsys, tmp_path, dev_plan):
     from tests.support.mermaid import grammar_errors
 

@@ -48,6 +48,7 @@ def queued_variant():
     return plan_config(every_optional_child_config(), stack="queued")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("label", [*STACKS, "queued"])
 def test_every_child_resource_is_documented(label, stack_plans):
     plan = queued_variant() if label == "queued" else stack_plans(label)

@@ -225,12 +225,14 @@ def test_what_gke_accepts_is_accepted(config):
     parse_stack(config)
 
 
+@pytest.mark.slow
 def test_the_n4_head_pool_of_cluster_toolkit_boots_from_hyperdisk_by_default():
     plan = plan_config(dev(cpuPool={"machineType": "n4-standard-64"}), stack="n4")
     assert plan.named("pw-dev-cpu").inputs["nodeConfig"]["diskType"] == "hyperdisk-balanced"
     assert plan_config(stack("dev"), stack="dev").named("pw-dev-cpu").inputs["nodeConfig"]["diskType"] == "pd-balanced"
 
 
+@pytest.mark.slow
 def test_maintenance_is_sent_as_exclusions_until_end_of_support_and_a_window():
     plan = plan_config(dev(cluster={"maintenance": {
         "window": {"startTime": "2026-12-05T02:00:00Z", "endTime": "2026-12-05T10:00:00Z"},
@@ -264,8 +266,10 @@ def _variants() -> dict[str, dict]:
 
 
 @pytest.fixture(scope="module")
-def all_plans():
-    return [(name, plan_config(cfg, stack=name)) for name, cfg in _variants().items()]
+def all_plans(stack_plans):
+    """The shipped stacks' plans (the session's) and the variants'."""
+    return [(name, stack_plans(name) if name in STACKS else plan_config(cfg, stack=name))
+            for name, cfg in _variants().items()]
 
 
 def test_no_tpu7x_pool_sends_a_compact_group_placement(all_plans):
@@ -474,8 +478,8 @@ def test_queued_provisioning_manages_only_the_tpu_pod_set_of_a_pathways_jobset()
 
 
 @pytest.fixture(scope="module")
-def variant_json():
-    return plan_config(every_optional_child_config(), stack="variant").to_json()
+def variant_json(variant_plan_json):
+    return variant_plan_json
 
 
 def test_the_diff_flags_a_fixed_name_replaced_create_before_delete(variant_json):

@@ -416,6 +416,7 @@ def test_a_created_bucket_s_root_is_no_scratch_location_when_it_holds_declared_d
                "workloads[0].pathways.gcsScratch", "workloads[0].gcsFuse[0]")
 
 
+@pytest.mark.slow
 def test_a_scratch_path_scopes_the_lifecycle_rule_and_a_scratch_only_bucket_may_expire_whole():
     from pathways_gke.plan.engine import plan_config
 
@@ -436,6 +437,7 @@ def _node_sa_roles(plan) -> set[str]:
     return {r.inputs["role"] for r in plan.resources if r.type == NODE_SA_ROLE and "-node-sa-" in r.name}
 
 
+@pytest.mark.slow
 def test_image_streaming_gives_the_created_node_service_account_service_usage_and_lists_the_api():
     from pathways_gke.plan.engine import plan_config
 
@@ -451,6 +453,7 @@ def test_image_streaming_gives_the_created_node_service_account_service_usage_an
     assert not [a for a in plan.outputs["actionsRequired"] if "containerfilesystem" in a]
 
 
+@pytest.mark.slow
 def test_cloud_dns_lists_its_api():
     from pathways_gke.plan.engine import plan_config
 

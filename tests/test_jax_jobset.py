@@ -250,6 +250,7 @@ def test_every_tpu_shape_and_slice_count_renders_a_valid_jobset():
     assert count > 400  # the whole catalog, not a sample
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("processes, slices", [(1, None), (2, None), (4, 2), (8, 4), (64, None), (4096, 16)])
 def test_cpu_jobsets_validate(processes, slices):
     jax_settings = {"processes": processes, **({"slices": slices} if slices else {})}

@@ -85,6 +85,7 @@ def test_tpu7x_multi_host_uses_the_workload_policy_alone():
     assert "network_config" not in spec.args  # the profile is opt-in on tpu7x
 
 
+@pytest.mark.slow
 def test_tpu7x_plan_creates_one_high_throughput_policy_per_group():
     cfg = stack_with({"type": "tpu7x", "topology": "2x2x2", "slices": 2, "capacity": "on-demand"})
     plan = plan_config(cfg, stack="t7")

@@ -102,6 +102,7 @@ def test_the_validators_reject_broken_jobsets():
     assert any("coordinator endpoint" in e for e in jobset_rule_errors(js))
 
 
+@pytest.mark.slow
 def test_every_head_over_the_matrix_stays_put_and_alone():
     """Every shape x mode: the head carries the head label, safe-to-evict "false" and the required per-node
     anti-affinity on that label (no priority term); no worker carries the label."""

@@ -55,6 +55,7 @@ def test_plan_out_writes_the_jobset_yaml(tmp_path):
     assert "--instance_type=tpuv6e:4x4" in str(written)
 
 
+@pytest.mark.slow
 def test_secret_env_values_never_appear_in_the_plan(tmp_path):
     config = stack("dev", secrets={"hf": {"secure": "v1:AAAAencrypted"}})
     plan = plan_config(merged(config, workloads=[{"secretEnv": {"HF_TOKEN": "hf"}}]), stack="dev")
@@ -70,6 +71,7 @@ def test_secret_env_values_never_appear_in_the_plan(tmp_path):
     assert {"name": "HF_TOKEN", "valueFrom": {"secretKeyRef": {"key": "HF_TOKEN", "name": "train-env"}}} in env
 
 
+@pytest.mark.slow
 def test_a_workload_change_moves_nothing_but_the_jobset(stack_plans):
     changed = merged("prod", workloads=[{"command": "python3 -m trainer.main --config=configs/other.yaml"}])
     before = {r.urn: r.inputs for r in stack_plans("prod").resources}

@@ -38,6 +38,7 @@ def analyzer():
         proc.wait(timeout=10)
 
 
+@pytest.mark.slow
 def test_the_pack_announces_every_rule_with_its_enforcement_level(analyzer):
     from google.protobuf import empty_pb2
     from pulumi.runtime.proto import analyzer_pb2
@@ -52,6 +53,7 @@ def test_the_pack_announces_every_rule_with_its_enforcement_level(analyzer):
     assert levels["pathways-gke-tpu-placement"] == analyzer_pb2.ADVISORY
 
 
+@pytest.mark.slow
 def test_the_pack_rejects_a_latest_image_during_analysis(analyzer):
     from google.protobuf import struct_pb2
     from pulumi.runtime.proto import analyzer_pb2

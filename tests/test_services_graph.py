@@ -52,6 +52,7 @@ def test_the_jobset_install_is_the_pinned_release_awaited_after_the_cpu_pool_onl
     assert install.options["providers"]["kubernetes"].endswith(f"::{cluster}-k8s")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("env,cluster", [("dev", "pw-dev"), ("prod", "pw-prod")])
 def test_no_tpu_pool_is_an_input_of_any_cluster_service(env, cluster):
     plan = planned(env)
@@ -120,6 +121,7 @@ def test_prod_quota_in_the_plan_is_the_chips_of_the_pools():
     assert tpu == {"pathways-cpu": "0", "pathways-tpu-train": "64"}  # v6e-16 x 4 slices
 
 
+@pytest.mark.slow
 def test_a_queued_pool_adds_the_provisioning_admission_check_to_the_plan():
     plan = plan_config(stack("prod", tpuPools=QUEUED_POOLS), stack="queued")
     kinds = sorted(o["kind"] for o in plan.kubernetes_objects() if o["kind"] in KUEUE_KINDS)
@@ -138,6 +140,7 @@ def test_a_local_manifest_is_the_install_source_shown_in_the_plan(tmp_path):
     assert plan.named("pw-dev-services-ready").inputs["data"]["jobset.source"] == str(manifest)
 
 
+@pytest.mark.slow
 def test_a_jobset_upgrade_keeps_every_urn_and_changes_only_the_source():
     old = plan_config(stack("dev", jobset={"version": "v0.10.1"}), stack="dev")
     new = plan_config(stack("dev", jobset={"version": "v0.12.0"}), stack="dev")

@@ -246,6 +246,7 @@ def test_lws_is_installed_only_when_a_serving_or_service_workload_exists():
 # --- mode service ---------------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_service_mode_renders_a_resource_manager_only_backend_and_one_proxy_per_client():
     objects = objects_of(shipped("serve"))["shared-pw"]
     lws = objects.lws
@@ -276,6 +277,7 @@ def test_each_client_gets_its_own_connection_address_as_an_output(stack_plans):
     assert outputs["servingEndpoints"] == {"llama-serve": "http://llama-serve-svc.default.svc.cluster.local:8000"}
 
 
+@pytest.mark.slow
 def test_removing_a_client_changes_only_that_clients_objects(stack_plans):
     config = shipped("serve")
     workload(config, "shared-pw")["service"]["clients"] = ["alice"]
@@ -285,6 +287,7 @@ def test_removing_a_client_changes_only_that_clients_objects(stack_plans):
     assert (diff.added, diff.changed) == ((), ())
 
 
+@pytest.mark.slow
 def test_adding_a_client_adds_only_that_clients_objects(stack_plans):
     config = shipped("serve")
     workload(config, "shared-pw")["service"]["clients"].append("carol")
@@ -395,11 +398,13 @@ def test_serving_blocks_belong_to_their_mode():
     assert "mode 'serving' only" in str(caught.value)
 
 
+@pytest.mark.slow
 def test_plan_json_is_deterministic_for_the_serve_stack(stack_plans):
     again = plan_config(shipped("serve"), stack="serve")
     assert json.loads(again.dumps()) == json.loads(stack_plans("serve").dumps())
 
 
+@pytest.mark.slow
 def test_dropping_the_internal_load_balancer_updates_only_the_service_in_place(stack_plans):
     # pulumi-kubernetes forces replacement of a Service only on spec.clusterIP (provider/pkg/provider/diff.go);
     # spec.type and the load-balancer annotation are updated in place, and the API server drops the node ports

@@ -389,6 +389,7 @@ def test_a_colocated_jobset_head_on_a_v5e_host_is_sized_by_the_same_rule():
     assert sum(sizes[n]["memory"] for n in sizes) < 132 * 10**9  # XPK's 100 G + 32 G would not be left alone
 
 
+@pytest.mark.slow
 def test_in_a_cluster_a_sidecar_image_and_env_may_be_outputs():
     from tests.test_outputs import containers, no_stand_in_anywhere, plan_with
 
@@ -414,6 +415,7 @@ def test_a_standalone_pathways_serving_applies_the_kueue_name_rule_when_queued()
     assert "older than v0.17.0" in problems_of({**args, "kueue_version": "v0.9.0"})["kueue_version"]
 
 
+@pytest.mark.slow
 def test_a_kueue_bump_across_minors_updates_its_install_in_place_and_replaces_only_the_readiness_marker(stack_plans):
     from pathways_gke.plan.diff import diff_plans
     from pathways_gke.plan.engine import plan_config

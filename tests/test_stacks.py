@@ -55,6 +55,7 @@ def test_unknown_stack_exits_2(capsys):
     assert "Pulumi.dev.yaml" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_secure_config_values_never_appear_in_the_plan(tmp_path, capsys):
     path = tmp_path / "Pulumi.sec.yaml"
     path.write_text(yaml.safe_dump({"config": stack("dev", secrets={"hfToken": {"secure": "v1:c2VjcmV0LXRva2Vu"}})}))

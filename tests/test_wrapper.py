@@ -97,6 +97,7 @@ def test_setup_exports_are_visible_to_the_command():
     assert "id=7" in done.stdout
 
 
+@pytest.mark.slow
 def test_sigterm_reaches_every_process_of_a_multi_line_command_and_the_container_exits_143():
     # The user's command is a script whose python child handles SIGTERM (e.g. to checkpoint) and
     # which also has a background helper; signalling only the script's shell would orphan both.

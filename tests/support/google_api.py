@@ -49,7 +49,8 @@ class GoogleApi:
             do_POST = _answer
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        # a short poll: shutdown() waits up to one poll interval (0.5 s by default) for the loop to notice
+        self.thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
 
     def get(self, path: str, data: dict[str, Any], code: int = 200) -> None:
         self.routes[("GET", path)] = (code, data)

@@ -81,7 +81,8 @@ class KubeApi:
                 self.wfile.write(data)
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        # a short poll: shutdown() waits up to one poll interval (0.5 s by default) for the loop to notice
+        self.thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
 
     # --- content ---------------------------------------------------------------------------------------------
 
