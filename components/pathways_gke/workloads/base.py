@@ -16,11 +16,13 @@ from typing import Any, Callable, Mapping, Optional, TypeVar
 import pulumi
 import pulumi_kubernetes as k8s
 
+from ..apply_rules import JOBSET_REPLACE_ON_CHANGES
 from ..component import Inherited, checking_args, env_secret, rehydrated, split_options
 from ..config.deferrable import WORKLOAD_FIELDS
 from ..config.placement import Placement
 from ..config.workloads import WorkloadConfig
 from ..deferred import Deferred, defer_workload_outputs
+from ..protection import child_options
 from ..render.objects import WorkloadObjects
 
 T = TypeVar("T")
@@ -65,6 +67,21 @@ class WorkloadComponent(pulumi.ComponentResource):
             self.secret = env_secret(self, name, workload=checked.workload.name, namespace=checked.placement.namespace,
                                      values=checked.secret_values, inherited=inherited, labels=secret_labels)
         return checked, inherited
+
+    def _jobset(self, name: str, checked: Checked, inherited: Inherited) -> k8s.apiextensions.CustomResource:
+        """The workload's JobSet, `{name}-jobset` (PathwaysWorkload and JaxWorkload alike): replaced on every spec or
+        queue-name change (apply_rules.JOBSET_REPLACE_ON_CHANGES; never protected), and with the pools it runs on."""
+        jobset = checked.objects.primary
+        return k8s.apiextensions.CustomResource(
+            f"{name}-jobset",
+            api_version=jobset["apiVersion"],
+            kind=jobset["kind"],
+            metadata=jobset["metadata"],
+            spec=jobset["spec"],
+            opts=inherited.child(self, after=self._after_secret, replaced=True,
+                                 **child_options("jobset", False), replace_on_changes=list(JOBSET_REPLACE_ON_CHANGES),
+                                 delete_before_replace=True),
+        )
 
     @property
     def _after_secret(self) -> list[pulumi.Resource]:

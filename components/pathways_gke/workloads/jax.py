@@ -17,14 +17,11 @@ no `from __future__ import annotations` here.
 from typing import Any, Mapping, Optional
 
 import pulumi
-import pulumi_kubernetes as k8s
 
 from ..args_types import JaxWorkloadArgs
 from ..config.stack import StackConfig
 from ..config.workloads import JaxWorkloadConfig
 from ..naming import RUNTIME_LABEL
-from ..apply_rules import JOBSET_REPLACE_ON_CHANGES
-from ..protection import child_options
 from ..tokens import JAX_WORKLOAD
 from ..config.jax_args import jax_inputs_from_stack, validate_jax_args
 from ..render.jax_jobset import coordinator_address, jax_layout
@@ -49,18 +46,7 @@ class JaxWorkload(WorkloadComponent):
         if built is None:
             return
         checked, inherited = built
-        manifest = checked.objects.primary
-        self.jobset = k8s.apiextensions.CustomResource(
-            f"{name}-jobset",
-            api_version=manifest["apiVersion"],
-            kind=manifest["kind"],
-            metadata=manifest["metadata"],
-            spec=manifest["spec"],
-            # replaced on every spec or queue-name change (never protected), and with the pools it runs on
-            opts=inherited.child(self, after=self._after_secret, replaced=True,
-                                 **child_options("jobset", False), replace_on_changes=list(JOBSET_REPLACE_ON_CHANGES),
-                                 delete_before_replace=True),
-        )
+        self.jobset = self._jobset(name, checked, inherited)
         workload, placement = checked.workload, checked.placement
         assert isinstance(workload, JaxWorkloadConfig)
         self.jobset_name = self._known(self.jobset, workload.name)

@@ -14,7 +14,6 @@ import json
 from typing import Any, Mapping, Optional
 
 import pulumi
-import pulumi_kubernetes as k8s
 from pydantic import ValidationError
 
 from .. import naming
@@ -24,8 +23,6 @@ from ..config.pathways_checks import pathways_workload_problems
 from ..config.placement import Placement
 from ..config.workloads import PathwaysWorkloadConfig, cluster_wired_problems, without_cluster_wired
 from ..errors import ConfigError, Problem
-from ..apply_rules import JOBSET_REPLACE_ON_CHANGES
-from ..protection import child_options
 from ..tokens import PATHWAYS_WORKLOAD
 from ..render.objects import objects_for
 from .base import Checked, WorkloadComponent
@@ -53,18 +50,7 @@ class PathwaysWorkload(WorkloadComponent):
         if built is None:
             return
         checked, inherited = built
-        jobset = checked.objects.primary
-        self.jobset = k8s.apiextensions.CustomResource(
-            f"{name}-jobset",
-            api_version=jobset["apiVersion"],
-            kind=jobset["kind"],
-            metadata=jobset["metadata"],
-            spec=jobset["spec"],
-            # replaced on every spec or queue-name change (never protected), and with the pools it runs on
-            opts=inherited.child(self, after=self._after_secret, replaced=True,
-                                 **child_options("jobset", False), replace_on_changes=list(JOBSET_REPLACE_ON_CHANGES),
-                                 delete_before_replace=True),
-        )
+        self.jobset = self._jobset(name, checked, inherited)
         ns = checked.placement.namespace
         facts = access_facts(checked.workload.name, ns)
         self.jobset_name = self._known(self.jobset, checked.workload.name)
