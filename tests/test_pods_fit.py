@@ -147,8 +147,10 @@ def test_a_controller_that_does_not_fit_beside_the_heads_is_refused():
     marker = next(r for r in resources if r["name"].endswith("services-ready"))
     marker["inputs"]["data"]["jobset.resources"] = (  # what a far larger cluster would record
         '{"limits":{"cpu":"100","memory":"4096Mi"},"requests":{"cpu":"50","memory":"4096Mi"}}')
-    [short] = place(resources)  # the larger pod is placed first: the head is the one left without a node
+    # the larger pod is placed first: the head is the one left without a node (and the controller's rollout pod)
+    [short] = [s for s in place(resources) if not s.queued]
     assert (short.owner, short.missing, short.queued) == ("JobSet train", 1, False)
+    assert [s.role for s in place(resources) if s.queued] == ["rollout"]
     assert "cpu-np (1 x n2-standard-64)" in short.message() and "cpuPool.maxNodes" in short.message()
     del marker["inputs"]["data"]["jobset.resources"]  # the manifest's 500m / 128Mi: the head fits again
     assert place(resources) == []

@@ -22,6 +22,8 @@ placed is what would be applied:
   needs a node pool of its own); before, a leader beyond an even split joined subgroup 0. `LeaderExcluded`
   leaves the leader out of every subgroup.
 
+A controller Deployment (default RollingUpdate: one extra pod, none down) also needs room for one more pod for a
+rollout; a pool without it is a queued shortfall (a warning: a version bump or resize would wait), placed last.
 A pod under a PathwaysCluster goes only to that cluster's pools (two clusters may both name a pool `cpu-np`).
 Pods pinned to pools the plan does not declare (an adopted cluster's) are not placed. A shortfall names the
 workload object, the pods that do not fit, the pools it may use and what to raise. Pure:
@@ -49,6 +51,7 @@ from .property_paths import value_at
 from .releases import MANAGER, controller_manifest
 
 NODEPOOL_LABEL = "cloud.google.com/gke-nodepool"
+ROLLOUT = "rollout"  # the role of a controller's surge pod
 TPU_ACCELERATOR_LABEL = "cloud.google.com/gke-tpu-accelerator"
 TPU_TOPOLOGY_LABEL = "cloud.google.com/gke-tpu-topology"
 HOSTNAME = "kubernetes.io/hostname"
@@ -106,6 +109,7 @@ class Pod:
     pool: Optional[str] = None  # the URN of the one pool it may use (a controller: its own cluster's CPU pool)
     cluster: Optional[str] = None  # the URN of the PathwaysCluster it belongs to (None: not under one)
     advice: str = ""  # what to raise, when the generic advice does not say it (the controllers)
+    surge: bool = False  # the one extra pod a controller's rolling update starts beside the running ones
 
 
 @dataclass(frozen=True)
@@ -134,7 +138,9 @@ class Shortfall:
         else:
             fix = "raise the pool's maxNodes (cpuPool.maxNodes for the CPU pool), use a larger machine type, or " \
                   "lower the pods' requests / count"
-        wait = "; they wait their turn (Kueue, or the pools other workloads hold)" if self.queued else ""
+        wait = ("; until there is room, a rollout of it (a version bump or a resize) waits, and `pulumi up` with it"
+                if self.role == ROLLOUT else
+                "; they wait their turn (Kueue, or the pools other workloads hold)" if self.queued else "")
         return (f"{self.owner}: {self.missing} of {self.total} {self.role} pod(s) cannot be scheduled at the pools' "
                 f"maximum size ({self.reason}); pools it may use: {where}; {fix}{wait}")
 
@@ -386,6 +392,10 @@ def _controller_groups(resources: Iterable[Mapping[str, Any]]) -> list[Group]:
                       f"CPU / {pod.memory // 2**20}Mi on the CPU pool: {size}")
             pod = replace(pod, pool=pool.get("urn") if isinstance(pool.get("urn"), str) else None, advice=advice)
             out += [([pod], False) for _ in range(manifest.replicas)]
+            # the Deployments keep the default RollingUpdate strategy (25% / 25%: maxSurge rounds up to one pod,
+            # maxUnavailable down to none, for the 1 or 2 replicas they run): a rollout starts one more pod and
+            # removes an old one only once it is Ready (kubernetes apps/v1 DeploymentStrategy defaults)
+            out.append(([replace(pod, role=ROLLOUT, queued=True, surge=True)], False))
     return out
 
 
@@ -542,14 +552,19 @@ def place(resources: Sequence[Mapping[str, Any]], lws_version: str = "v0.10.0") 
         if not is_exclusive:
             for pod in group:
                 loose[pod] = loose.get(pod, 0) + 1
-    for pod, total in sorted(loose.items(), key=lambda kv: (kv[0].tpu, kv[0].cpu_m, kv[0].memory), reverse=True):
+    # the controllers' rollout pods last: they need what is left once everything else runs
+    for pod, total in sorted(loose.items(), key=lambda kv: (not kv[0].surge, kv[0].tpu, kv[0].cpu_m, kv[0].memory),
+                             reverse=True):
         matching = [p for p in pools if _matches(pod, p)]
         if not matching:
             continue  # pinned to pools this plan does not declare (an adopted cluster's): nothing to place on
         nodes = [n for p in matching for n in p.nodes]
         missing = _pack([pod] * total, nodes)
         if missing:
-            if not any(_fits_an_empty_node(pod, p) for p in matching):
+            if pod.surge:
+                reason = ("a rolling update starts one more controller pod beside the running ones (maxSurge 1, "
+                          "maxUnavailable 0) and no node has room left for it")
+            elif not any(_fits_an_empty_node(pod, p) for p in matching):
                 reason = f"{LARGER_THAN_A_NODE} ({_cpu_text(pod.cpu_m)} CPU / {pod.memory // 2**20}Mi)"
             elif pod.anti:
                 reason = "one per node (the head guard)"
