@@ -18,6 +18,9 @@ from .support.stacks import parsed
 
 SHIPPED = ("dev", "prod", "jax", "serve", "jetstream")
 CASES = [(stack, w.name) for stack in SHIPPED for w in parsed(stack).workloads]
+TPU_CASES = [(stack, w.name) for stack in SHIPPED for w in parsed(stack).workloads
+             if w.tpu_pool is not None and parsed(stack).pool(w.tpu_pool) is not None]
+"""The workloads that run on a TPU pool group."""
 
 
 def _workload(stack_name: str, workload_name: str):
@@ -36,8 +39,7 @@ def test_the_stack_placement_args_rebuild_the_same_placement(stack_name, workloa
     assert placement.namespace == stack.namespace and placement.cpu_pool == stack.cpu_pool.name
 
 
-@pytest.mark.parametrize("stack_name,workload_name", [c for c in CASES if parsed(c[0]).pool(
-    next(w for w in parsed(c[0]).workloads if w.name == c[1]).tpu_pool or "") is not None])
+@pytest.mark.parametrize("stack_name,workload_name", TPU_CASES)
 def test_the_cluster_tpu_pools_output_is_what_a_workload_on_that_pool_is_given(stack_name, workload_name):
     stack, workload = _workload(stack_name, workload_name)
     assert tpu_placements(stack)[workload.tpu_pool] == Placement.of(stack, workload).args()
@@ -46,8 +48,7 @@ def test_the_cluster_tpu_pools_output_is_what_a_workload_on_that_pool_is_given(s
 VALIDATE = {"jax": validate_jax, "pathways": validate_pathways}
 
 
-@pytest.mark.parametrize("stack_name,workload_name", [c for c in CASES if parsed(c[0]).pool(
-    next(w for w in parsed(c[0]).workloads if w.name == c[1]).tpu_pool or "") is not None])
+@pytest.mark.parametrize("stack_name,workload_name", TPU_CASES)
 def test_a_workload_given_the_tpu_pools_output_unchanged_renders_what_the_stack_renders(stack_name, workload_name):
     """A platform program's `PathwaysWorkload(name, {"workload": w, **cluster.tpu_pools[group]})`: the same objects as
     the stack's own workload (the component's own checks accept the output as it is)."""

@@ -295,7 +295,7 @@ def groups_of(resources: Iterable[Mapping[str, Any]], lws_version: str) -> list[
         home = cluster.get(str(r.get("urn")))
         out += [([replace(p, cluster=home) for p in pods], exclusive) for pods, exclusive in groups] \
             if home is not None else groups
-    return out + _controller_groups(resources)
+    return out + _controller_groups(resources, cluster)
 
 
 def _object_groups(r: Mapping[str, Any], lws_version: str) -> list[Group]:
@@ -351,16 +351,15 @@ def _head_pool_of(marker: Mapping[str, Any], head_pools: Sequence[Mapping[str, A
     return head_pools[0] if len(head_pools) == 1 else None
 
 
-def _controller_groups(resources: Iterable[Mapping[str, Any]]) -> list[Group]:
+def _controller_groups(resources: Sequence[Mapping[str, Any]], cluster: Mapping[str, Optional[str]]) -> list[Group]:
     """The controllers of the yaml/v2 installs, whose Deployments the plan does not hold. The readiness ConfigMap
     (addons.readiness_marker) records each installed controller's release (`<addon>.version`) and, when the stack
     sizes it, the manager container's resources (`<addon>.resources`, addons/sizing.py). The release manifest's
     Deployment (releases.controller_manifest: its replicas and every container's requests) is placed with the
     manager sized as recorded, on its cluster's CPU pool: addons/install.pin_to_node_pool pins every Deployment of
     every install, LeaderWorkerSet's too (services.install_transforms), to the pool whose nodes carry
-    `pathways-gke/role: head`. A vendored manifest (`<addon>.manifest`) is placed with its release's numbers."""
-    resources = list(resources)
-    cluster = clusters_of(resources)
+    `pathways-gke/role: head`. A vendored manifest (`<addon>.manifest`) is placed with its release's numbers.
+    `cluster`: clusters_of(resources)."""
     head_pools = [r for r in resources if r.get("type") == tokens.NODE_POOL
                   and value_at(r, ("inputs", "nodeConfig", "labels", ROLE_LABEL)) == HEAD_ROLE
                   and isinstance(value_at(r, "inputs.name"), str)]

@@ -412,7 +412,7 @@ def pathways_problems(stack: StackConfig) -> list[Problem]:
         pool = stack.pool(workload.tpu_pool) if workload.tpu_pool else None
         if pool is not None and pool.topology is None:
             continue  # reported at tpuPools[i].topology
-        placement = Placement.of(stack, workload)
+        placement = Placement.for_pool(stack, pool)
         out.extend(pathways_workload_problems(workload, placement, f"workloads[{i}]"))
         out.extend(serving_workload_problems(workload, placement, f"workloads[{i}]", lws_version=stack.lws.version,
                                              kueue_version=stack.kueue.version if stack.kueue.enabled else None))
@@ -456,10 +456,11 @@ def jax_workload_problems(stack: StackConfig) -> list[Problem]:
         path = f"workloads[{i}]"
         if not isinstance(workload, JaxWorkloadConfig):
             continue  # the pathways model refuses a jax block
-        if workload.tpu_pool is not None and stack.pool(workload.tpu_pool) is None:
+        pool = stack.pool(workload.tpu_pool) if workload.tpu_pool is not None else None
+        if workload.tpu_pool is not None and pool is None:
             continue  # reported by workload_problems
         try:
-            placement = Placement.of(stack, workload)
+            placement = Placement.for_pool(stack, pool)
         except CatalogError:
             continue  # reported with the pool
         out.extend(jax_problems(workload, path, placement))

@@ -44,10 +44,11 @@ def _sections_of(root: type[BaseModel]) -> dict[str, tuple[Any, Any, Any]]:
     return out
 
 
-_ROOT_MODELS: dict[str, Any] = {key: model for key, (model, _, _) in _sections_of(StackConfig).items()}
+_SECTIONS_OF_STACK = _sections_of(StackConfig)
+_ROOT_MODELS: dict[str, Any] = {key: model for key, (model, _, _) in _SECTIONS_OF_STACK.items()}
 """Stack key -> the model of the section (of one entry of a list section; a workload is a union)."""
 _SECTIONS: dict[str, tuple[Any, Any]] = {key: (schema, default)
-                                         for key, (_, schema, default) in _sections_of(StackConfig).items()}
+                                         for key, (_, schema, default) in _SECTIONS_OF_STACK.items()}
 """Stack key -> (the model or list adapter that validates it, its value when absent; None = required)."""
 _ITEMS = {key: TypeAdapter(_ROOT_MODELS[key]) for key, (schema, _) in _SECTIONS.items() if isinstance(schema, TypeAdapter)}
 """One list item of a list section (a workload is a union told apart by its runtime)."""
