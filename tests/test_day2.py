@@ -206,7 +206,8 @@ def test_a_completed_jobset_with_two_restarts_shows_completed_and_two(api, kubec
     code, out, err = run(capsys, "status", "--kubeconfig", kubeconfig)
     assert code == 0, err
     row = next(line for line in out.splitlines() if line.startswith("train-done"))
-    assert row.split()[:5] == ["train-done", "JobSet", "Completed", "2", "3/3"]
+    assert row.split()[:6] == ["train-done", "JobSet", "Completed", "2/3", "3/3", "jobs"]  # used of maxRestarts
+    assert "3/3 jobs succeeded" in row  # what a finished run did, not "jobs ready"
     assert "jobset completed successfully" in out
     assert "  worker: 0/2 jobs ready, 0 active, 2 succeeded, 0 failed" in out.splitlines()
     w = status_json(capsys, kubeconfig)["train-done"]
@@ -226,7 +227,7 @@ def test_an_lws_with_one_of_two_groups_ready_is_not_terminal_and_shows_one_of_tw
     assert w["ready"] == {"ready": 1, "total": 2, "unit": "groups"}
     code, out, _ = run(capsys, "status", "--kubeconfig", kubeconfig)
     assert "1/2 groups" in out and "Progressing GroupsProgressing" in out
-    assert "  groups: 1/2 ready, 2 created" in out.splitlines()
+    assert "  groups: 1/2 ready, 2 created, 2 updated" in out.splitlines()
 
 
 @pytest.mark.parametrize("obj, state, ready", [
@@ -281,7 +282,7 @@ def test_kueue_admission_is_shown_and_a_queued_jobset_is_pending_not_suspended(a
     assert ws["train-admitted"]["kueue"][0] | {} == {
         "workload": "jobset-train-admitted-1a2b3", "state": "Admitted", "clusterQueue": naming.KUEUE_CLUSTER_QUEUE,
         "flavors": {"worker": {"google.com/tpu": "pathways-tpu-main"}}, "reason": "Admitted",
-        "message": "The workload is admitted"}
+        "message": "The workload is admitted", "localQueue": "pathways-queue", "checks": []}
     assert ws["train-admitted"]["condition"]["type"] == "StartupPolicyCompleted"  # its own, not Kueue's
     assert ws["train-evicted"]["state"] == "Suspended" and ws["train-evicted"]["kueue"][0]["state"] == "Evicted"
     assert any(r.startswith(f"/apis/kueue.x-k8s.io/v1beta2/namespaces/{NS}/workloads") for r in api.requests)
@@ -620,12 +621,12 @@ def test_wait_shows_progress_on_a_terminal_and_not_in_ci(api, kubeconfig, ci):
 def test_a_global_restart_under_way_is_restarting_and_once_back_a_lost_job_is_degraded(api, kubeconfig, capsys):
     # InOrder startup runs again after a restart: StartupPolicyCompleted goes False until every Job is back
     # (kubernetes-sigs/jobset pkg/controllers/startup_policy.go)
-    api.add(with_status(pathways_jobset("train-again"), restarts=2,
+    api.add(with_status(pathways_jobset("train-again"), restarts=2, restartsCountTowardsMax=2,
                         conditions=[cond("StartupPolicyCompleted", "False", "InOrderStartupPolicy",
                                          "in order startup policy is executing")],
                         replicatedJobsStatus=[rjob_status("pathways-head", ready=1, active=1),
                                               rjob_status("worker", active=2)]))
-    api.add(with_status(pathways_jobset("train-back"), restarts=2,
+    api.add(with_status(pathways_jobset("train-back"), restarts=2, restartsCountTowardsMax=2,
                         conditions=[cond("StartupPolicyCompleted", "True", "InOrderStartupPolicy",
                                          "in order startup policy has completed")],
                         replicatedJobsStatus=[rjob_status("pathways-head", ready=1, active=1),

@@ -1,4 +1,4 @@
-"""`pathways-gke`: offline plans (and, from other modules, diffs and graphs) without credentials.
+"""`pathways-gke`: offline plans and diffs without credentials; day-2 commands against a live cluster and GCP.
 
 Exit codes: 0 ok, 1 runtime failure (or `diff --exit-code` found changes), 2 invalid config or usage,
 3 a guardrail refused (a mandatory policy violation in `plan`; see plan/commands.py), 4 `wait` timed out.
@@ -18,6 +18,13 @@ from .plan import commands as plan_commands
 from .plan.commands import add_critical_path_arguments, add_policy_arguments
 
 EXIT_INVALID = 2
+HELP_EPILOG = """offline, no credentials (the stack file only):
+  plan, diff, graph              what `pulumi up` would create or change, and its predicted outcome
+with credentials (a kubeconfig or --stack, and Google Application Default Credentials for preflight):
+  preflight                      what GCP would refuse before `pulumi up` (APIs, quota, versions, permissions)
+  status, wait, logs             the deployed workloads: state, why one is stuck, its logs
+  suspend, resume                stop a run and start it again without editing the stack
+docs: docs/day2.md (day 2), README.md (plan and diff)"""
 
 
 def add_source_arguments(parser: argparse.ArgumentParser) -> None:
@@ -71,7 +78,8 @@ def cmd_plan(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="pathways-gke", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="pathways-gke", description=__doc__.split("\n")[0], epilog=HELP_EPILOG,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     commands = parser.add_subparsers(dest="command", required=True)
     plan = commands.add_parser("plan", help="offline plan of a stack: the resource tree, or JSON / files")
     add_source_arguments(plan)

@@ -37,6 +37,9 @@ MANAGED_GCE_LABELS = (MANAGED_BY_GCE_LABEL, ROLE_GCE_LABEL, GROUP_GCE_LABEL)
 
 WORKLOAD_LABEL = "pathways-gke/workload"  # ours: on JobSets and their pods, the workload name
 RUNTIME_LABEL = "pathways-gke/runtime"  # ours: on JobSets, "pathways" or "jax"
+# `pathways-gke suspend` of a LeaderWorkerSet (which has no suspend field) scales it to 0 groups and records the
+# count it had here; `resume` scales back to it
+SUSPENDED_REPLICAS_ANNOTATION = "pathways-gke/suspended-replicas"
 
 # JobSet (labels/annotations the JobSet controller stamps on every pod;
 # https://github.com/kubernetes-sigs/jobset/blob/v0.12.0/api/jobset/v1alpha2/jobset_types.go)

@@ -1,8 +1,9 @@
-"""`pathways-gke status | wait | logs` (and `preflight`, from preflight.py): the day-2 commands.
+"""`pathways-gke status | wait | logs | suspend | resume` (and `preflight`, from preflight.py): the day-2 commands.
 
-Exit codes (docs/day2.md): 0 ok / reached; 1 `wait` saw another terminal state, or `logs` found no pod yet;
-2 bad input (unknown workload, role or slice, unusable kubeconfig, unreachable server, forbidden);
-4 `wait` timed out; 130 interrupted (Ctrl-C).
+Exit codes (docs/day2.md): 0 ok / reached; 1 `wait` saw another terminal state, `logs` found no pod (yet or any
+more), `suspend` / `resume` of a finished workload; 2 bad input (unknown or foreign workload, role or slice,
+unusable kubeconfig, unreachable server, forbidden, an API still failing after retries); 4 `wait` (or `suspend
+--wait`) timed out; 130 interrupted (Ctrl-C).
 """
 
 from __future__ import annotations
@@ -14,27 +15,29 @@ import re
 import sys
 import time
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Optional
 
-from .state import (LWS, NOT_YET, REACHED, WAIT_TARGETS, WorkloadStatus, progress_line, verdict,
-                    wait_problem)
+from .state import (LWS, NOT_YET, REACHED, STATES, SUSPENDED, WAIT_TARGETS, WorkloadStatus, progress_line,
+                    verdict, wait_problem)
 
 EXIT_OK, EXIT_OTHER, EXIT_INVALID, EXIT_TIMEOUT = 0, 1, 2, 4
 EXIT_INTERRUPTED = 130  # the shell's code for SIGINT
 DEFAULT_INTERVAL = 5.0
+FOREVER = 10 * 365 * 86400.0  # `wait` without --timeout retries transient API errors this long
 
 
 def _guarded(handler: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
     def run(args: argparse.Namespace) -> int:
         from .kube import Day2Error
         from .pods import RoleError
+        from .stop import StopError
 
         try:
             return handler(args)
         except Day2Error as exc:
             print(f"error: {exc}", file=sys.stderr)
             return exc.code
-        except RoleError as exc:
+        except (RoleError, StopError) as exc:
             print(f"error: {exc}", file=sys.stderr)
             return EXIT_INVALID
         except KeyboardInterrupt:  # Ctrl-C on `wait` or `logs -f`: no traceback
@@ -68,41 +71,62 @@ def stack_config(args: argparse.Namespace) -> Any:
     return load_stack_file(path)
 
 
-def connect(args: argparse.Namespace) -> Any:
+def connect(args: argparse.Namespace, deadline: Optional[float] = None) -> Any:
+    """A cluster client; transient API errors are retried until `deadline` (time.monotonic())."""
     from .kube import connect as kube_connect
 
     stack = stack_config(args)
     return kube_connect(kubeconfig=args.kubeconfig, context=args.context, namespace=args.namespace,
                         stack=args.stack, project_dir=Path(args.project_dir),
-                        default_namespace=stack.namespace if stack is not None else "default")
+                        default_namespace=stack.namespace if stack is not None else "default",
+                        all_namespaces=bool(getattr(args, "all_namespaces", False)), deadline=deadline)
 
 
 # --- status ------------------------------------------------------------------------------------------------------
 
 
-def render_status(statuses: list[WorkloadStatus]) -> str:
+def render_status(statuses: list[WorkloadStatus], all_namespaces: bool = False) -> str:
     if not statuses:
         return "no pathways-gke workloads\n"
-    rows = [("NAME", "KIND", "STATE", "RESTARTS", "READY", "CONDITION")]
+    head = ("NAMESPACE",) if all_namespaces else ()
+    rows = [head + ("NAME", "KIND", "STATE", "RESTARTS", "READY", "CONDITION")]
     for s in statuses:
         c = s.condition
-        rows.append((s.name, s.kind, s.state, "-" if s.restarts is None else str(s.restarts),
-                     f"{s.ready}/{s.total} {s.unit}", f"{c.type} {c.reason}".strip() if c else "-"))
+        rows.append(((s.namespace,) if all_namespaces else ()) + (
+            s.name, s.kind, s.state, s.restarts_text, s.summary, f"{c.type} {c.reason}".strip() if c else "-"))
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]) - 1)]
     lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)) + "  " + row[-1] for row in rows]
     out = [line.rstrip() for line in lines]
     for s in statuses:
         out.append("")
-        out.append(f"{s.name}:")
+        out.append(f"{s.namespace}/{s.name}:" if all_namespaces else f"{s.name}:")
+        if s.blocker is not None:
+            out.append(f"  blocked: {s.blocker.line()}")
+        if s.queue is not None:
+            out.append(f"  queue: position {s.queue.in_local_queue} in LocalQueue {s.queue.local_queue} "
+                       f"({s.queue.in_cluster_queue} in its ClusterQueue)")
+        if s.restarts is not None and s.all_restarts and s.all_restarts != s.restarts:
+            out.append(f"  restarts: {s.restarts} of {s.max_restarts} allowed used ({s.all_restarts} in all; the "
+                       "others did not count against maxRestarts)")
+        if s.endpoint is not None:
+            e = s.endpoint
+            port = f":{e.port}" if e.port else ""
+            where = f"{e.address}{port}" if e.address else ("address pending (the load balancer has none yet)"
+                                                            if e.type == "LoadBalancer" else f"in-cluster only{port}")
+            out.append(f"  endpoint: Service {e.service} ({e.type}) {where}")
         for g in s.groups:
             if s.kind == LWS:  # groups of replicas: no Job counts
-                out.append(f"  groups: {g.ready}/{g.replicas} ready, {g.active} created")
+                updated = f", {s.updated} updated" if s.updated is not None else ""
+                out.append(f"  groups: {g.ready}/{g.replicas} ready, {g.active} created{updated}")
                 continue
             out.append(f"  {g.name}: {g.ready}/{g.replicas} jobs ready, {g.active} active, {g.succeeded} succeeded, "
                        f"{g.failed} failed" + (f", {g.suspended} suspended" if g.suspended else ""))
         for a in s.admission:
             queue = f" on {a.cluster_queue}" if a.cluster_queue else ""
             out.append(f"  kueue {a.workload}: {a.state}{queue}" + (f" ({a.reason}: {a.message})" if a.message else ""))
+            for check in a.checks:
+                out.append(f"    admission check {check.name}: {check.state}"
+                           + (f" ({check.message})" if check.message else ""))
         if s.condition and s.condition.message:
             out.append(f"  {s.condition.type}: {s.condition.message}")
     return "\n".join(out) + "\n"
@@ -112,11 +136,23 @@ def render_status(statuses: list[WorkloadStatus]) -> str:
 def cmd_status(args: argparse.Namespace) -> int:
     cluster = connect(args)
     statuses = cluster.statuses(args.workloads)
+    if args.state:
+        wanted = {s.lower() for s in args.state}
+        statuses = [s for s in statuses if s.state.lower() in wanted]
     if args.json:
-        print(json.dumps({"namespace": cluster.namespace, "workloads": [s.as_json() for s in statuses]}, indent=2))
+        print(json.dumps({"namespace": None if cluster.all_namespaces else cluster.namespace,
+                          "workloads": [s.as_json() for s in statuses]}, indent=2))
     else:
-        print(render_status(statuses), end="")
+        print(render_status(statuses, cluster.all_namespaces), end="")
     return EXIT_OK
+
+
+def state_name(text: str) -> str:
+    """argparse type for --state: one of the states, any case."""
+    match = next((s for s in STATES if s.lower() == text.strip().lower()), None)
+    if match is None:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a state; allowed: {', '.join(STATES)}")
+    return match
 
 
 # --- wait --------------------------------------------------------------------------------------------------------
@@ -139,8 +175,9 @@ def _talkative() -> bool:
 
 @_guarded
 def cmd_wait(args: argparse.Namespace) -> int:
-    cluster = connect(args)
     deadline = None if args.timeout is None else time.monotonic() + args.timeout
+    # a transient API error is retried within --timeout (without one, for as long as the wait would run)
+    cluster = connect(args, deadline if deadline is not None else time.monotonic() + FOREVER)
     talk, last = _talkative(), ""
     while True:
         status = cluster.statuses([args.workload])[0]
@@ -175,44 +212,158 @@ def cmd_wait(args: argparse.Namespace) -> int:
 
 @_guarded
 def cmd_logs(args: argparse.Namespace) -> int:
-    from .pods import choose_container, choose_pod, logging_query, pod_query
+    from .blockers import current_attempt
+    from .pods import choose_container, choose_pod, logging_query, logs_explorer_url, pod_query, pods_in_order
+    from .state import JOBSET
 
     cluster = connect(args)
     kind, obj = cluster.workloads([args.workload])[0]
-    query = pod_query(obj, kind, args.role, args.slice)
-    pod = choose_pod(cluster.pods(query.selector), query)
+    query = pod_query(obj, kind, args.role, args.slice, every_slice=args.all_pods and args.slice is None)
+    pods = cluster.pods(query.selector)
+    if kind == JOBSET:  # after a global restart, the old attempt's pods may still be terminating
+        attempt = (obj.get("status") or {}).get("restarts")
+        pods = current_attempt(pods, attempt if isinstance(attempt, int) else 0)
     stack = stack_config(args)
-    where = logging_query(args.workload, cluster.namespace,
-                          cluster=stack.cluster.name if stack else None,
-                          location=stack.cluster.location if stack else None,
-                          project=stack.project if stack else None)
-    footer = f"\nthe other containers of {args.workload} in Cloud Logging (Logs Explorer query):\n{where}\n"
-    if pod is None:
-        state = cluster.statuses([args.workload])[0].state
-        print(f"no pod yet for {query.what} (the workload is {state}); retry later", file=sys.stderr)
+    place = {"cluster": stack.cluster.name if stack else None, "location": stack.cluster.location if stack else None,
+             "project": stack.project if stack else None}
+    where = logging_query(args.workload, cluster.namespace, **place)
+    url = logs_explorer_url(where, place["project"], since=args.since)
+    footer = (f"\nthe other containers of {args.workload} in Cloud Logging (Logs Explorer query):\n{where}\n"
+              + (f"open: {url}\n" if url else ""))
+    chosen = pods_in_order(pods, query) if args.all_pods else [p for p in [choose_pod(pods, query)] if p is not None]
+    if not chosen:
+        status = cluster.statuses([args.workload], details=False)[0]
+        if status.terminal or status.state == SUSPENDED:
+            print(f"{args.workload} is {status.state} and the pods of {query.what} are gone; its logs stay in Cloud "
+                  "Logging (below)", file=sys.stderr)
+        else:
+            print(f"no pod yet for {query.what} (the workload is {status.state}); retry later", file=sys.stderr)
         print(footer, file=sys.stderr, end="")
         return EXIT_OTHER
-    container = choose_container(pod, args.container)
-    name = str(pod["metadata"]["name"])
-    print(f"==> {name} / {container} ({query.what})", file=sys.stderr, flush=True)
+    out = sys.stdout.buffer
     if args.follow:
         print(footer, file=sys.stderr, end="", flush=True)
-    out = sys.stdout.buffer
-    for chunk in cluster.log_lines(name, container, follow=args.follow, tail=args.tail):
-        out.write(chunk)
-        out.flush()
+    streams = []
+    for pod in chosen:
+        container = choose_container(pod, args.container)
+        name = str(pod["metadata"]["name"])
+        prefix = f"[{name}/{container}] ".encode() if args.all_pods else b""
+        print(f"==> {name} / {container} ({query.what})" + (" previous run" if args.previous else ""),
+              file=sys.stderr, flush=True)
+        lines = cluster.log_lines(name, container, follow=args.follow, tail=args.tail, previous=args.previous,
+                                  since=args.since, namespace=str(pod["metadata"].get("namespace") or cluster.namespace))
+        streams.append((prefix, lines))
+    if args.follow and len(streams) > 1:
+        _interleave(streams, out)
+    else:
+        for prefix, lines in streams:
+            _copy(prefix, lines, out)
     if not args.follow:
         print(footer, file=sys.stderr, end="")
     return EXIT_OK
+
+
+def _copy(prefix: bytes, chunks: Any, out: Any, lock: Any = None) -> None:
+    """Write a log stream, each line behind `prefix` (none for one pod)."""
+    pending = b""
+    for chunk in chunks:
+        if not prefix:
+            out.write(chunk)
+            out.flush()
+            continue
+        pending += chunk
+        *complete, pending = pending.split(b"\n")
+        if complete:
+            text = b"".join(prefix + line + b"\n" for line in complete)
+            if lock is not None:
+                with lock:
+                    out.write(text)
+                    out.flush()
+            else:
+                out.write(text)
+                out.flush()
+    if pending:
+        out.write(prefix + pending + b"\n")
+        out.flush()
+
+
+def _interleave(streams: list[tuple[bytes, Any]], out: Any) -> None:
+    """`logs --all-pods -f`: one thread per pod, whole lines interleaved as they come."""
+    import threading
+
+    lock = threading.Lock()
+    threads = [threading.Thread(target=_copy, args=(prefix, lines, out, lock), daemon=True) for prefix, lines in streams]
+    for t in threads:
+        t.start()
+    for t in threads:
+        while t.is_alive():
+            t.join(0.2)
+
+
+# --- suspend / resume -------------------------------------------------------------------------------------------
+
+
+def _stop_or_start(args: argparse.Namespace, suspend: bool) -> int:
+    from .state import index_by_owner
+    from .stop import change_for
+
+    deadline = None if args.timeout is None else time.monotonic() + args.timeout
+    cluster = connect(args, deadline)
+    kind, obj = cluster.workloads([args.workload])[0]
+    status = cluster.statuses([args.workload], details=False)[0]
+    verb = "suspend" if suspend else "resume"
+    if status.terminal:
+        print(f"{args.workload} is {status.state}: nothing to {verb} (a new run is a `pulumi up` that replaces it)",
+              file=sys.stderr)
+        return EXIT_OTHER
+    meta = obj["metadata"]
+    kueue = index_by_owner(cluster.kueue_workloads()).get((str(meta.get("namespace") or ""), kind, str(meta["name"])), [])
+    change = change_for(kind, obj, kueue, suspend)
+    if change is None:
+        print(f"{args.workload} is already {'suspended' if suspend else 'resumed'} ({status.state})")
+        return EXIT_OK
+    cluster.patch(change.kind, change.name, change.body)
+    print(f"{verb}ed {args.workload}: {change.what}")
+    if not args.wait:
+        return EXIT_OK
+    while True:
+        status = cluster.statuses([args.workload], details=False)[0]
+        done = status.state == SUSPENDED if suspend else status.state != SUSPENDED
+        if done:
+            print(progress_line(status))
+            return EXIT_OK
+        if status.terminal:
+            print(progress_line(status))
+            return EXIT_OTHER
+        if deadline is not None and time.monotonic() >= deadline:
+            print(f"timed out waiting for {args.workload} to be {verb}d: {progress_line(status)}")
+            return EXIT_TIMEOUT
+        pause = args.interval if deadline is None else max(0.0, min(args.interval, deadline - time.monotonic()))
+        time.sleep(pause)
+
+
+@_guarded
+def cmd_suspend(args: argparse.Namespace) -> int:
+    return _stop_or_start(args, suspend=True)
+
+
+@_guarded
+def cmd_resume(args: argparse.Namespace) -> int:
+    return _stop_or_start(args, suspend=False)
 
 
 def register(commands: argparse._SubParsersAction) -> None:
     status = commands.add_parser("status", help="state, restarts and readiness of the deployed workloads",
                                  description="Every pathways-gke workload (JobSets and LeaderWorkerSets labelled "
                                              "pathways-gke/workload) with its state, restarts, per replicated job "
-                                             "or group counts, Kueue admission and latest condition.")
+                                             "or group counts, Kueue admission and queue position, latest "
+                                             "condition, why one that is not Running is stuck, and a serving "
+                                             "Service's address.")
     status.add_argument("workloads", nargs="*", metavar="WORKLOAD", help="only these workloads (default: all)")
     add_cluster_arguments(status)
+    status.add_argument("--all-namespaces", "-A", action="store_true", help="every namespace's workloads")
+    status.add_argument("--state", type=state_name, action="append", metavar="STATE",
+                        help=f"only workloads in this state (repeatable): {', '.join(STATES)}")
     status.add_argument("--json", action="store_true", help="print JSON (schema in docs/day2.md)")
     status.set_defaults(handler=cmd_status)
 
@@ -239,8 +390,27 @@ def register(commands: argparse._SubParsersAction) -> None:
     logs.add_argument("--container", help="another container of the chosen pod")
     logs.add_argument("-f", "--follow", action="store_true", help="stream the log")
     logs.add_argument("--tail", type=int, help="only the last N lines")
+    logs.add_argument("--previous", "-p", action="store_true",
+                      help="the previous run of the container (a worker restarted OnFailure: its traceback)")
+    logs.add_argument("--since", type=duration, help="only lines newer than this (90s, 15m, 1h30m)")
+    logs.add_argument("--all-pods", action="store_true",
+                      help="every pod of the role (of --slice N, or of every slice), each line behind [pod/container]")
     add_cluster_arguments(logs)
     logs.set_defaults(handler=cmd_logs)
+
+    for verb, handler, text in (("suspend", cmd_suspend, "stop a run without editing the stack"),
+                                ("resume", cmd_resume, "start a suspended run again")):
+        p = commands.add_parser(verb, help=text, description=(
+            f"{text[0].upper() + text[1:]}: a JobSet's spec.suspend, the Kueue Workload's spec.active of a "
+            "Kueue-managed JobSet, a LeaderWorkerSet's replicas (0, the count kept in an annotation). Exit 0 done "
+            "(or already so), 1 the workload has finished, 2 bad input, 4 --wait timed out. What a later "
+            "`pulumi up` does with it: docs/day2.md."))
+        p.add_argument("workload", metavar="WORKLOAD")
+        p.add_argument("--wait", action="store_true", help="poll until the workload shows the change")
+        p.add_argument("--timeout", type=duration, help="with --wait: give up after this long")
+        p.add_argument("--interval", type=duration, default=DEFAULT_INTERVAL, help="with --wait: seconds between polls")
+        add_cluster_arguments(p)
+        p.set_defaults(handler=handler)
 
     from .preflight import register as register_preflight
 

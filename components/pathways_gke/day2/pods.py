@@ -42,8 +42,10 @@ def default_role(kind: str) -> str:
     return "leader" if kind == LWS else "head"
 
 
-def pod_query(obj: Mapping[str, Any], kind: str, role: Optional[str], slice_index: Optional[int]) -> PodQuery:
-    """The label selector of the pods `role` (and `slice_index`) names in this JobSet or LWS."""
+def pod_query(obj: Mapping[str, Any], kind: str, role: Optional[str], slice_index: Optional[int],
+              every_slice: bool = False) -> PodQuery:
+    """The label selector of the pods `role` (and `slice_index`) names in this JobSet or LWS; `every_slice`: the
+    role's pods in every slice / group (`logs --all-pods` without --slice)."""
     name = str(value_at(obj, "metadata.name"))
     role = role or default_role(kind)
     if role.startswith("proxy-") and len(role) > len("proxy-"):
@@ -64,6 +66,9 @@ def pod_query(obj: Mapping[str, Any], kind: str, role: Optional[str], slice_inde
             index = slice_index or 0
             if not 0 <= index < rjobs.get(job, 1):
                 raise RoleError(f"--slice {index}: {name} has {rjobs.get(job, 1)} slice(s) (0..{rjobs.get(job, 1) - 1})")
+            if every_slice:
+                return PodQuery({naming.JOBSET_NAME_KEY: name, naming.REPLICATED_JOB_NAME_KEY: job},
+                                f"every slice's workers of {name}")
             return PodQuery({naming.JOBSET_NAME_KEY: name, naming.REPLICATED_JOB_NAME_KEY: job,
                              naming.JOB_INDEX_KEY: str(index)}, f"slice {index}'s workers of {name}")
         raise RoleError(f"--role {role}: a JobSet has the roles head, worker and proxy-<client> (service mode)")
@@ -76,6 +81,8 @@ def pod_query(obj: Mapping[str, Any], kind: str, role: Optional[str], slice_inde
     if role in ("leader", "head"):
         return PodQuery({**selector, naming.LWS_WORKER_INDEX_KEY: "0"}, f"group {group}'s leader of {name}")
     if role == "worker":
+        if every_slice:
+            return PodQuery({naming.LWS_NAME_KEY: name}, f"every group's workers of {name}", not_leader=True)
         return PodQuery(selector, f"group {group}'s workers of {name}", not_leader=True)
     raise RoleError(f"--role {role}: a LeaderWorkerSet has the roles leader, worker and proxy-<client>")
 
@@ -99,6 +106,19 @@ def choose_pod(pods: Sequence[Mapping[str, Any]], query: PodQuery) -> Optional[M
         return None
     return min(candidates, key=lambda p: (_index(p)[0], _PHASE_ORDER.get(str(value_at(p, "status.phase")), 4),
                                           _index(p)[1]))
+
+
+def pods_in_order(pods: Sequence[Mapping[str, Any]], query: PodQuery) -> list[Mapping[str, Any]]:
+    """Every pod the query names (`logs --all-pods`), by slice / group, then process index, then name."""
+    candidates = [p for p in pods if not query.not_leader
+                  or (value_at(p, "metadata.labels") or {}).get(naming.LWS_WORKER_INDEX_KEY) != "0"]
+
+    def key(p: Mapping[str, Any]) -> tuple[int, int, str]:
+        labels = value_at(p, "metadata.labels") or {}
+        group = labels.get(naming.JOB_INDEX_KEY) or labels.get(LWS_GROUP_INDEX_KEY) or "0"
+        return (int(group) if str(group).isdigit() else 0, _index(p)[0], _index(p)[1])
+
+    return sorted(candidates, key=key)
 
 
 def choose_container(pod: Mapping[str, Any], wanted: Optional[str] = None) -> str:
@@ -129,3 +149,18 @@ def logging_query(workload: str, namespace: str, cluster: Optional[str] = None, 
     lines.append(f'resource.labels.namespace_name="{namespace}"')
     lines.append(f'resource.labels.pod_name=~"^{workload}-"')
     return "\n".join(lines)
+
+
+LOGS_EXPLORER = "https://console.cloud.google.com/logs/query"
+
+
+def logs_explorer_url(query: str, project: Optional[str], since: Optional[float] = None) -> Optional[str]:
+    """A clickable Logs Explorer link for the query (its documented URL form:
+    https://cloud.google.com/logging/docs/view/building-queries#query-url — `query=` URL-encoded, the time range
+    as `;duration=PT…`, the project as `?project=`); None without a project (no --stack)."""
+    from urllib.parse import quote
+
+    if not project:
+        return None
+    duration = f";duration=PT{max(1, int(since))}S" if since else ""
+    return f"{LOGS_EXPLORER};query={quote(query, safe='')}{duration}?project={quote(project, safe='')}"
