@@ -52,3 +52,12 @@ def test_results_block_is_replaced_in_place(tmp_path, monkeypatch):
     monkeypatch.setattr(plan_scale, "RESULTS", results)
     plan_scale.write_results("new\n")
     assert results.read_text() == f"# head\n{plan_scale.BEGIN}\nnew\n{plan_scale.END}\ntail\n"
+
+
+def test_the_day2_status_bench_builds_what_it_says():
+    """bench/day2_status.py: N JobSets, each owning exactly one Kueue Workload (the index finds one per JobSet)."""
+    import day2_status
+
+    jobsets, workloads = day2_status.objects(20)
+    statuses = day2_status.indexed(jobsets, workloads)
+    assert len(statuses) == 20 and all(len(s.admission) == 1 and s.state == "Running" for s in statuses)

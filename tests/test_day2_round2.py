@@ -41,6 +41,7 @@ def suspended(name: str) -> dict:
 # --- 1. states from the sources --------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_kueue_eviction_requeue_deactivation_and_a_provisioning_check_each_map_to_their_state(api, kubeconfig, capsys):
     cases = {n: suspended(n) for n in ("requeued", "backoff", "deactivated", "provisioning", "evicted-old")}
     for js in cases.values():
@@ -124,6 +125,7 @@ def rolling(name="llama-roll", ready=2, updated=1, generation=2, observed=2, con
     return lws
 
 
+@pytest.mark.slow  # polls with a timeout
 @pytest.mark.parametrize("lws, rolled_out", [
     (rolling(conditions=[cond("UpdateInProgress", reason="GroupsUpdating"), cond("Progressing")]), False),
     (rolling(updated=2, observed=1, conditions=[cond("Available", reason="AllGroupsReady")]), False),  # stale
@@ -362,6 +364,7 @@ def test_the_logs_explorer_url_carries_the_query_time_and_project():
 # --- 6. robust and fast ---------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_transient_errors_are_retried_with_back_off(api, kubeconfig, capsys):
     api.add(running())
     api.flaky(f"/apis/jobset.x-k8s.io/v1alpha2/namespaces/{NS}/jobsets", 503, 429)
@@ -371,6 +374,7 @@ def test_transient_errors_are_retried_with_back_off(api, kubeconfig, capsys):
     assert len(lists) == 3  # 503, 429, then the answer
 
 
+@pytest.mark.slow
 def test_an_api_that_keeps_failing_ends_wait_at_its_timeout(api, kubeconfig, capsys):
     api.add(running())
     api.fail(f"/apis/jobset.x-k8s.io/v1alpha2/namespaces/{NS}/jobsets", 503, "ServiceUnavailable")
