@@ -52,11 +52,15 @@ def service(name, state="ENABLED"):
             "config": {"name": name, "title": name.split(".")[0]}, "state": state}
 
 
-def record(api: GoogleApi, *, tpu_lite_limit=32, reservation_in_use="2", ct6e_offered=False, granted=None):
+FEATURE_APIS = ("containerfilesystem.googleapis.com", "dns.googleapis.com", "monitoring.googleapis.com")
+
+
+def record(api: GoogleApi, *, tpu_lite_limit=32, reservation_in_use="2", ct6e_offered=False, granted=None,
+           features=FEATURE_APIS):
     api.get(f"/serviceusage/v1/projects/{PROJECT}/services:batchGet", {"services": [
         service("cloudresourcemanager.googleapis.com"), service("compute.googleapis.com"),
         service("container.googleapis.com"), service("iam.googleapis.com"),
-        service("storage.googleapis.com", "DISABLED")]})
+        service("storage.googleapis.com", "DISABLED"), *(service(f) for f in features)]})
     api.get(f"/compute/projects/{PROJECT}/regions/us-east5", {
         "kind": "compute#region", "name": "us-east5", "status": "UP",
         "quotas": [{"metric": "CPUS", "limit": 2400, "usage": 64},
@@ -150,7 +154,8 @@ def test_preflight_passes_when_everything_is_in_place_and_pins_are_checked(googl
     record(google, tpu_lite_limit=64, reservation_in_use="0", ct6e_offered=True, granted=ALL)
     google.get(f"/serviceusage/v1/projects/{PROJECT}/services:batchGet", {"services": [
         service(a) for a in ("cloudresourcemanager.googleapis.com", "compute.googleapis.com",
-                             "container.googleapis.com", "iam.googleapis.com", "storage.googleapis.com")]})
+                             "container.googleapis.com", "iam.googleapis.com", "storage.googleapis.com",
+                             *FEATURE_APIS)]})
     code, out, err = preflight(capsys, project_dir(tmp_path), "--json")
     checks = by_name(out)
     assert [c for c in checks.values() if c["status"] == "fail"] == [] and code == 0, out
@@ -229,3 +234,59 @@ def test_the_channels_default_is_held_to_the_rulebooks_floors(google, tmp_path, 
     assert code == 1 and floor["status"] == "fail"
     assert floor["detail"] == "1.33.5-gke.1080000 is below 1.34.1-gke.1829001, needed by the accelerator network profile"
     assert "GKE floor for main" not in by_name(out)  # v5e pools here need no newer version
+
+
+# --- what the plan needs, in the project each resource lands in ---------------------------------------------------
+
+
+@pytest.mark.slow  # plans the stack offline
+def test_preflight_asks_for_the_feature_apis_the_plans_actions_required_lists(google, tmp_path, capsys):
+    record(google, granted=ALL, features=())
+    code, out, _ = preflight(capsys, project_dir(tmp_path, observability={"alerts": True}), "--json")
+    checks = by_name(out)
+    for api, why in (("containerfilesystem.googleapis.com", "image streaming"), ("dns.googleapis.com", "Cloud DNS"),
+                     ("monitoring.googleapis.com", "alert policies (observability.alerts)")):
+        assert checks[f"api {api}"]["status"] == "fail" and why in checks[f"api {api}"]["detail"], api
+        assert checks[f"api {api}"]["fix"] == f"gcloud services enable {api} --project {PROJECT}"
+    # the same facts as the plan's actionsRequired (gke/cluster_spec.required_apis: one place)
+    from pathways_gke.config.stack import load_stack_file
+    from pathways_gke.gke.cluster_spec import required_apis
+
+    stack = load_stack_file(tmp_path / "stacks" / "Pulumi.pre.yaml")
+    assert {c[len("api "):] for c, v in checks.items() if c.startswith("api ") and v["status"] == "fail"} == \
+        set(required_apis(stack)) | {"storage.googleapis.com"}
+
+
+@pytest.mark.slow  # plans the stack offline
+def test_on_a_shared_vpc_the_firewall_permission_is_asked_of_the_host_project(google, tmp_path, capsys):
+    host = "acme-net-host"
+    record(google, granted=ALL)
+    google.post(f"/cloudresourcemanager/v1/projects/{host}:testIamPermissions", {"permissions": []})
+    google.get(f"/serviceusage/v1/projects/{host}/services:batchGet", {"services": [
+        service("compute.googleapis.com")]})
+    cluster = {**shipped("dev")["pathways-gke:cluster"], "networkProject": host, "network": f"projects/{host}/global/networks/shared-net",
+               "subnetwork": f"projects/{host}/regions/us-east5/subnetworks/gke-subnet", "podsRangeName": "pods", "servicesRangeName": "services",
+               "privateNodes": True, "masterIpv4CidrBlock": "172.16.0.0/28"}  # the webhook firewall, in the host
+    code, out, err = preflight(capsys, project_dir(tmp_path, cluster=cluster), "--json")
+    checks = by_name(out)
+    assert f"caller permissions on {host}" in checks, (out, err)
+    on_host = checks[f"caller permissions on {host}"]
+    assert on_host["status"] == "fail" and "compute.firewalls.create" in on_host["detail"]
+    from urllib.parse import urlparse
+
+    asked = {urlparse(path).path: body for method, path, body in google.requests
+             if path.startswith("/cloudresourcemanager/")}
+    assert "compute.firewalls.create" in asked[f"/cloudresourcemanager/v1/projects/{host}:testIamPermissions"][
+        "permissions"]
+    assert "compute.firewalls.create" not in asked[f"/cloudresourcemanager/v1/projects/{PROJECT}:testIamPermissions"][
+        "permissions"]
+    assert checks[f"api compute.googleapis.com in {host}"]["status"] == "pass"
+
+
+@pytest.mark.slow  # plans the stack offline
+def test_without_a_release_channel_the_default_cluster_version_is_checked(google, tmp_path, capsys):
+    record(google, granted=ALL)
+    cluster = {**shipped("dev")["pathways-gke:cluster"], "releaseChannel": "UNSPECIFIED"}
+    code, out, _ = preflight(capsys, project_dir(tmp_path, cluster=cluster), "--json")
+    version = by_name(out)["GKE version in us-east5"]
+    assert version["status"] == "pass" and "1.34.1-gke.1829001 (defaultClusterVersion)" in version["detail"]

@@ -20,7 +20,7 @@ PASS, FAIL, UNKNOWN = "pass", "fail", "unknown"
 # The API each created resource type needs (`gcp:<module>/...` -> the service that answers it)
 API_OF_MODULE = {"container": "container.googleapis.com", "compute": "compute.googleapis.com",
                  "serviceaccount": "iam.googleapis.com", "projects": "cloudresourcemanager.googleapis.com",
-                 "storage": "storage.googleapis.com"}
+                 "storage": "storage.googleapis.com", "monitoring": "monitoring.googleapis.com"}
 # What creating each resource type asks of the caller (https://cloud.google.com/iam/docs/permissions-reference;
 # GKE checks container.clusters.update for node-pool changes, and actAs on the node service account)
 PERMISSIONS_OF_TYPE: dict[str, tuple[str, ...]] = {
@@ -70,17 +70,52 @@ def required_permissions(resource_types: Iterable[str]) -> list[str]:
     return sorted({p for t in resource_types for p in PERMISSIONS_OF_TYPE.get(t, ())})
 
 
-def api_checks(project: str, wanted: Sequence[str], services: Sequence[Mapping[str, Any]]) -> list[Check]:
-    """serviceusage services.batchGet: `services[] {name: projects/N/services/X, config.name, state}`."""
+def project_of(resource: Any, default: str) -> str:
+    """The project a planned resource lands in: its `project` input (a Shared VPC's firewall, router and NAT are in
+    the host project), else the stack's."""
+    project = (getattr(resource, "inputs", None) or {}).get("project")
+    return project if isinstance(project, str) and project else default
+
+
+def apis_by_project(resources: Iterable[Any], default: str,
+                    feature_apis: Mapping[str, str]) -> dict[str, dict[str, str]]:
+    """project -> API -> what needs it: GKE's own, the API of each planned resource type in the project it lands in,
+    and the feature APIs the plan's actionsRequired lists (gke/cluster_spec.required_apis, in the stack's project)."""
+    out: dict[str, dict[str, str]] = {default: {"container.googleapis.com": "the cluster",
+                                                "compute.googleapis.com": "the node pools"}}
+    for r in resources:
+        module = tokens.gcp_module(r.type)
+        if module in API_OF_MODULE:
+            out.setdefault(project_of(r, default), {}).setdefault(API_OF_MODULE[module], r.type)
+    for api, why in feature_apis.items():
+        out[default][api] = why
+    return out
+
+
+def permissions_by_project(resources: Iterable[Any], default: str) -> dict[str, list[str]]:
+    """project -> the permissions creating the planned resources there asks of the caller."""
+    out: dict[str, set[str]] = {}
+    for r in resources:
+        wanted = PERMISSIONS_OF_TYPE.get(r.type, ())
+        if wanted:
+            out.setdefault(project_of(r, default), set()).update(wanted)
+    return {project: sorted(perms) for project, perms in out.items()}
+
+
+def api_checks(project: str, wanted: Sequence[str], services: Sequence[Mapping[str, Any]],
+               why: Optional[Mapping[str, str]] = None, suffix: str = "") -> list[Check]:
+    """serviceusage services.batchGet: `services[] {name: projects/N/services/X, config.name, state}`. `suffix`
+    names the project in the check when it is not the stack's (a Shared VPC host)."""
     state = {str((s.get("config") or {}).get("name") or str(s.get("name", "")).rsplit("/", 1)[-1]): s.get("state")
              for s in services}
     out = []
     for api in wanted:
+        needed = f" (needed by {why[api]})" if why and api in why else ""
         if state.get(api) == "ENABLED":
-            out.append(Check(f"api {api}", PASS, "enabled"))
+            out.append(Check(f"api {api}{suffix}", PASS, "enabled"))
         else:
-            out.append(Check(f"api {api}", FAIL, f"{state.get(api) or 'not enabled'} in project {project}",
-                             f"gcloud services enable {api} --project {project}"))
+            out.append(Check(f"api {api}{suffix}", FAIL, f"{state.get(api) or 'not enabled'} in project {project}"
+                             + needed, f"gcloud services enable {api} --project {project}"))
     return out
 
 
@@ -205,6 +240,11 @@ def version_check(stack: Any, config: Optional[Mapping[str, Any]], error: str = 
             out.append(Check(name, FAIL, f"{cluster.version} is not offered on {cluster.release_channel} in "
                              f"{cluster.location} (newest: {', '.join(valid[:3]) or 'none'})",
                              "pin cluster.version to an offered version, or leave it unset"))
+    elif cluster.release_channel == "UNSPECIFIED":  # no channel: GKE creates the server config's default version
+        if not config.get("defaultClusterVersion"):
+            return [unknown(name, "the server config has no defaultClusterVersion")]
+        version = str(config["defaultClusterVersion"])
+        out.append(Check(name, PASS, f"no release channel: GKE's default version is {version} (defaultClusterVersion)"))
     else:
         default = next((c for c in config.get("channels") or [] if c.get("channel") == cluster.release_channel), None)
         if default is None or not default.get("defaultVersion"):

@@ -7,12 +7,13 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 from ..gke.nodepools import head_pool_zone
-from .checks import (FAIL, Check, api_checks, bucket_check, machine_type_check, permission_check, quota_checks,
-                     required_apis, required_permissions, reservation_block_check, reservation_check,
-                     version_check)
+from ..gke.cluster_spec import required_apis as feature_apis
+from .checks import (FAIL, Check, api_checks, apis_by_project, bucket_check, machine_type_check,
+                     permission_check, permissions_by_project, quota_checks, reservation_block_check,
+                     reservation_check, version_check)
 
 
 def region_of(location: str) -> str:
@@ -33,14 +34,18 @@ def stack_buckets(stack: Any) -> dict[str, bool]:
     return out
 
 
-def run_checks(stack: Any, resource_types: set[str], google: Any) -> list[Check]:
+def run_checks(stack: Any, resources: Sequence[Any], google: Any) -> list[Check]:
+    """`resources`: the offline plan's resources (type and inputs: each lands in its `project` input's project)."""
     project = stack.project
     out: list[Check] = []
-    apis = required_apis(resource_types)
-    answer, error = google.services(project, apis)
-    out += api_checks(project, apis, answer.get("services") or []) if answer is not None else [
-        Check(f"api {a}", "unknown", f"could not ask Service Usage ({error})",
-              "the caller needs serviceusage.services.get") for a in apis]
+    for where, why in sorted(apis_by_project(resources, project, feature_apis(stack)).items(),
+                             key=lambda pw: (pw[0] != project, pw[0])):
+        apis = sorted(why)
+        suffix = "" if where == project else f" in {where}"
+        answer, error = google.services(where, apis)
+        out += api_checks(where, apis, answer.get("services") or [], why, suffix) if answer is not None else [
+            Check(f"api {a}{suffix}", "unknown", f"could not ask Service Usage about project {where} ({error})",
+                  "the caller needs serviceusage.services.get") for a in apis]
     regions = sorted({region_of(p.zone) for p in stack.tpu_pools})
     for region in regions:
         answer, error = google.region(project, region)
@@ -70,10 +75,11 @@ def run_checks(stack: Any, resource_types: set[str], google: Any) -> list[Check]
         answer, error = google.bucket(bucket)
         status = 200 if answer is not None else int(error.split()[0]) if error[:3].isdigit() else None
         out.append(bucket_check(bucket, create, status, error))
-    wanted = required_permissions(resource_types)
-    answer, error = google.test_permissions(project, wanted)
-    out.append(permission_check(project, wanted, (answer or {}).get("permissions", []) if answer is not None
-                                else None, error))
+    for where, wanted in sorted(permissions_by_project(resources, project).items(),
+                                key=lambda pw: (pw[0] != project, pw[0])):
+        answer, error = google.test_permissions(where, wanted)
+        out.append(permission_check(where, wanted, (answer or {}).get("permissions", []) if answer is not None
+                                    else None, error))
     return out
 
 
@@ -98,11 +104,11 @@ def cmd_preflight(args: argparse.Namespace) -> int:
     if not path.exists():
         raise FileNotFoundError(f"no stack file {path}")
     stack = load_stack_file(path)
-    types = {r.type for r in plan_file(path, args.project_dir, stack=args.stack).resources}
+    resources = plan_file(path, args.project_dir, stack=args.stack).resources
     try:
         from .google import Google
 
-        checks = run_checks(stack, types, Google())
+        checks = run_checks(stack, resources, Google())
     except Day2Error as exc:
         print(f"error: {exc}", file=sys.stderr)
         return exc.code

@@ -28,6 +28,10 @@ NODE_SERVICE_ACCOUNT_ROLES = (
 SERVICE_USAGE_CONSUMER = "roles/serviceusage.serviceUsageConsumer"
 CONTAINER_FILESYSTEM_API = "containerfilesystem.googleapis.com"
 CLOUD_DNS_API = "dns.googleapis.com"
+# Managed Service for Prometheus' collectors and the alert policies write to / are Cloud Monitoring resources
+# (https://cloud.google.com/stackdriver/docs/managed-prometheus/setup-managed: metrics are stored in Monarch through
+# the Cloud Monitoring API; gcp:monitoring/alertPolicy is a Cloud Monitoring API resource)
+MONITORING_API = "monitoring.googleapis.com"
 
 
 def image_streaming_pools(stack: StackConfig) -> list[str]:
@@ -48,6 +52,11 @@ def required_apis(stack: StackConfig) -> dict[str, str]:
         out[CONTAINER_FILESYSTEM_API] = f"image streaming ({', '.join(streaming)})"
     if stack.cluster.create and cluster_dns(stack) == "cloud-dns":
         out[CLOUD_DNS_API] = f"Cloud DNS (cluster.dns: {stack.cluster.dns})"
+    monitoring = [what for what, on in (("managed Prometheus (observability.managedPrometheus)",
+                                         stack.observability.managed_prometheus),
+                                        ("alert policies (observability.alerts)", stack.observability.alerts)) if on]
+    if monitoring:
+        out[MONITORING_API] = " and ".join(monitoring)
     return out
 
 
