@@ -80,7 +80,7 @@ def test_cluster_outputs_are_typed(schema):
         "kubeconfig": "string", "cpuPoolName": "string", "tpuPoolNames": "object", "tpuPools": "object",
         "namespace": "string", "nodeServiceAccountEmail": "string", "queueName": "string",
         "jaxBackendTargets": "object", "identities": "object", "actionsRequired": "array", "consoleLinks": "object",
-        "servingEndpoints": "object", "clientTargets": "object",
+        "servingEndpoints": "object", "clientTargets": "object", "connect": "object",
     }
     assert props["tpuPools"]["additionalProperties"]["$ref"] == "#/types/pathways-gke:index:WorkloadPlacement"
     assert set(resource["required"]) == set(props) - {"nodeServiceAccountEmail", "queueName", "consoleLinks",

@@ -161,6 +161,8 @@ class PathwaysCluster(pulumi.ComponentResource):
     """In-cluster URL of each serving workload's Service (mode serving)."""
     client_targets: Optional[pulumi.Output[dict[str, dict[str, str]]]]
     """Per service-mode workload, each client's JAX_BACKEND_TARGET (its own proxy's Service)."""
+    connect: pulumi.Output[dict[str, dict[str, Any]]]
+    """Per Pathways workload, what to connect with (docs/connect.md): portForwardCommand (from a laptop), jaxBackendTarget (in-cluster), endpoint and loadBalancerAddress (serving), clientTargets and clientPortForwardCommands (service mode)."""
 
     def __init__(self, name: str, args: PathwaysClusterArgs, opts: Optional[pulumi.ResourceOptions] = None):
         """`args`: PathwaysClusterArgs (snake_case or camelCase keys). A program that already validated its stack
@@ -317,6 +319,7 @@ class PathwaysCluster(pulumi.ComponentResource):
         clients = {n: w.client_targets for n, w in serving.items() if w.client_targets is not None}
         self.serving_endpoints = pulumi.Output.from_input(endpoints) if endpoints else None  # type: ignore[arg-type]
         self.client_targets = pulumi.Output.from_input(clients) if clients else None  # type: ignore[arg-type]
+        self.connect = pulumi.Output.from_input(connect_outputs(self.workloads))  # type: ignore[arg-type]
         self.register_outputs({
             "clusterName": self.cluster_name,
             "location": self.location,
@@ -336,6 +339,7 @@ class PathwaysCluster(pulumi.ComponentResource):
             "consoleLinks": self.console_links,
             "servingEndpoints": self.serving_endpoints,
             "clientTargets": self.client_targets,
+            "connect": self.connect,
         })
 
     def _workloads(self, name: str, stack: StackConfig,
@@ -485,3 +489,18 @@ def consumer_provider(opts: Optional[pulumi.ResourceOptions], package: str) -> O
         if getattr(provider, "package", None) == package:
             return provider
     return None
+
+
+def connect_outputs(workloads: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """Per Pathways workload its connect outputs (the workload components' own, gathered; multi-controller JAX
+    workloads have none: nothing outside connects to them)."""
+    out: dict[str, dict[str, Any]] = {}
+    for name, w in workloads.items():
+        if isinstance(w, PathwaysWorkload):
+            out[name] = {"portForwardCommand": w.port_forward_command, "jaxBackendTarget": w.jax_backend_target}
+        elif isinstance(w, PathwaysServing):
+            entry = {"endpoint": w.endpoint, "portForwardCommand": w.port_forward_command,
+                     "loadBalancerAddress": w.load_balancer_address, "clientTargets": w.client_targets,
+                     "clientPortForwardCommands": w.client_port_forward_commands}
+            out[name] = {k: v for k, v in entry.items() if v is not None}
+    return out

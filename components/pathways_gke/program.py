@@ -55,4 +55,7 @@ def main() -> PathwaysCluster:
         pulumi.export("servingEndpoints", cluster.serving_endpoints)
     if cluster.client_targets is not None:
         pulumi.export("clientTargets", cluster.client_targets)
+    # per Pathways workload: the port-forward command, JAX backend target, serving endpoint and a load balancer's
+    # address once assigned (`pulumi stack output connect`; docs/connect.md)
+    pulumi.export("connect", cluster.connect)
     return cluster

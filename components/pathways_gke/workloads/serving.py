@@ -50,6 +50,8 @@ class PathwaysServing(WorkloadComponent):
     """mode service: each client's in-cluster JAX_BACKEND_TARGET (its own proxy's Service)."""
     client_port_forward_commands: Optional[pulumi.Output[dict[str, str]]]
     """mode service: per client, kubectl port-forward to its proxy (then JAX_BACKEND_TARGET=grpc://127.0.0.1:29000)."""
+    load_balancer_address: Optional[pulumi.Output[Optional[str]]]
+    """mode serving with serving.loadBalancer: the internal load balancer's address (the Service's status.loadBalancer.ingress[0]), once GKE assigns it."""
 
     def __init__(self, name: str, args: PathwaysServingArgs, opts: Optional[pulumi.ResourceOptions] = None):
         # StatefulSets reschedule on a replaced pool: no child is replaced with it
@@ -96,6 +98,9 @@ class PathwaysServing(WorkloadComponent):
         self.port_forward_command = known("port_forward_command")
         self.client_targets = known("client_targets")
         self.client_port_forward_commands = known("client_port_forward_commands")
+        self.load_balancer_address = (self.service.status.apply(ingress_address)
+                                      if self.service is not None and objects.service is not None
+                                      and objects.service["spec"].get("type") == "LoadBalancer" else None)
         self._finish({
             "lwsName": self.lws_name,
             "namespace": self.namespace,
@@ -104,7 +109,23 @@ class PathwaysServing(WorkloadComponent):
             "portForwardCommand": self.port_forward_command,
             "clientTargets": self.client_targets,
             "clientPortForwardCommands": self.client_port_forward_commands,
+            "loadBalancerAddress": self.load_balancer_address,
         })
+
+
+def ingress_address(status: Any) -> Optional[str]:
+    """`status.loadBalancer.ingress[0]` ip (or hostname) of a Service: the SDK's ServiceStatus, a plain dict (mocks),
+    or nothing yet."""
+    def field(obj: Any, *names: str) -> Any:
+        for name in names:
+            value = obj.get(name) if isinstance(obj, Mapping) else getattr(obj, name, None)
+            if value is not None:
+                return value
+        return None
+
+    ingress = field(field(status, "load_balancer", "loadBalancer"), "ingress") or []
+    first = ingress[0] if ingress else None
+    return field(first, "ip", "hostname") if first is not None else None
 
 
 def immutable_paths(lws: Mapping[str, Any], lws_version: str) -> list[str]:
