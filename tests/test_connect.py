@@ -18,7 +18,7 @@ def test_the_stack_exports_per_workload_what_to_connect_with(stack_plans):
     train = stack_plans("dev").outputs["connect"]
     [(name, entry)] = train.items()
     assert entry["jaxBackendTarget"] == f"grpc://{name}-pathways-head-0-0.{name}:29000"
-    assert entry["portForwardCommand"].startswith(f"kubectl port-forward -n ") and "29000:29000" in \
+    assert entry["portForwardCommand"].startswith("kubectl port-forward -n ") and "29000:29000" in \
         entry["portForwardCommand"]
 
 

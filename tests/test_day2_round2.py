@@ -192,6 +192,7 @@ def test_a_pending_workload_names_the_first_blocking_reason_from_its_pods(api, k
     assert f"  blocked: {reason} (pod/{head['metadata']['name']}" in out
 
 
+@pytest.mark.slow  # the first use of the core API client imports it (~2 s)
 def test_the_old_attempts_pods_and_events_and_the_queue_position(api, kubeconfig, capsys):
     js = starting_jobset("train-events")
     js["status"]["restarts"] = 1
@@ -225,6 +226,16 @@ def test_the_old_attempts_pods_and_events_and_the_queue_position(api, kubeconfig
     assert "  queue: position 3 in LocalQueue pathways-queue (7 in its ClusterQueue)" in out
     assert any("fieldSelector=type%3DWarning" in r or "fieldSelector=type=Warning" in unquote(r)
                for r in api.requests)
+
+
+def test_a_visibility_api_that_is_down_costs_the_position_only(api, kubeconfig, capsys):
+    queued = suspended("train-queued")
+    api.add(queued)
+    api.add(kueue_workload(queued, cond("QuotaReserved", "False", "Pending", "insufficient quota")))
+    api.fail("/apis/visibility.kueue.x-k8s.io/", 503, "ServiceUnavailable")  # its aggregated API server is down
+    w = status_json(capsys, kubeconfig)["train-queued"]
+    assert w["state"] == "Pending" and w["queue"] is None and w["blocker"]["reason"] == "Pending"
+    assert sum("/apis/visibility.kueue.x-k8s.io/" in r for r in api.requests) == 1  # asked once, not retried
 
 
 def test_a_serving_services_load_balancer_address_is_in_status(api, kubeconfig, capsys):

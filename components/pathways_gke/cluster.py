@@ -319,7 +319,7 @@ class PathwaysCluster(pulumi.ComponentResource):
         clients = {n: w.client_targets for n, w in serving.items() if w.client_targets is not None}
         self.serving_endpoints = pulumi.Output.from_input(endpoints) if endpoints else None  # type: ignore[arg-type]
         self.client_targets = pulumi.Output.from_input(clients) if clients else None  # type: ignore[arg-type]
-        self.connect = pulumi.Output.from_input(connect_outputs(self.workloads))  # type: ignore[arg-type]
+        self.connect = pulumi.Output.from_input(connect_outputs(self.workloads))
         self.register_outputs({
             "clusterName": self.cluster_name,
             "location": self.location,

@@ -78,9 +78,10 @@ class Cluster:
 
     # --- errors ---------------------------------------------------------------------------------------------
 
-    def _call(self, what: str, fn: Any, *args: Any, missing_ok: bool = False, **kwargs: Any) -> Any:
+    def _call(self, what: str, fn: Any, *args: Any, missing_ok: bool = False, retry: bool = True,
+              **kwargs: Any) -> Any:
         """One API call; 429, 5xx and a reset connection are retried with back-off until the deadline (the
-        command's --timeout, else DEFAULT_RETRY_BUDGET from the first failure)."""
+        command's --timeout, else DEFAULT_RETRY_BUDGET from the first failure), unless `retry` is off."""
         k8s = _client()
         import urllib3
 
@@ -91,12 +92,12 @@ class Cluster:
             except k8s.client.ApiException as exc:
                 if exc.status == 404 and missing_ok:
                     return None
-                if exc.status not in RETRIED_STATUSES:
+                if exc.status not in RETRIED_STATUSES or not retry:
                     raise Day2Error(f"{what}: {_api_message(exc)}") from None
                 failure = f"{what}: {_api_message(exc)}"
                 wait = _retry_after(exc, pause)
             except (urllib3.exceptions.HTTPError, OSError) as exc:
-                if not _transient_transport(exc):
+                if not _transient_transport(exc) or not retry:
                     raise Day2Error(f"cannot reach the Kubernetes API server at {self.server} "
                                     f"({type(exc).__name__}); check the kubeconfig, --context and that the cluster "
                                     "is up") from None
@@ -221,12 +222,13 @@ class Cluster:
             for namespace, queue in sorted(queues):
                 positions.update(queue_positions(namespace, queue, self.pending_workloads(namespace, queue)))
         services = self.serving_endpoints() if any(k == LWS for k, _ in found) else {}
+        stuck_ids = {id(s) for s in stuck}
         out = []
-        for s, (kind, obj) in zip(statuses, found):
-            blocker = first_blocker(s, obj, pods, events) if s in stuck else None
-            queue = next((positions[(s.namespace, a.workload)] for a in s.admission
-                          if (s.namespace, a.workload) in positions), None)
-            out.append(s.with_details(blocker, queue, services.get((s.namespace, s.name))))
+        for s, (_, obj) in zip(statuses, found):
+            blocker = first_blocker(s, obj, pods, events) if id(s) in stuck_ids else None
+            position = next((positions[(s.namespace, a.workload)] for a in s.admission
+                             if (s.namespace, a.workload) in positions), None)
+            out.append(s.with_details(blocker, position, services.get((s.namespace, s.name))))
         return out
 
     def _list_json(self, what: str, namespaced: Any, cluster_wide: Any, **kwargs: Any) -> list[dict[str, Any]]:
@@ -253,8 +255,9 @@ class Cluster:
         for version in KUEUE_VERSIONS:
             path = f"/apis/{VISIBILITY_GROUP}/{version}/namespaces/{namespace}/localqueues/{local_queue}/pendingworkloads"
             try:
+                # an aggregated API that is down answers 503: no retries for a nicety
                 data = self._call(f"reading the pending workloads of LocalQueue {local_queue}", self._get_path, path,
-                                  missing_ok=True)
+                                  missing_ok=True, retry=False)
             except Day2Error:
                 return []
             if data is not None:
@@ -267,6 +270,8 @@ class Cluster:
                                           header_params={"Accept": "application/json"})
         response = self.api.call_api(*params, _request_timeout=_request_timeout)
         response.read()
+        if 200 <= response.status < 300:  # decoded here: the client's deserializer imports every model (~2 s)
+            return json.loads(response.data or b"null")
         return self.api.response_deserialize(response_data=response, response_types_map={"200": "object"}).data
 
     def serving_endpoints(self) -> dict[tuple[str, str], Endpoint]:
