@@ -429,3 +429,92 @@ def test_all_namespaces_and_the_state_filter(api, kubeconfig, capsys):
     assert "team-b" in out and "train-done" in out and "train-run" not in out
     with pytest.raises(SystemExit):
         run(capsys, "status", "--state", "Crashing", "--kubeconfig", kubeconfig)
+
+
+# --- the rule, not the example: every Kueue condition the v1beta2 type defines ---------------------------------
+
+
+def workload_with(*conditions, active=None, checks=(), requeue_at=None):
+    w = {"metadata": {"name": "wl"}, "spec": {"queueName": "q"}, "status": {"conditions": list(conditions)}}
+    if active is not None:
+        w["spec"]["active"] = active
+    if checks:
+        w["status"]["admissionChecks"] = list(checks)
+    if requeue_at:
+        w["status"]["requeueState"] = {"requeueAt": requeue_at}
+    return w
+
+
+@pytest.mark.parametrize("workload, state, reason", [
+    (workload_with(), "Pending", ""),
+    (workload_with(cond("QuotaReserved", "False", "WaitingForQuota", "insufficient quota")), "Pending",
+     "WaitingForQuota"),
+    (workload_with(cond("BlockedOnPreemptionGates", reason="PreemptionGated", message="gate closed")), "Pending",
+     "PreemptionGated"),
+    (workload_with(cond("QuotaReserved"), checks=[{"name": "prov", "state": "Retry", "message": "Retrying after failure"}]),
+     "QuotaReserved", "admission check prov Retry"),
+    (workload_with(cond("QuotaReserved"), cond("Admitted", "False", "UnsatisfiedAdmissionChecks")), "QuotaReserved",
+     "UnsatisfiedAdmissionChecks"),
+    (workload_with(cond("QuotaReserved"), cond("Admitted"), cond("PodsReady", "False", "WaitForStart")), "Admitted", ""),
+    (workload_with(cond("Evicted", reason="Preempted"), cond("Preempted", reason="InCohortReclamation"),
+                   cond("Requeued", reason="Preempted")), "Pending", "Requeued after Preempted"),
+    (workload_with(cond("Evicted", reason="PodsReadyTimeout"), cond("Requeued", "False", "Backoff"),
+                   requeue_at="2026-11-27T18:00:00Z"), "Pending", "Requeued after PodsReadyTimeout"),
+    (workload_with(cond("Evicted", reason="ClusterQueueStopped")), "Evicted", "ClusterQueueStopped"),
+    (workload_with(cond("DeactivationTarget", reason="RequeuingLimitExceeded")), "Deactivated",
+     "RequeuingLimitExceeded"),
+    (workload_with(cond("Evicted", reason="Deactivated"), active=False), "Deactivated", "Deactivated"),
+    (workload_with(cond("QuotaReserved"), cond("Admitted"), cond("Finished", reason="Succeeded")), "Finished",
+     "Succeeded"),
+], ids=["new", "no-quota", "preemption-gated", "check-retry", "checks-unsatisfied", "admitted-pods-not-ready",
+        "preempted-requeued", "backoff", "evicted", "deactivation-target", "deactivated", "finished"])
+def test_every_kueue_workload_condition_maps_to_a_state(workload, state, reason):
+    from pathways_gke.day2.state import admission_of
+
+    a = admission_of(workload)
+    assert (a.state, a.reason) == (state, reason)
+
+
+def test_a_preempted_workloads_detailed_reason_is_kept():
+    from pathways_gke.day2.state import admission_of
+
+    a = admission_of(workload_with(cond("Evicted", reason="Preempted", message="Preempted to accommodate"),
+                                   cond("Preempted", reason="InClusterQueue", message="by a higher priority")))
+    assert a.state == "Evicted" and a.message == "Preempted to accommodate (InClusterQueue: by a higher priority)"
+
+
+@pytest.mark.parametrize("conditions, phase, reason", [
+    ([{"type": "DisruptionTarget", "status": "True", "reason": "PreemptionByScheduler",
+       "message": "preempted by a higher priority pod"}], "Running", "PreemptionByScheduler"),
+    ([{"type": "ContainersReady", "status": "False", "reason": "ContainersNotReady",
+       "message": "containers with unready status: [jetstream-http]"}], "Running", "ContainersNotReady"),
+], ids=["disrupted", "unready"])
+def test_pod_conditions_without_a_container_reason_still_explain(api, kubeconfig, capsys, conditions, phase, reason):
+    js = starting_jobset("train-pod")
+    api.add(js)
+    api.add(pod_status(pod_objects(js)[0], phase=phase, conditions=conditions))
+    w = status_json(capsys, kubeconfig)["train-pod"]
+    assert w["blocker"]["reason"] == reason and w["blocker"]["message"] == conditions[0]["message"]
+
+
+@pytest.mark.parametrize("command", ["suspend", "resume"])
+def test_suspend_and_resume_have_help(command, capsys):
+    from pathways_gke import cli
+
+    with pytest.raises(SystemExit) as exc:
+        cli.main([command, "--help"])
+    assert exc.value.code == 0
+    out = capsys.readouterr().out
+    assert f"usage: pathways-gke {command}" in out and "`pulumi up` does with it" in " ".join(out.split())
+
+
+def test_the_top_level_help_describes_both_halves(capsys):
+    from pathways_gke import cli
+
+    with pytest.raises(SystemExit):
+        cli.main(["--help"])
+    out = capsys.readouterr().out
+    assert "offline plans and diffs without credentials" in out
+    assert "offline, no credentials" in out and "with credentials" in out
+    for command in ("plan, diff", "preflight", "status, wait, logs", "suspend, resume"):
+        assert command in out

@@ -4,7 +4,9 @@ place in the Kueue queue, and a serving Service's address — pure data over wha
 Order (what a user acts on first): Kueue holding it back (no quota, an admission check such as a provisioning
 request, deactivated); then a pod's container that cannot start or keeps failing (waiting reasons below, or its
 last run OOMKilled / Error); then a pod the scheduler placed nowhere (PodScheduled False, Unschedulable, with the
-scheduler's message); then the newest Warning event about the workload or its pods (FailedCreate, FailedMount, …).
+scheduler's message); then a pod being evicted or preempted (DisruptionTarget True); then the newest Warning event
+about the workload or its pods (FailedCreate, FailedMount, Unhealthy, …); last a running pod that is not ready
+(ContainersReady / Ready False).
 Field meanings: k8s.io/api core/v1 types.go (ContainerStateWaiting.reason/message, ContainerStateTerminated
 .reason/exitCode, ContainerStatus.lastState, PodCondition PodScheduled, Event.involvedObject / reason / message).
 """
@@ -102,6 +104,27 @@ def _scheduling_blocker(pod: Mapping[str, Any]) -> Optional[Blocker]:
     return None
 
 
+def _disruption_blocker(pod: Mapping[str, Any]) -> Optional[Blocker]:
+    """DisruptionTarget True: the pod is being evicted or preempted (PreemptionByScheduler, TerminationByKubelet,
+    DeletionByTaintManager, EvictionByEvictionAPI; k8s.io/api core/v1 DisruptionTarget)."""
+    for c in value_at(pod, "status.conditions") or []:
+        if c.get("type") == "DisruptionTarget" and c.get("status") == "True":
+            return Blocker("pod", f"pod/{value_at(pod, 'metadata.name')}", str(c.get("reason") or "DisruptionTarget"),
+                           str(c.get("message") or ""))
+    return None
+
+
+def _unready_blocker(pod: Mapping[str, Any]) -> Optional[Blocker]:
+    """A running pod whose containers are not ready (a failing readiness probe): ContainersReady / Ready False."""
+    if value_at(pod, "status.phase") != "Running":
+        return None
+    for c in value_at(pod, "status.conditions") or []:
+        if c.get("type") in ("ContainersReady", "Ready") and c.get("status") == "False":
+            return Blocker("pod", f"pod/{value_at(pod, 'metadata.name')}", str(c.get("reason") or "NotReady"),
+                           str(c.get("message") or ""))
+    return None
+
+
 def first_blocker(status: WorkloadStatus, obj: Mapping[str, Any],
                   pods: Mapping[tuple[str, str, str], Sequence[Mapping[str, Any]]],
                   events: Mapping[tuple[str, str, str], Sequence[Mapping[str, Any]]]) -> Optional[Blocker]:
@@ -113,7 +136,7 @@ def first_blocker(status: WorkloadStatus, obj: Mapping[str, Any],
     mine = sorted(pods.get(key, []), key=lambda p: str(value_at(p, "metadata.name")))
     if status.kind == JOBSET:
         mine = current_attempt(mine, status.all_restarts)
-    for find in (_container_blocker, _scheduling_blocker):
+    for find in (_container_blocker, _scheduling_blocker, _disruption_blocker):
         for pod in mine:
             found = find(pod)
             if found is not None:
@@ -126,7 +149,7 @@ def first_blocker(status: WorkloadStatus, obj: Mapping[str, Any],
         obj_ref = e.get("involvedObject") or e.get("regarding") or {}
         return Blocker("event", f"{obj_ref.get('kind', '?')}/{obj_ref.get('name', '?')}", str(e.get("reason") or ""),
                        str(e.get("message") or e.get("note") or ""))
-    return None
+    return next((b for b in map(_unready_blocker, mine) if b is not None), None)
 
 
 def queue_positions(namespace: str, local_queue: str,

@@ -28,7 +28,11 @@ Sources (the fields read here, and what they mean; lines at the tags named):
   after an eviction), `status.admissionChecks[]` {name, state Pending|Ready|Retry|Rejected, message} (l.662, l.796;
   the ProvisioningRequest check copies the request's Provisioned message, e.g. "Waiting for resources…",
   pkg/controller/admissionchecks/provisioning/controller.go l.668-672), `status.admission` {clusterQueue,
-  podSetAssignments[]}. v1beta1 has the same fields.
+  podSetAssignments[]}. v1beta1 has the same fields. Each condition's part in admission_of: Finished -> Finished;
+  spec.active false or DeactivationTarget (l.1019) -> Deactivated; Evicted (+ Preempted's detailed reason) ->
+  Pending when Requeued True or a requeueAt is set, else Evicted; Admitted -> Admitted; QuotaReserved True ->
+  QuotaReserved (a check not Ready, else Admitted False, explains); BlockedOnPreemptionGates (l.936) or
+  QuotaReserved False -> Pending. PodsReady and WaitingForReplacementPods describe pods, which the blockers read.
 - Pods (k8s.io/api core/v1 types.go): `status.conditions[]` PodScheduled False reason Unschedulable (message: why
   the scheduler placed it nowhere), `containerStatuses[]` / `initContainerStatuses[]` `state.waiting`
   {reason, message} (ImagePullBackOff, ErrImagePull, CrashLoopBackOff, CreateContainerConfigError, …),
@@ -282,11 +286,16 @@ def admission_of(workload: Mapping[str, Any]) -> Admission:
     finished = _true(conditions, "Finished")
     if finished is not None:
         return Admission(name, K_FINISHED, reason=finished.reason, message=finished.message, **base)
-    if value_at(workload, "spec.active") is False:
-        evicted = _true(conditions, "Evicted")
+    target = _true(conditions, "DeactivationTarget")  # Kueue is about to set spec.active false (l.1019)
+    if value_at(workload, "spec.active") is False or target is not None:
+        evicted = _true(conditions, "Evicted") or target
         return Admission(name, K_DEACTIVATED, reason=evicted.reason if evicted else "Deactivated",
                          message=evicted.message if evicted else "spec.active is false: held out of the queue", **base)
     evicted, requeued = _true(conditions, "Evicted"), _true(conditions, "Requeued")
+    preempted = _true(conditions, "Preempted")  # accompanies Evicted reason Preempted with the detailed reason
+    if evicted is not None and preempted is not None and preempted.reason:
+        evicted = replace(evicted, message=f"{evicted.message} ({preempted.reason}: {preempted.message})".replace(
+            " ()", "").replace(": )", ")"))
     if evicted is not None and _true(conditions, "QuotaReserved") is None:
         if requeued is not None:  # preempted (or timed out) and back in the queue
             return Admission(name, K_PENDING, reason=f"Requeued after {evicted.reason}",
@@ -308,6 +317,9 @@ def admission_of(workload: Mapping[str, Any]) -> Admission:
         not_admitted = _false(conditions, "Admitted")
         return Admission(name, K_QUOTA, reason=not_admitted.reason if not_admitted else reserved.reason,
                          message=not_admitted.message if not_admitted else reserved.message, **base)
+    gated = _true(conditions, "BlockedOnPreemptionGates")  # it could preempt, but a preemption gate holds it (l.936)
+    if gated is not None:
+        return Admission(name, K_PENDING, reason=gated.reason or "PreemptionGated", message=gated.message, **base)
     pending = next((c for c in conditions if c.type == "QuotaReserved"), None)
     return Admission(name, K_PENDING, reason=pending.reason if pending else "",
                      message=pending.message if pending else "waiting for Kueue to reserve quota", **base)
