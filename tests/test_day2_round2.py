@@ -190,6 +190,8 @@ def test_a_pending_workload_names_the_first_blocking_reason_from_its_pods(api, k
     assert words in w["blocker"]["message"] and head["metadata"]["name"] in w["blocker"]["object"]
     _, out, _ = run(capsys, "status", "--kubeconfig", kubeconfig)
     assert f"  blocked: {reason} (pod/{head['metadata']['name']}" in out
+    code, out, _ = run(capsys, "wait", "train-stuck", "--for", "running", "--timeout", "0", "--kubeconfig", kubeconfig)
+    assert code == 4 and f"timed out waiting for running: train-stuck: Pending (0/3 jobs ready); blocked: {reason}" in out
 
 
 @pytest.mark.slow  # the first use of the core API client imports it (~2 s)

@@ -180,7 +180,7 @@ def cmd_wait(args: argparse.Namespace) -> int:
     cluster = connect(args, deadline if deadline is not None else time.monotonic() + FOREVER)
     talk, last = _talkative(), ""
     while True:
-        status = cluster.statuses([args.workload])[0]
+        status = cluster.statuses([args.workload], details=False)[0]  # pods and events only once it ends
         problem = wait_problem(status, args.target)
         if problem:
             print(f"error: --for {args.target}: {problem}", file=sys.stderr)
@@ -198,10 +198,12 @@ def cmd_wait(args: argparse.Namespace) -> int:
                 print(line + note)
             return EXIT_OK if result == REACHED else EXIT_OTHER
         if deadline is not None and time.monotonic() >= deadline:
+            status = cluster.statuses([args.workload])[0]  # with why it is stuck
             if args.json:
                 print(json.dumps({"result": "timeout", "for": args.target, "workload": status.as_json()}, indent=2))
             else:
-                print(f"timed out waiting for {args.target}: {line}")
+                blocked = f"; blocked: {status.blocker.line()}" if status.blocker else ""
+                print(f"timed out waiting for {args.target}: {progress_line(status)}{blocked}")
             return EXIT_TIMEOUT
         pause = args.interval if deadline is None else max(0.0, min(args.interval, deadline - time.monotonic()))
         time.sleep(pause)
