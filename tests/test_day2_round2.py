@@ -388,6 +388,15 @@ def test_transient_errors_are_retried_with_back_off(api, kubeconfig, capsys):
 
 
 @pytest.mark.slow
+def test_a_reset_connection_is_retried(api, kubeconfig, capsys):
+    api.add(running())
+    api.reset(f"/apis/jobset.x-k8s.io/v1alpha2/namespaces/{NS}/jobsets")
+    code, out, err = run(capsys, "wait", "train-run", "--for", "ready", "--timeout", "30s", "--kubeconfig", kubeconfig)
+    assert code == 0 and "train-run: Running" in out, err
+    assert sum(r.startswith(f"/apis/jobset.x-k8s.io/v1alpha2/namespaces/{NS}/jobsets?") for r in api.requests) == 2
+
+
+@pytest.mark.slow
 def test_an_api_that_keeps_failing_ends_wait_at_its_timeout(api, kubeconfig, capsys):
     api.add(running())
     api.fail(f"/apis/jobset.x-k8s.io/v1alpha2/namespaces/{NS}/jobsets", 503, "ServiceUnavailable")

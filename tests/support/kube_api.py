@@ -56,6 +56,7 @@ class KubeApi:
         self.previous_logs: dict[tuple[str, str], str] = {}
         self.failures: dict[str, tuple[int, str]] = {}
         self.flaky_paths: dict[str, list[int]] = {}
+        self.resets: dict[str, int] = {}  # path prefix -> requests to drop without an answer
         self.routes: dict[str, Any] = {}
         self.patches: list[tuple[str, str, dict[str, Any], str]] = []  # (path, content type, body, field manager)
         self.requests: list[str] = []
@@ -68,6 +69,12 @@ class KubeApi:
 
             def do_GET(self) -> None:  # noqa: N802
                 api.requests.append(self.path)
+                if any(self.path.startswith(prefix) and n for prefix, n in api.resets.items()):
+                    prefix = next(p for p, n in api.resets.items() if self.path.startswith(p) and n)
+                    api.resets[prefix] -= 1
+                    self.close_connection = True  # no answer at all: the client sees the connection reset
+                    self.connection.shutdown(2)
+                    return None
                 if self.headers.get("Authorization") != f"Bearer {TOKEN}":
                     return self._send(401, _status(401, "Unauthorized", "Unauthorized"))
                 code, body = api.answer(self.path)
@@ -121,6 +128,10 @@ class KubeApi:
     def flaky(self, path_prefix: str, *codes: int) -> None:
         """The next requests under `path_prefix` answer these error codes, one each, then the real answer."""
         self.flaky_paths[path_prefix] = list(codes)
+
+    def reset(self, path_prefix: str, times: int = 1) -> None:
+        """The next `times` requests under `path_prefix` get no answer: the connection is closed (a reset)."""
+        self.resets[path_prefix] = times
 
     def route(self, path: str, body: Any) -> None:
         self.routes[path] = body
