@@ -367,6 +367,16 @@ def test_a_finished_workload_whose_pods_are_gone_points_to_cloud_logging(api, ku
     assert "retry later" not in err and 'resource.labels.pod_name=~"^train-done-"' in err
 
 
+def test_a_gke_context_names_the_project_for_the_logs_explorer_link(api, tmp_path, capsys):
+    api.add(completed())
+    config = str(api.kubeconfig(tmp_path / "k", namespace=NS, context_name="gke_acme-ml-dev_us-east5_pw-dev"))
+    code, _, err = run(capsys, "logs", "train-done", "--since", "2h", "--kubeconfig", config)
+    assert code == 1 and 'resource.labels.project_id="acme-ml-dev"' in err
+    assert 'resource.labels.cluster_name="pw-dev"' in err and 'resource.labels.location="us-east5"' in err
+    assert "open: https://console.cloud.google.com/logs/query;query=" in err
+    assert ";duration=PT7200S?project=acme-ml-dev" in err
+
+
 def test_the_logs_explorer_url_carries_the_query_time_and_project():
     url = logs_explorer_url('resource.type="k8s_container"\nresource.labels.namespace_name="ml"', "acme", since=3600)
     assert url == ("https://console.cloud.google.com/logs/query;query=resource.type%3D%22k8s_container%22%0A"

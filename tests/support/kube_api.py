@@ -235,15 +235,16 @@ class KubeApi:
         host, port = self.server.server_address[:2]
         return f"http://{host}:{port}"
 
-    def kubeconfig(self, path: Path, namespace: Optional[str] = None, server: Optional[str] = None) -> Path:
+    def kubeconfig(self, path: Path, namespace: Optional[str] = None, server: Optional[str] = None,
+                   context_name: str = "loop") -> Path:
         context: dict[str, Any] = {"cluster": "loop", "user": "tester"}
         if namespace:
             context["namespace"] = namespace
         path.write_text(yaml.safe_dump({
-            "apiVersion": "v1", "kind": "Config", "current-context": "loop",
+            "apiVersion": "v1", "kind": "Config", "current-context": context_name,
             "clusters": [{"name": "loop", "cluster": {"server": server or self.url}}],
             "users": [{"name": "tester", "user": {"token": TOKEN}}],
-            "contexts": [{"name": "loop", "context": context}],
+            "contexts": [{"name": context_name, "context": context}],
         }))
         return path
 

@@ -215,7 +215,8 @@ def cmd_wait(args: argparse.Namespace) -> int:
 @_guarded
 def cmd_logs(args: argparse.Namespace) -> int:
     from .blockers import current_attempt
-    from .pods import choose_container, choose_pod, logging_query, logs_explorer_url, pod_query, pods_in_order
+    from .pods import (choose_container, choose_pod, gke_context, logging_query, logs_explorer_url, pod_query,
+                       pods_in_order)
     from .state import JOBSET
 
     cluster = connect(args)
@@ -226,8 +227,10 @@ def cmd_logs(args: argparse.Namespace) -> int:
         attempt = (obj.get("status") or {}).get("restarts")
         pods = current_attempt(pods, attempt if isinstance(attempt, int) else 0)
     stack = stack_config(args)
-    place = {"cluster": stack.cluster.name if stack else None, "location": stack.cluster.location if stack else None,
-             "project": stack.project if stack else None}
+    # where the cluster is: the stack's config, else a GKE kubeconfig context's name
+    place: dict[str, Optional[str]] = {"cluster": stack.cluster.name, "location": stack.cluster.location,
+                                       "project": stack.project} if stack else dict(gke_context(cluster.context) or {})
+    place = {k: place.get(k) for k in ("cluster", "location", "project")}
     where = logging_query(args.workload, cluster.namespace, **place)
     url = logs_explorer_url(where, place["project"], since=args.since)
     footer = (f"\nthe other containers of {args.workload} in Cloud Logging (Logs Explorer query):\n{where}\n"

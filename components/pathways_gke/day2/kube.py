@@ -75,6 +75,7 @@ class Cluster:
     max_backoff: float = 8.0
     retried: list[str] = field(default_factory=list)  # what was retried (for messages and tests)
     kueue_version: str = KUEUE_VERSIONS[0]  # the Kueue API version the cluster answered
+    context: str = ""  # the kubeconfig context used (`gke_<project>_<location>_<cluster>` for GKE's and ours)
 
     # --- errors ---------------------------------------------------------------------------------------------
 
@@ -409,4 +410,4 @@ def connect(kubeconfig: Optional[Path] = None, context: Optional[str] = None, na
     api = k8s.client.ApiClient(configuration)
     ns = namespace or contexts[chosen].get("namespace") or default_namespace
     return Cluster(api=api, namespace=ns, server=str(api.configuration.host), all_namespaces=all_namespaces,
-                   deadline=deadline)
+                   deadline=deadline, context=str(chosen))

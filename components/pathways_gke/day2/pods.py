@@ -14,6 +14,7 @@ its first regular container (the user container of a Pathways head, the worker o
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any, Mapping, Optional, Sequence
 
@@ -164,3 +165,16 @@ def logs_explorer_url(query: str, project: Optional[str], since: Optional[float]
         return None
     duration = f";duration=PT{max(1, int(since))}S" if since else ""
     return f"{LOGS_EXPLORER};query={quote(query, safe='')}{duration}?project={quote(project, safe='')}"
+
+
+_GKE_CONTEXT = re.compile(r"^gke_([a-z][a-z0-9-]{4,28}[a-z0-9])_([a-z0-9-]+)_([a-z0-9-]+)$")
+
+
+def gke_context(context: str) -> Optional[dict[str, str]]:
+    """project, location and cluster from a kubeconfig context named `gke_<project>_<location>_<cluster>`: the name
+    `gcloud container clusters get-credentials` writes, and the stack's own kubeconfig output (cluster.py). Project
+    IDs, locations and cluster names hold no underscore, so the split is unambiguous."""
+    match = _GKE_CONTEXT.match(context or "")
+    if match is None:
+        return None
+    return {"project": match.group(1), "location": match.group(2), "cluster": match.group(3)}
