@@ -539,3 +539,43 @@ def test_the_top_level_help_describes_both_halves(capsys):
     assert "offline, no credentials" in out and "with credentials" in out
     for command in ("plan, diff", "preflight", "status, wait, logs", "suspend, resume"):
         assert command in out
+
+
+def jobset_with(conditions=(), suspend=None, terminal=None, ready=(1, 2), failed=(0, 0), restarts=0):
+    js = {"metadata": {"name": "js", "namespace": NS},
+          "spec": {"replicatedJobs": [{"name": "head", "replicas": 1}, {"name": "worker", "replicas": 2}],
+                   "failurePolicy": {"maxRestarts": 3}},
+          "status": {"restarts": restarts, "restartsCountTowardsMax": restarts, "conditions": list(conditions),
+                     "replicatedJobsStatus": [rjob_status("head", ready=ready[0], failed=failed[0]),
+                                              rjob_status("worker", ready=ready[1], failed=failed[1])]}}
+    if suspend is not None:
+        js["spec"]["suspend"] = suspend
+    if terminal:
+        js["status"]["terminalState"] = terminal
+    return js
+
+
+QUEUED = workload_with(cond("QuotaReserved", "False", "WaitingForQuota"))
+ADMITTED = workload_with(cond("QuotaReserved"), cond("Admitted"))
+DEACTIVATED = workload_with(cond("Evicted", reason="Deactivated"), active=False)
+
+
+@pytest.mark.parametrize("jobset, kueue, state", [
+    (jobset_with(terminal="Completed", ready=(0, 0)), [], "Completed"),
+    (jobset_with([cond("Failed", reason="FailedJobs")], ready=(0, 0), failed=(0, 1)), [], "Failed"),
+    (jobset_with([cond("Suspended")], suspend=True, ready=(0, 0)), [], "Suspended"),
+    (jobset_with([cond("Suspended")], suspend=True, ready=(0, 0)), [QUEUED], "Pending"),
+    (jobset_with([cond("Suspended")], suspend=True, ready=(0, 0)), [DEACTIVATED], "Suspended"),
+    (jobset_with([cond("StartupPolicyCompleted"), cond("RestartingJobSet", reason="DefaultFailurePolicy")],
+                 restarts=1), [ADMITTED], "Restarting"),
+    (jobset_with([cond("StartupPolicyCompleted"), cond("RestartingJobSet", "False", "JobsReady")], restarts=1),
+     [ADMITTED], "Running"),
+    (jobset_with([cond("StartupPolicyInProgress")], ready=(1, 0)), [ADMITTED], "Pending"),
+    (jobset_with([cond("StartupPolicyCompleted")], ready=(1, 1)), [], "Degraded"),
+    (jobset_with([cond("StartupPolicyCompleted")], ready=(1, 1), failed=(0, 1)), [], "Restarting"),
+], ids=["terminal-completed", "failed", "suspended", "queued", "deactivated", "restarting-condition",
+        "restart-done", "starting", "degraded", "job-failed"])
+def test_each_jobset_condition_with_its_kueue_workload_maps_to_a_state(jobset, kueue, state):
+    from pathways_gke.day2.state import jobset_status
+
+    assert jobset_status(jobset, kueue).state == state
