@@ -8,7 +8,8 @@ Three numbers, CPU seconds of this process (time.process_time), the best of --re
   once: linear);
 - *pure, pairwise*: the same with every JobSet scanning every Workload (what `status` did before: quadratic);
 - *end to end*: `Cluster.statuses()` against the loopback API server (tests/support/kube_api.py), i.e. the REST
-  lists, JSON decoding and the states (the server's own CPU is in this process too, so this is an upper bound).
+  lists, JSON decoding and the states (the server's own CPU is in this process too, so this is an upper bound);
+  once with every JobSet Running, once with every one stuck (its pods and Warning events read for the blocker).
 """
 
 from __future__ import annotations
@@ -52,6 +53,27 @@ def objects(n: int) -> tuple[list[dict], list[dict]]:
     return jobsets, workloads
 
 
+def stuck(jobsets: list[dict], workloads: list[dict]) -> tuple[list[dict], list[dict], list[dict]]:
+    """The same JobSets still starting (admitted, head pod in ImagePullBackOff) with one Warning event each: every
+    workload needs its pods and events read."""
+    out, pods, events = [], [], []
+    for js in jobsets:
+        js = copy.deepcopy(js)
+        name = js["metadata"]["name"]
+        js["status"]["conditions"] = [{"type": "StartupPolicyInProgress", "status": "True"}]
+        js["status"]["replicatedJobsStatus"] = []
+        out.append(js)
+        pods.append({"apiVersion": "v1", "kind": "Pod",
+                     "metadata": {"name": f"{name}-pathways-head-0-0-abcde", "namespace": NS,
+                                  "labels": {naming.JOBSET_NAME_KEY: name}},
+                     "status": {"phase": "Pending", "containerStatuses": [
+                         {"name": "jax-tpu", "state": {"waiting": {"reason": "ImagePullBackOff", "message": "nope"}}}]}})
+        events.append({"apiVersion": "v1", "kind": "Event", "type": "Warning", "reason": "BackOff",
+                       "metadata": {"name": f"{name}.1", "namespace": NS},
+                       "involvedObject": {"kind": "Pod", "name": f"{name}-pathways-head-0-0-abcde", "namespace": NS}})
+    return out, pods, events
+
+
 def cpu(fn, repeat: int) -> float:
     best = float("inf")
     for _ in range(repeat):
@@ -71,19 +93,21 @@ def pairwise(jobsets, workloads):
             for js in jobsets]
 
 
-def end_to_end(jobsets, workloads) -> float:
+def end_to_end(jobsets, workloads, others=(), state="Running") -> float:
     from pathways_gke.day2.kube import connect
     from tests.support.kube_api import KubeApi
 
     with KubeApi() as api, tempfile.TemporaryDirectory() as tmp:
-        for o in jobsets + workloads:
+        for o in [*jobsets, *workloads, *others]:
             api.add(o)
         config = api.kubeconfig(Path(tmp) / "kubeconfig", namespace=NS)
         cluster = connect(kubeconfig=config)
         start = time.process_time()
         statuses = cluster.statuses()
         spent = time.process_time() - start
-        assert len(statuses) == len(jobsets) and all(s.state == "Running" for s in statuses)
+        assert len(statuses) == len(jobsets) and all(s.state == state for s in statuses)
+        if state != "Running":
+            assert all(s.blocker is not None and s.blocker.reason == "ImagePullBackOff" for s in statuses)
         return spent
 
 
@@ -99,6 +123,9 @@ def main() -> int:
     rows = [("pure, indexed (now)", cpu(lambda: indexed(jobsets, workloads), args.repeat)),
             ("pure, pairwise (before)", cpu(lambda: pairwise(jobsets, workloads), 1)),
             ("end to end, loopback API", min(end_to_end(jobsets, workloads) for _ in range(args.repeat)))]
+    starting, pods, events = stuck(jobsets, workloads)
+    rows.append((f"end to end, every JobSet stuck (+{len(pods)} pods, {len(events)} events read for why)",
+                 min(end_to_end(starting, workloads, pods + events, "Pending") for _ in range(args.repeat))))
     lines = [f"| {name} | {seconds:.2f} s |" for name, seconds in rows]
     table = "\n".join([f"{args.count} JobSets × {args.count} Kueue Workloads, CPU seconds (best of "
                        f"{args.repeat}; the pairwise row once), Python {platform.python_version()}, "

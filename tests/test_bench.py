@@ -61,3 +61,5 @@ def test_the_day2_status_bench_builds_what_it_says():
     jobsets, workloads = day2_status.objects(20)
     statuses = day2_status.indexed(jobsets, workloads)
     assert len(statuses) == 20 and all(len(s.admission) == 1 and s.state == "Running" for s in statuses)
+    starting, pods, events = day2_status.stuck(jobsets, workloads)
+    assert len(starting) == len(pods) == len(events) == 20
