@@ -284,9 +284,10 @@ def test_a_kueue_managed_jobset_is_stopped_through_its_workloads_spec_active(api
 
 def test_an_lws_is_scaled_to_zero_and_back_to_the_recorded_count(api, kubeconfig, capsys):
     api.add(lws_object("llama-serve", ready=2, replicas=2))
-    code, out, _ = run(capsys, "suspend", "llama-serve", "--wait", "--interval", "0.01", "--timeout", "5",
-                       "--kubeconfig", kubeconfig)
+    code, out, err = run(capsys, "suspend", "llama-serve", "--wait", "--interval", "0.01", "--timeout", "5",
+                         "--kubeconfig", kubeconfig)
     assert code == 0 and "spec.replicas 0 (was 2" in out and "llama-serve: Suspended" in out
+    assert "conflict on .spec.replicas (field manager pathways-gke)" in err  # what a later `pulumi up` does
     lws = api.latest("leaderworkersets", "llama-serve")
     assert lws["spec"]["replicas"] == 0
     assert lws["metadata"]["annotations"][naming.SUSPENDED_REPLICAS_ANNOTATION] == "2"

@@ -329,6 +329,8 @@ def _stop_or_start(args: argparse.Namespace, suspend: bool) -> int:
         return EXIT_OK
     cluster.patch(change.kind, change.name, change.body)
     print(f"{verb}ed {args.workload}: {change.what}")
+    if suspend and change.later:
+        print(f"note: {change.later}", file=sys.stderr)
     if not args.wait:
         return EXIT_OK
     while True:

@@ -30,6 +30,10 @@ from ..property_paths import value_at
 from .state import JOBSET, LWS
 
 
+JOBSET_LATER = ("a `pulumi up` that leaves this workload alone keeps it suspended; one that changes it replaces "
+                "the JobSet: a new run, not suspended")
+
+
 class StopError(ValueError):
     """The workload cannot be suspended or resumed that way (bad input: exit 2)."""
 
@@ -40,6 +44,7 @@ class Change:
     name: str
     body: Mapping[str, Any]  # a JSON merge patch
     what: str  # for the message
+    later: str = ""  # what a later `pulumi up` does with it (printed on suspend)
 
 
 def change_for(kind: str, obj: Mapping[str, Any], kueue: Sequence[Mapping[str, Any]], suspend: bool) -> Optional[Change]:
@@ -52,10 +57,11 @@ def change_for(kind: str, obj: Mapping[str, Any], kueue: Sequence[Mapping[str, A
             if (active is False) == suspend:
                 return None
             return Change("Workload", workload, {"spec": {"active": not suspend}},
-                          f"Kueue Workload {workload} spec.active={str(not suspend).lower()}")
+                          f"Kueue Workload {workload} spec.active={str(not suspend).lower()}", JOBSET_LATER)
         if (value_at(obj, "spec.suspend") is True) == suspend:
             return None
-        return Change(JOBSET, name, {"spec": {"suspend": suspend}}, f"JobSet {name} spec.suspend={str(suspend).lower()}")
+        return Change(JOBSET, name, {"spec": {"suspend": suspend}}, f"JobSet {name} spec.suspend={str(suspend).lower()}",
+                      JOBSET_LATER)
     if kind == LWS:
         replicas = value_at(obj, "spec.replicas")
         replicas = 1 if replicas is None else int(replicas)
@@ -66,7 +72,10 @@ def change_for(kind: str, obj: Mapping[str, Any], kueue: Sequence[Mapping[str, A
             return Change(LWS, name, {"metadata": {"annotations": {naming.SUSPENDED_REPLICAS_ANNOTATION: str(replicas)}},
                                       "spec": {"replicas": 0}},
                           f"LeaderWorkerSet {name} spec.replicas 0 (was {replicas}, recorded in "
-                          f"{naming.SUSPENDED_REPLICAS_ANNOTATION})")
+                          f"{naming.SUSPENDED_REPLICAS_ANNOTATION})",
+                          "a `pulumi up` that leaves this LeaderWorkerSet alone keeps it at 0; one that changes it "
+                          "stops with a server-side apply conflict on .spec.replicas (field manager pathways-gke): "
+                          "`pathways-gke resume` first")
         if recorded is None:
             if replicas > 0:
                 return None
