@@ -3,9 +3,12 @@ load-balanced Service's address once GKE assigns it."""
 
 from __future__ import annotations
 
+import pytest
+
 from pathways_gke.workloads.serving import ingress_address
 
 
+@pytest.mark.slow  # plans two stacks
 def test_the_stack_exports_per_workload_what_to_connect_with(stack_plans):
     connect = stack_plans("serve").outputs["connect"]
     serving, service = connect["llama-serve"], connect["shared-pw"]
@@ -22,6 +25,7 @@ def test_the_stack_exports_per_workload_what_to_connect_with(stack_plans):
         entry["portForwardCommand"]
 
 
+@pytest.mark.slow  # plans a stack
 def test_multi_controller_jax_workloads_have_nothing_to_connect_to(stack_plans):
     plan = stack_plans("jax")
     jax = {r.name for r in plan.resources if r.type.endswith(":JobSet")
