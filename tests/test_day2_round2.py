@@ -359,6 +359,15 @@ def test_logs_previous_since_all_pods_and_the_current_attempt(api, kubeconfig, c
     assert code == 0
     assert out.splitlines() == [line for w in workers for line in
                                 (f"[{w}/pathways-worker] hello from {w}", f"[{w}/pathways-worker] bye")]
+    code, out, _ = run(capsys, "logs", "train-run", "--role", "worker", "--all-pods", "-f", "--kubeconfig", kubeconfig)
+    assert code == 0 and sorted(out.splitlines()) == sorted(line for w in workers for line in
+                                                            (f"[{w}/pathways-worker] hello from {w}",
+                                                             f"[{w}/pathways-worker] bye"))
+    del api.logs[(workers[0], "pathways-worker")]  # one container still waiting to start: the others are read
+    code, out, err = run(capsys, "logs", "train-run", "--role", "worker", "--all-pods", "--kubeconfig", kubeconfig)
+    assert code == 1 and f"[{workers[1]}/pathways-worker] bye" in out and "400 Bad Request" in err
+    code, out, err = run(capsys, "logs", "train-run", "--role", "worker", "--all-pods", "-f", "--kubeconfig", kubeconfig)
+    assert code == 1 and f"[{workers[1]}/pathways-worker] bye" in out and "Traceback" not in err
 
 
 def test_a_finished_workload_whose_pods_are_gone_points_to_cloud_logging(api, kubeconfig, capsys):

@@ -253,56 +253,77 @@ def cmd_logs(args: argparse.Namespace) -> int:
         container = choose_container(pod, args.container)
         name = str(pod["metadata"]["name"])
         prefix = f"[{name}/{container}] ".encode() if args.all_pods else b""
-        print(f"==> {name} / {container} ({query.what})" + (" previous run" if args.previous else ""),
-              file=sys.stderr, flush=True)
+        header = f"==> {name} / {container} ({query.what})" + (" previous run" if args.previous else "")
         lines = cluster.log_lines(name, container, follow=args.follow, tail=args.tail, previous=args.previous,
                                   since=args.since, namespace=str(pod["metadata"].get("namespace") or cluster.namespace))
-        streams.append((prefix, lines))
+        streams.append((header, prefix, lines))
     if args.follow and len(streams) > 1:
-        _interleave(streams, out)
+        code = _interleave(streams, out)
     else:
-        for prefix, lines in streams:
-            _copy(prefix, lines, out)
+        code = max(_copy(header, prefix, lines, out, single=len(streams) == 1) for header, prefix, lines in streams)
     if not args.follow:
         print(footer, file=sys.stderr, end="")
-    return EXIT_OK
+    return code
 
 
-def _copy(prefix: bytes, chunks: Any, out: Any, lock: Any = None) -> None:
-    """Write a log stream, each line behind `prefix` (none for one pod)."""
+def _copy(header: str, prefix: bytes, chunks: Any, out: Any, lock: Any = None, single: bool = True) -> int:
+    """Write one pod's log, each line behind `prefix` (none for one pod); its exit code. With several pods, one
+    whose container has not started (or has no previous run) is reported and the others are still read."""
+    from .kube import Day2Error
+
+    print(header, file=sys.stderr, flush=True)
     pending = b""
-    for chunk in chunks:
-        if not prefix:
-            out.write(chunk)
-            out.flush()
-            continue
-        pending += chunk
-        *complete, pending = pending.split(b"\n")
-        if complete:
-            text = b"".join(prefix + line + b"\n" for line in complete)
-            if lock is not None:
-                with lock:
+    try:
+        for chunk in chunks:
+            if not prefix:
+                out.write(chunk)
+                out.flush()
+                continue
+            pending += chunk
+            *complete, pending = pending.split(b"\n")
+            if complete:
+                text = b"".join(prefix + line + b"\n" for line in complete)
+                if lock is not None:
+                    with lock:
+                        out.write(text)
+                        out.flush()
+                else:
                     out.write(text)
                     out.flush()
-            else:
-                out.write(text)
-                out.flush()
+    except Day2Error as exc:
+        if single or exc.code != EXIT_OTHER:
+            raise
+        print(f"error: {exc}", file=sys.stderr, flush=True)
+        return exc.code
     if pending:
         out.write(prefix + pending + b"\n")
         out.flush()
+    return EXIT_OK
 
 
-def _interleave(streams: list[tuple[bytes, Any]], out: Any) -> None:
-    """`logs --all-pods -f`: one thread per pod, whole lines interleaved as they come."""
+def _interleave(streams: list[tuple[str, bytes, Any]], out: Any) -> int:
+    """`logs --all-pods -f`: one thread per pod, whole lines interleaved as they come; the worst exit code."""
     import threading
 
+    from .kube import Day2Error
+
     lock = threading.Lock()
-    threads = [threading.Thread(target=_copy, args=(prefix, lines, out, lock), daemon=True) for prefix, lines in streams]
+    codes: list[int] = []
+
+    def follow(header: str, prefix: bytes, lines: Any) -> None:
+        try:
+            codes.append(_copy(header, prefix, lines, out, lock, single=False))
+        except Day2Error as exc:  # no traceback from a thread: the message, and its code at the end
+            print(f"error: {exc}", file=sys.stderr, flush=True)
+            codes.append(exc.code)
+
+    threads = [threading.Thread(target=follow, args=stream, daemon=True) for stream in streams]
     for t in threads:
         t.start()
     for t in threads:
         while t.is_alive():
             t.join(0.2)
+    return max(codes, default=EXIT_OK)
 
 
 # --- suspend / resume -------------------------------------------------------------------------------------------
