@@ -589,3 +589,17 @@ def test_each_jobset_condition_with_its_kueue_workload_maps_to_a_state(jobset, k
     from pathways_gke.day2.state import jobset_status
 
     assert jobset_status(jobset, kueue).state == state
+
+
+def test_the_documented_status_example_validates_against_the_schema():
+    import re
+
+    import jsonschema
+
+    from tests.conftest import ROOT
+    from tests.test_day2 import STATUS_SCHEMA
+
+    text = (ROOT / "docs" / "day2.md").read_text()
+    section = text[text.index("## `status --json`"):]
+    example = json.loads(re.search(r"```json\n(.*?)\n```", section, re.S).group(1))
+    jsonschema.validate(example, STATUS_SCHEMA)
