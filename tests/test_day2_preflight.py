@@ -290,3 +290,13 @@ def test_without_a_release_channel_the_default_cluster_version_is_checked(google
     code, out, _ = preflight(capsys, project_dir(tmp_path, cluster=cluster), "--json")
     version = by_name(out)["GKE version in us-east5"]
     assert version["status"] == "pass" and "1.34.1-gke.1829001 (defaultClusterVersion)" in version["detail"]
+
+
+@pytest.mark.slow  # plans the stack offline
+def test_a_transient_google_api_error_is_retried_not_a_failed_check(google, tmp_path, capsys):
+    record(google, granted=ALL)
+    google.flaky(f"/compute/projects/{PROJECT}/regions/us-east5", 503)
+    code, out, _ = preflight(capsys, project_dir(tmp_path), "--json")
+    quota = by_name(out)["quota v5e TPU chips in us-east5"]
+    assert quota["status"] != "unknown" and "limit 32" in quota["detail"]
+    assert sum(path.startswith(f"/compute/projects/{PROJECT}/regions/us-east5") for _, path, _ in google.requests) == 2

@@ -14,7 +14,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import urlparse
 
-STATUS = {403: "PERMISSION_DENIED", 404: "NOT_FOUND", 400: "INVALID_ARGUMENT", 500: "INTERNAL"}
+STATUS = {403: "PERMISSION_DENIED", 404: "NOT_FOUND", 400: "INVALID_ARGUMENT", 429: "RESOURCE_EXHAUSTED",
+          500: "INTERNAL", 503: "UNAVAILABLE"}
 
 
 def error(code: int, message: str) -> dict[str, Any]:
@@ -26,6 +27,7 @@ class GoogleApi:
     def __init__(self) -> None:
         self.routes: dict[tuple[str, str], tuple[int, dict[str, Any]]] = {}
         self.requests: list[tuple[str, str, Any]] = []
+        self.flaky_paths: dict[str, list[int]] = {}  # path -> error codes answered first, one per request
         api = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -38,6 +40,9 @@ class GoogleApi:
                 path = urlparse(self.path).path
                 api.requests.append((self.command, self.path, body))
                 code, data = api.routes.get((self.command, path), (404, error(404, f"{path} not found")))
+                if api.flaky_paths.get(path):
+                    code = api.flaky_paths[path].pop(0)
+                    data = error(code, "injected by the test")
                 raw = json.dumps(data).encode()
                 self.send_response(code)
                 self.send_header("Content-Type", "application/json; charset=UTF-8")
@@ -57,6 +62,10 @@ class GoogleApi:
 
     def post(self, path: str, data: dict[str, Any], code: int = 200) -> None:
         self.routes[("POST", path)] = (code, data)
+
+    def flaky(self, path: str, *codes: int) -> None:
+        """The next requests to `path` answer these error codes, one each, then the recorded answer."""
+        self.flaky_paths[path] = list(codes)
 
     @property
     def url(self) -> str:

@@ -18,6 +18,9 @@ from .kube import Day2Error
 
 ENDPOINT_ENV = "PATHWAYS_GKE_GOOGLE_API_ENDPOINT"
 SCOPES = ["https://www.googleapis.com/auth/cloud-platform"]
+RETRIES = 3  # per call, for 429 / 5xx answers and reset connections
+BACKOFF = 0.5  # seconds before the first retry; doubles
+RETRIED_STATUSES = (429, 500, 502, 503, 504)
 Result = tuple[Optional[Any], str]  # (JSON answer, "") or (None, "<status> <reason>")
 
 
@@ -54,14 +57,28 @@ class Google:
         return self._services[(name, version)]
 
     def call(self, request: Callable[[], Any]) -> Result:
+        """One API call as (answer, "") or (None, "<status> <reason>"). A 429 / 5xx answer or a reset connection is
+        retried (RETRIES times, back-off from BACKOFF doubling): a transient error is not a failed check. A server
+        nobody runs is not (the client's own retries would also retry a refused connection, for seconds per check)."""
+        import time
+
         from googleapiclient.errors import HttpError
 
-        try:
-            return request().execute(num_retries=0), ""
-        except HttpError as exc:
-            return None, f"{exc.resp.status} {exc.reason}"
-        except Exception as exc:  # transport failures (httplib2, ssl, sockets, auth refresh): reported per check
-            return None, f"{type(exc).__name__}: {str(exc)[:200]}"
+        pause = BACKOFF
+        for attempt in range(RETRIES + 1):
+            try:
+                return request().execute(num_retries=0), ""
+            except HttpError as exc:
+                if exc.resp.status not in RETRIED_STATUSES or attempt == RETRIES:
+                    return None, f"{exc.resp.status} {exc.reason}"
+            except (ConnectionResetError, BrokenPipeError) as exc:
+                if attempt == RETRIES:
+                    return None, f"{type(exc).__name__}: {str(exc)[:200]}"
+            except Exception as exc:  # transport failures (httplib2, ssl, sockets, auth refresh): reported per check
+                return None, f"{type(exc).__name__}: {str(exc)[:200]}"
+            time.sleep(pause)
+            pause *= 2
+        return None, "unreachable"  # pragma: no cover - the loop returns on its last attempt
 
     # --- the calls -------------------------------------------------------------------------------------------------
 
