@@ -51,7 +51,7 @@ class PathwaysServing(WorkloadComponent):
     client_port_forward_commands: Optional[pulumi.Output[dict[str, str]]]
     """mode service: per client, kubectl port-forward to its proxy (then JAX_BACKEND_TARGET=grpc://127.0.0.1:29000)."""
     load_balancer_address: Optional[pulumi.Output[Optional[str]]]
-    """mode serving with serving.loadBalancer: the internal load balancer's address (the Service's status.loadBalancer.ingress[0]), once GKE assigns it."""
+    """mode serving with serving.loadBalancer: the internal load balancer's address (the Service's status.loadBalancer.ingress[0]) once GKE assigns it; the Service is not awaited, so null until a `pulumi refresh` reads it."""
 
     def __init__(self, name: str, args: PathwaysServingArgs, opts: Optional[pulumi.ResourceOptions] = None):
         # StatefulSets reschedule on a replaced pool: no child is replaced with it
