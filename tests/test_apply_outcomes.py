@@ -50,7 +50,12 @@ def test_pulumi_kubernetes_deletes_a_named_object_first_only_when_it_keeps_its_n
     assert A.provider_deletes_first(tokens.SERVICE, old, copy.deepcopy(old))
     assert not A.provider_deletes_first(tokens.SERVICE, old, {"apiVersion": "v1", "metadata": {"name": "b",
                                                                                                "namespace": "ns"}})
-    assert not A.provider_deletes_first(tokens.NODE_POOL, {"name": "a"}, {"name": "a"})
+    # the bridge deletes first for an explicit name of an autonamed field (nameRequiresDeleteBeforeReplace) ...
+    assert A.provider_deletes_first(tokens.NODE_POOL, {"name": "a"}, {"name": "a"})
+    assert not A.provider_deletes_first(tokens.NODE_POOL, {}, {"namePrefix": "a"})
+    # ... and for the resources pulumi-gcp marks DeleteBeforeReplace (projects IAMMember, no name at all)
+    assert A.provider_deletes_first(tokens.PROJECT_IAM_MEMBER, {}, {"role": "r", "member": "m", "project": "p"})
+    assert not A.provider_deletes_first(tokens.BUCKET_IAM_MEMBER, {}, {"role": "r", "member": "m", "bucket": "b"})
 
 
 def _lws(queue=None, cpu="4", image="img"):
@@ -182,7 +187,7 @@ def test_a_new_cluster_location_replaces_every_pool_the_provider_and_every_objec
 def test_a_protected_pool_cannot_be_replaced_and_the_diff_fails_with_exit_4(capsys, tmp_path):
     base = merged("dev", cluster={"protect": True})
     old = _plan(base)
-    new = _plan(merged(base, tpuPools=[{"topology": "4x4"}]))
+    new = _plan(merged(base, tpuPools=[{"capacity": "on-demand"}]))  # nodeConfig.spot: a ForceNew attribute
     diff = diff_plans(old, new)
     pools = [c for c in diff.changed if c.type == tokens.NODE_POOL and c.replace]
     assert pools and all(c.verdict == "refused" and c.refusals[0].rule == "protect-replace" for c in pools)
@@ -197,7 +202,7 @@ def test_a_protected_pool_cannot_be_replaced_and_the_diff_fails_with_exit_4(caps
     assert refused and refused[0]["refusals"][0]["wayOut"].startswith("unprotect first")
     assert out["refused"] and all(c["replace"] for c in refused)
     # unprotecting in the same update is allowed (step_generator.go: new.Protect && old.Protect)
-    unprotected = diff_plans(old, _plan(merged(base, cluster={"protect": False}, tpuPools=[{"topology": "4x4"}])))
+    unprotected = diff_plans(old, _plan(merged(base, cluster={"protect": False}, tpuPools=[{"capacity": "on-demand"}])))
     assert not unprotected.refused
 
 
