@@ -154,7 +154,8 @@ class PlanDiff:
     def refused(self) -> list[tuple[str, str, Refusal]]:
         """(URN, action, refusal) of every step the real `pulumi up` refuses: the diff fails on any."""
         out = [(urn, "create", r) for urn, rs in self.create_refusals.items() for r in rs]
-        out += [(c.urn, "replace" if c.replace else "update", r) for c in self.changed for r in c.refusals]
+        out += [(c.urn, "keep" if r.rule == "k8s-objects-left-behind" else "replace" if c.replace else "update", r)
+                for c in self.changed for r in c.refusals]
         out += [(urn, "delete", r) for urn, rs in self.delete_refusals.items() for r in rs]
         return out
 
@@ -723,7 +724,7 @@ def node_pool_warnings(diff: PlanDiff) -> list[str]:
         if c.type != NODE_POOL:
             continue
         if c.replace:
-            causes = c.replaced_with + ((c.provider_replaced,) if c.provider_replaced else ())
+            causes = c.replaced_with + ((c.provider_replaced,) if c.provider_replaced else ()) + c.replaced_by
             why = ", ".join(c.replace_reasons) or ", ".join(u.rpartition("::")[2] for u in causes)
             out.append(f"node pool {c.name} will be REPLACED (deleted and re-created) because of {why}: "
                        "every node goes away; a job running on this TPU slice is killed")
