@@ -60,8 +60,9 @@ P = "pulumi/pulumi"
 RULES: tuple[WorldRule, ...] = (
     # providers
     WorldRule("gcp-force-new", PROVIDER, REPLACE,
-              "a change of a ForceNew field of a GCP resource (node pool placement policy, spot, service account, "
-              "a cluster's network or location, every field of a resource policy, ...) replaces it",
+              "a ForceNew attribute of a GCP resource that gets another value (spot, service account, a cluster's "
+              "network or location, a workload policy's topology, ...) replaces it; a ForceNew block only when it "
+              "is added or removed (rule bridge-force-new)",
               f"{TFG} google/services/container/resource_container_node_pool.go, resource_container_cluster.go, "
               "node_config.go (ForceNew: true); pulumi/pulumi-gcp#412"),
     WorldRule("k8s-force-new", PROVIDER, REPLACE,
@@ -78,8 +79,8 @@ RULES: tuple[WorldRule, ...] = (
               "name and namespace are unchanged)"),
     WorldRule("k8s-provider-identity", PROVIDER, REPLACE,
               "a Kubernetes provider with a clusterIdentifier is replaced only when the identifier changes "
-              "(without one: a new kubeconfig, context or cluster); a replaced provider replaces every object "
-              "it manages",
+              "(without one: a new kubeconfig, context or cluster); only a provider its DiffConfig replaces "
+              "replaces every object it manages (rule k8s-diff-config)",
               f"{PK} provider/pkg/provider/provider.go (DiffConfig, clusterIdentifier); {P}#8991"),
     # GKE
     WorldRule("gke-dns-scope", GKE, REFUSE,
@@ -141,19 +142,23 @@ RULES: tuple[WorldRule, ...] = (
               "a resource is replaced when a resource in its replaceWith is replaced (engine >= 3.207.0)",
               f"{P} CHANGELOG 3.207.0; pkg/resource/deploy/step_generator.go"),
     WorldRule("provider-replaced", ENGINE, CASCADE,
-              "every resource managed by a replaced provider is replaced with it",
+              "every resource managed by a provider whose DiffConfig asks for replacement is replaced with it "
+              "(a provider replaced by replaceWith alone does not replace its objects)",
               f"{P} pkg/resource/deploy/step_generator.go (calculateDependentReplacements: provider in the "
               "replace set)"),
     WorldRule("delete-before-replace-cascade", ENGINE, CASCADE,
               "when a resource is replaced delete-first, every dependent with a property dependency on it is "
-              "re-diffed with those inputs unknown and replaced when such an input forces replacement (a "
-              "replaced cluster replaces every node pool; a replaced tpu7x workload policy replaces its pool)",
+              "re-diffed from its old state (old inputs, ignoreChanges, replaceOnChanges) with those inputs "
+              "unknown and replaced when its provider then asks for replacement (a replaced cluster replaces every "
+              "node pool; a replaced service account its project grants; a replaced tpu7x workload policy its "
+              "pool)",
               f"{P} pkg/resource/deploy/step_generator.go (calculateDependentReplacements); "
               f"{P}#19056 (replaceOnChanges counts)"),
     WorldRule("protect-replace", ENGINE, REFUSE,
-              "a resource protected in the state and in the program cannot be replaced, also not as a cascaded "
-              "dependent (\"unable to replace resource … as it is currently marked for protection\"); "
-              "unprotecting and replacing in one update is allowed",
+              "a resource protected in the state and in the program cannot be replaced (\"unable to replace "
+              "resource … as it is currently marked for protection\"); unprotecting and replacing in one update "
+              "is allowed for its own replacement (a dependent of a delete-first replacement: rule "
+              "protect-cascade)",
               f"{P} pkg/resource/deploy/step_generator.go (new.Protect && old.Protect)",
               "unprotect first (cluster.protect: false / protect=False), then make the change"),
     WorldRule("protect-delete", ENGINE, REFUSE,
