@@ -600,3 +600,53 @@ def test_a_created_cluster_that_becomes_adopted_is_relinquished(read_id, verdict
     back = diff_plans({"stack": "dev", "resources": [adopted]}, {"stack": "dev", "resources": [created]})
     [change] = back.changed
     assert change.verdict == "refused" and [r.rule for r in change.refusals] == ["adopted-create-409"]
+
+
+# --- the catalogue on real plans: (source, edit, resource, verdict, refusal rules) --------------------------------
+
+
+def _prod_unprotected():
+    cfg = every_optional_child_config()
+    cfg[P + "cluster"]["protect"] = False
+    return cfg
+
+
+def _bucket_location(cfg):
+    for bucket in cfg.get(P + "buckets", []):
+        if bucket.get("create"):
+            bucket["location"] = "EU"
+
+
+def _dev_location(cfg):
+    cfg.update(merged(cfg, cluster={"location": "us-central1"}, cpuPool={"zone": "us-central1-a"},
+                      tpuPools=[{"zone": "us-central1-b"}]))
+
+
+REAL_EDITS = [
+    # a created bucket's location: the bridge deletes it first (explicit name), but it is retained and bucket names
+    # are global: the create meets the old bucket, 409
+    ("bucket location", _prod_unprotected, "prod", _bucket_location, "bucket-acme-ml-prod-pathways", "refused",
+     ["retain-on-delete-409"]),
+    # a new location: the cluster's clusterIdentifier changes, so DiffConfig replaces the provider and its objects;
+    # the node service account's accountId follows the location: it is replaced delete-first, and the walk
+    # replaces its project grants (`member` reads it) delete-first too
+    ("location: cluster", lambda: shipped("dev"), "dev", _dev_location, "pw-dev-cluster", "replace", []),
+    ("location: grants", lambda: shipped("dev"), "dev", _dev_location, "pw-dev-node-sa-logging-logwriter", "replace",
+     []),
+    ("location: objects", lambda: shipped("dev"), "dev", _dev_location, "pw-dev-services-ready", "replace", []),
+]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("label, source, stack, edit, name, verdict, rules", REAL_EDITS, ids=[e[0] for e in REAL_EDITS])
+def test_the_real_edit_catalogue(label, source, stack, edit, name, verdict, rules):
+    base = source()
+    new = copy.deepcopy(base)
+    edit(new)
+    diff = diff_plans(_plan(base, stack), _plan(new, stack))
+    [change] = [c for c in diff.changed if c.name.endswith(name)]
+    assert change.verdict == verdict and [r.rule for r in change.refusals] == rules, (label, change)
+    if label == "location: grants":
+        assert change.replace_mode == "delete-first" and change.replaced_by[0].endswith("::pw-dev-node-sa")
+    if label == "location: objects":
+        assert change.provider_replaced and not diff.refused

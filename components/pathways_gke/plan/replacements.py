@@ -45,10 +45,11 @@ IDENTITY_INPUTS: Mapping[str, tuple[str, ...]] = MappingProxyType({
     tokens.RESOURCE_POLICY: ("name", "project", "region"),
     tokens.FIREWALL: ("name", "project"),
     tokens.SERVICE_ACCOUNT: ("accountId", "project"),
+    tokens.BUCKET: ("name",),  # bucket names are global: the location is no part of it
 })
 NAME_INPUT: Mapping[str, str] = MappingProxyType({
     tokens.NODE_POOL: "name", tokens.GKE_CLUSTER: "name", tokens.RESOURCE_POLICY: "name", tokens.FIREWALL: "name",
-    tokens.SERVICE_ACCOUNT: "accountId",
+    tokens.SERVICE_ACCOUNT: "accountId", tokens.BUCKET: "name",
 })
 
 # Force-new node-pool fields GKE fills in on TPU slices (the rulebook's list; the pools ignore them).
