@@ -684,7 +684,9 @@ def summary(diff: PlanDiff) -> str:
     if diff.empty:
         return "no changes"
     replaced = len(diff.replaced)
-    parts = [f"{len(diff.added)} to add", f"{len(diff.changed) - replaced} to change",
+    # an object left behind in a replaced cluster is no step of `pulumi up` (it stays `same`): counted as refused only
+    changing = [c for c in diff.changed if not c.replace and (c.properties or c.options or c.renamed_from or c.read)]
+    parts = [f"{len(diff.added)} to add", f"{len(changing)} to change",
              f"{replaced} to replace", f"{len(diff.removed)} to delete"]
     refused = len({urn for urn, _, _ in diff.refused})
     if refused:
