@@ -410,21 +410,20 @@ def test_the_bridge_re_diff_with_unknown_inputs(type_, old, unknown, expected):
 
 
 def test_the_bridge_tables_use_pulumi_gcp_input_names():
-    """Every segment of the schema tables is an input property name of the installed pulumi-gcp SDK."""
-    import inspect
+    """Every segment of the node-pool and cluster tables is an input property name of the installed pulumi-gcp SDK
+    (its `@pulumi.getter` names: the bridge's Pulumi names, plural for list blocks)."""
+    import re
+    from pathlib import Path
 
-    import pulumi_gcp.compute as compute
-    import pulumi_gcp.container as container
-    names = set()
-    for module in (container, compute):
-        for _, cls in inspect.getmembers(module, inspect.isclass):
-            for _, prop in inspect.getmembers(cls, lambda m: isinstance(m, property)):
-                getter = getattr(prop.fget, "_pulumi_name", None) or getattr(prop.fget, "__name__", "")
-                names.add(getter)
-    camel = {n.split("_")[0] + "".join(x.title() for x in n.split("_")[1:]) for n in names}
-    missing = {seg for type_ in (tokens.NODE_POOL, tokens.GKE_CLUSTER)
-               for path in B.SCHEMAS[type_] for seg in path.split(".") if seg not in camel}
-    assert not missing
+    import pulumi_gcp
+
+    root = Path(pulumi_gcp.__file__).parent / "container"
+    text = "\n".join(f.read_text() for f in (root / "_inputs.py", root / "node_pool.py", root / "cluster.py"))
+    names = set(re.findall(r'@pulumi\.getter\(name="(\w+)"\)', text))
+    names |= {n for n in re.findall(r"@pulumi\.getter\n\s+def (\w+)\(", text) if "_" not in n}
+    missing = sorted({seg for type_ in (tokens.NODE_POOL, tokens.GKE_CLUSTER)
+                      for path in B.SCHEMAS[type_] for seg in path.split(".") if seg not in names})
+    assert missing == []
 
 
 def test_the_bridge_deletes_first_for_explicit_names_and_pulumi_gcp_dbr_resources():
@@ -650,3 +649,43 @@ def test_the_real_edit_catalogue(label, source, stack, edit, name, verdict, rule
         assert change.replace_mode == "delete-first" and change.replaced_by[0].endswith("::pw-dev-node-sa")
     if label == "location: objects":
         assert change.provider_replaced and not diff.refused
+
+
+def _leaves(value, prefix=()):
+    if isinstance(value, dict) and value:
+        for key, item in value.items():
+            yield from _leaves(item, (*prefix, key))
+    elif isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
+        for i, item in enumerate(value):
+            yield from _leaves(item, (*prefix, i))
+    else:
+        yield prefix
+
+
+def _unclassified(resource_type, inputs):
+    """Input paths the bridge table does not classify (an attribute, or a block down to an attribute)."""
+    schema = B.SCHEMAS[resource_type]
+    out = []
+    for path in _leaves(inputs):
+        names = [p for p in path if not isinstance(p, int)]
+        for depth in range(1, len(names) + 1):
+            flags = schema.get(".".join(names[:depth]))
+            if flags is None:
+                out.append(".".join(names))
+                break
+            if flags[0] == "A":
+                break
+    return out
+
+
+@pytest.mark.slow
+def test_the_bridge_table_classifies_every_field_the_plans_set():
+    """Every node-pool and cluster input the shipped stacks (and the stack with every optional child) set is an
+    attribute or a block of the table, so each edit of it gets the bridge's verdict: a key another issue adds fails
+    here until it is classified from the provider's schema."""
+    plans = [_plan(shipped(name), name) for name in ("dev", "prod", "serve", "jax", "jetstream")]
+    plans.append(_plan(every_optional_child_config(), "prod"))
+    missing = sorted({(r["type"], path) for plan in plans for r in plan["resources"]
+                      if r["type"] in (tokens.NODE_POOL, tokens.GKE_CLUSTER) and not r.get("read")
+                      for path in _unclassified(r["type"], r.get("inputs") or {})})
+    assert missing == []
