@@ -291,6 +291,9 @@ def diff_plans(old: Any, new: Any) -> PlanDiff:
     old_to_new = {old_urn: urn for urn, (old_urn, _) in pairs.items()}
     old_of = {urn: olds[old_urn] for urn, (old_urn, _) in pairs.items()}
     _cascade(changes, news, old_of, old_to_new)
+    for c in changes.values():
+        # the walk deletes every condemned dependent before the resource it reads (NewDeleteReplacementStep)
+        c["delete_first"] = c["delete_first"] or bool(c["by"])
     cascade = _cascade_lists(changes)
     left_behind = _left_behind(changes, news)
 
