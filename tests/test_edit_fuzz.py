@@ -91,9 +91,10 @@ def test_the_diff_of_a_drawn_edit_follows_the_model_and_every_pod_fits(draw, edi
     new = _plan(config)
     diff = diff_plans(old, new)
 
-    # the product never sends an update GKE or a webhook refuses: only protect can refuse these edits
+    # the product never sends an update GKE, a provider or a webhook refuses, and none of these edits replaces the
+    # cluster (no object left behind): only protect can refuse them
     for _, _, refusal in diff.refused:
-        assert refusal.world_rule.actor == A.ENGINE, (edit, refusal)
+        assert refusal.rule in ("protect-replace", "protect-cascade", "protect-delete"), (edit, refusal)
     for change in diff.changed:
         resource = diff.new_resources[change.urn]
         old_resource = diff.old_resources[change.renamed_from or change.urn]
