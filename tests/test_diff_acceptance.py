@@ -151,6 +151,15 @@ def test_the_edit_catalogue_on_the_dev_stack(tmp_path, capsys, label, edit, name
     verdicts = {c["name"]: c["verdict"] for c in result["changed"]}
     assert verdicts.get(name) == verdict, (label, verdicts)
     assert got == code, (label, result.get("refused"))
+    # text and Markdown say the same, with the same exit code
+    text_code, text, _ = run_cli(capsys, "diff", str(DEV), str(new), "--project-dir", str(ROOT))
+    md_code, md, _ = run_cli(capsys, "diff", str(DEV), str(new), "--markdown", "--project-dir", str(ROOT))
+    assert text_code == md_code == code
+    row = {"update": "update", "relinquish": "relinquish", "replace": "**REPLACE**", "refused": "**REFUSED**"}[verdict]
+    assert f"| {row} | `{name}`" in md
+    tag = {"update": "[update in place]", "relinquish": "[relinquish", "replace": "[replace",
+           "refused": "[REFUSED"}[verdict]
+    assert any(f"  {name}  {tag}" in line for line in text.splitlines()), text
     if label == "privateNodes":
         assert [c["name"] for c in result["changed"] if c["replace"]] == []
     if label == "adopt":
