@@ -689,3 +689,30 @@ def test_the_bridge_table_classifies_every_field_the_plans_set():
                       if r["type"] in (tokens.NODE_POOL, tokens.GKE_CLUSTER) and not r.get("read")
                       for path in _unclassified(r["type"], r.get("inputs") or {})})
     assert missing == []
+
+
+def _nested(path, value):
+    out = value
+    for key in reversed(path.split(".")):
+        out = {key: out}
+    return out
+
+
+@pytest.mark.parametrize("type_", [tokens.NODE_POOL, tokens.GKE_CLUSTER, tokens.RESOURCE_POLICY, tokens.BUCKET])
+def test_every_attribute_replaces_exactly_when_it_is_force_new(type_):
+    """The rule, over the whole table: an attribute whose value changes inside existing blocks replaces iff it is
+    ForceNew; a block that appears replaces iff it is ForceNew (its count changes) — an empty non-ForceNew block
+    that appears is an update."""
+    schema = B.SCHEMAS[type_]
+    for path, flags in schema.items():
+        if flags[0] == "A":
+            reasons = B.replace_paths(type_, _nested(path, "old-value"), _nested(path, "new-value"))
+            assert bool(reasons) == ("F" in flags), (path, flags, reasons)
+            if reasons:
+                assert [format_path(r) for r in reasons] == [path]
+        else:
+            parent, _, _ = path.rpartition(".")
+            old = _nested(parent, {}) if parent else {}
+            new = _nested(path, {})
+            reasons = [format_path(r) for r in B.replace_paths(type_, old, new)]  # its ancestors exist on both sides
+            assert reasons == ([path] if "F" in flags else []), (path, flags, reasons)
