@@ -84,32 +84,118 @@ def test_adding_a_slice_adds_one_node_pool_and_replaces_the_jobset(tmp_path, cap
     assert replaced and all(c["replace"] for c in replaced)
 
 
+def _lists_placement(plan, urn):
+    resource = next(r for r in plan["resources"] if r["urn"] == urn)
+    return any(p in ("placementPolicy", "placementPolicy.tpuTopology") for p in resource["options"]["replaceOnChanges"])
+
+
 @pytest.mark.slow
-def test_changing_a_tpu_topology_is_flagged_as_a_node_pool_replacement(tmp_path, capsys):
+def test_changing_a_tpu_topology_replaces_the_pool_only_when_it_lists_its_placement(tmp_path, capsys, dev_plan):
+    """placementPolicy is a ForceNew block whose tpuTopology is not ForceNew: the bridge updates, and the node-pool
+    update never sends placement_policy (TestBlockCollectionForceNew; TFB nodePoolUpdate). A pool that lists its
+    placement in replaceOnChanges is replaced; one that does not is an update never applied: refused, exit 4.
+    Text, JSON and Markdown say the same."""
     new = variant(tmp_path, set_topology)
     code, out, _ = run_cli(capsys, "diff", str(DEV), str(new), "--json", "--project-dir", str(ROOT))
     result = json.loads(out)
     [pool] = [c for c in result["changed"] if c["type"] == NODE_POOL]
-    assert pool["replace"] is True and pool["urn"].endswith("::pw-dev-main-0")
-    assert "placementPolicy.tpuTopology" in pool["replaceReasons"]
-    workloads = [c for c in result["changed"] if c["type"] == JOBSET]
-    if workloads:  # the JobSet on that slice goes with it (its spec changes, and it lists the pool in replaceWith)
+    assert pool["urn"].endswith("::pw-dev-main-0")
+    code_text, text, _ = run_cli(capsys, "diff", str(DEV), str(new), "--project-dir", str(ROOT),
+                                 "--fail-on-node-pool-disruption")
+    code_md, md, _ = run_cli(capsys, "diff", str(DEV), str(new), "--markdown", "--project-dir", str(ROOT))
+    if _lists_placement(dev_plan, pool["urn"]):
+        assert code == 0 and pool["verdict"] == "replace" and "placementPolicy.tpuTopology" in pool["replaceReasons"]
+        workloads = [c for c in result["changed"] if c["type"] == JOBSET]
         assert all(c["replace"] and pool["urn"] in c["replacedWith"] for c in workloads)
+        assert code_text == 3 and "!! node pool pw-dev-main-0 will be REPLACED" in text
+        assert code_md == 0 and "> [!CAUTION]" in md and "```mermaid" in md
+    else:
+        assert code == 4 and pool["verdict"] == "refused" and not pool["replace"]
+        assert [r["rule"] for r in pool["refusals"]] == ["tpu-placement-not-applied"]
+        assert code_text == 4 and "[tpu-placement-not-applied]" in text
+        assert code_md == 4 and "| **REFUSED** | `pw-dev-main-0`" in md
 
-    code, text, _ = run_cli(capsys, "diff", str(DEV), str(new), "--project-dir", str(ROOT),
-                            "--fail-on-node-pool-disruption")
-    assert code == 3
-    assert "!! node pool pw-dev-main-0 will be REPLACED" in text
 
-    code, md, _ = run_cli(capsys, "diff", str(DEV), str(new), "--markdown", "--project-dir", str(ROOT))
-    assert code == 0 and "> [!CAUTION]" in md and "```mermaid" in md
+def _set(path, value):
+    def edit(config):
+        section, *rest = path.split(".")
+        target = config.setdefault(f"pathways-gke:{section}", {})
+        for key in rest[:-1]:
+            target = target.setdefault(key, {})
+        target[rest[-1]] = value
+    return edit
+
+
+def _adopt(config):
+    cluster = config["pathways-gke:cluster"]
+    cluster["create"] = False
+    for key in ("releaseChannel", "deletionProtection"):
+        cluster.pop(key, None)
+
+
+# (edit, the verdict of the named resource, the exit code): every verdict as its source gives it, in the CLI's JSON
+CATALOGUE = [
+    # privateNodes adds privateClusterConfig.enablePrivateNodes (updatable): an in-place cluster update, no cascade
+    ("privateNodes", _set("cluster.privateNodes", True), "pw-dev-cluster", "update", 0),
+    # created -> adopted: a relinquish (same ID, nothing deleted), never "delete the user's cluster"
+    ("adopt", _adopt, "pw-dev-cluster", "relinquish", 0),
+]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("label, edit, name, verdict, code", CATALOGUE, ids=[c[0] for c in CATALOGUE])
+def test_the_edit_catalogue_on_the_dev_stack(tmp_path, capsys, label, edit, name, verdict, code):
+    new = variant(tmp_path, edit)
+    got, out, _ = run_cli(capsys, "diff", str(DEV), str(new), "--json", "--project-dir", str(ROOT))
+    result = json.loads(out)
+    verdicts = {c["name"]: c["verdict"] for c in result["changed"]}
+    assert verdicts.get(name) == verdict, (label, verdicts)
+    assert got == code, (label, result.get("refused"))
+    # text and Markdown say the same, with the same exit code
+    text_code, text, _ = run_cli(capsys, "diff", str(DEV), str(new), "--project-dir", str(ROOT))
+    md_code, md, _ = run_cli(capsys, "diff", str(DEV), str(new), "--markdown", "--project-dir", str(ROOT))
+    assert text_code == md_code == code
+    row = {"update": "update", "relinquish": "relinquish", "replace": "**REPLACE**", "refused": "**REFUSED**"}[verdict]
+    assert f"| {row} | `{name}`" in md
+    tag = {"update": "[update in place]", "relinquish": "[relinquish", "replace": "[replace",
+           "refused": "[REFUSED"}[verdict]
+    assert any(f"  {name}  {tag}" in line for line in text.splitlines()), text
+    if label == "privateNodes":
+        assert [c["name"] for c in result["changed"] if c["replace"]] == []
+    if label == "adopt":
+        assert not [u for u in result["removed"] if "container/cluster" in u]
+        # and back: adopted -> created is a create that GKE refuses with 409 (exit 4)
+        back_code, back, _ = run_cli(capsys, "diff", str(new), str(DEV), "--json", "--project-dir", str(ROOT))
+        refused = json.loads(back)["refused"]
+        assert back_code == 4 and {r["rule"] for r in refused} >= {"adopted-create-409"}
+
+
+@pytest.mark.slow
+def test_a_master_cidr_change_replaces_the_cluster_and_says_what_happens_to_the_objects(tmp_path, capsys):
+    """A new master CIDR is a ForceNew attribute: the cluster is replaced. pulumi-kubernetes replaces the objects
+    only if its DiffConfig says so (a clusterIdentifier that changes with the cluster instance); otherwise they
+    stay `same` in the state and are absent from the new cluster: the diff refuses that (exit 4)."""
+    base = variant(tmp_path, _set("cluster.privateNodes", True), "Pulumi.base.yaml")
+    new = variant(tmp_path, lambda c: (_set("cluster.privateNodes", True)(c),
+                                       _set("cluster.masterIpv4CidrBlock", "172.16.8.0/28")(c)))
+    code, out, _ = run_cli(capsys, "diff", str(base), str(new), "--json", "--project-dir", str(ROOT))
+    result = json.loads(out)
+    changes = {c["name"]: c for c in result["changed"]}
+    assert changes["pw-dev-cluster"]["verdict"] == "replace"
+    assert all(changes[n]["replace"] for n in changes if n.startswith("pw-dev-main") or n == "pw-dev-cpu")
+    objects = [c for c in result["changed"] if c["type"].startswith("kubernetes:") and c.get("providerReplaced")]
+    left = [c for c in result["changed"] if any(r["rule"] == "k8s-objects-left-behind" for r in c.get("refusals", []))]
+    assert objects or left  # every Kubernetes object is either replaced with the cluster or reported left behind
+    assert code == (4 if left else 0)
+    code_md, md, _ = run_cli(capsys, "diff", str(base), str(new), "--markdown", "--project-dir", str(ROOT))
+    assert code_md == code and (("k8s-objects-left-behind" in md) == bool(left))
 
 
 @pytest.mark.slow
 def test_plan_json_files_diff_like_stack_files(tmp_path, capsys, dev_plan):
     old_json = tmp_path / "old.json"
     old_json.write_text(json.dumps(dev_plan))
-    new_yaml = variant(tmp_path, set_topology)
+    new_yaml = variant(tmp_path, add_slice)
     code, out, _ = run_cli(capsys, "plan", "--config", str(new_yaml), "--json", "--project-dir", str(ROOT))
     new_json = tmp_path / "new.json"
     new_json.write_text(out)

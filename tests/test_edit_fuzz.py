@@ -4,6 +4,7 @@ model (apply_rules.py) and no plan contains a pod that cannot be placed (fit.py)
 from __future__ import annotations
 
 import copy
+import os
 from typing import Any, Callable
 
 import pytest
@@ -17,12 +18,12 @@ from pathways_gke.fit import lws_version_of, place
 from pathways_gke.plan import plan_config
 from pathways_gke.plan.diff import diff_plans
 from pathways_gke.plan.markdown import render_markdown
-from pathways_gke.property_paths import covers, parse_path
+from pathways_gke.property_paths import contains, parse_path, reset_ignored
 from tests.support.fuzz_configs import P, valid_configs
 
 pytestmark = pytest.mark.slow  # each example plans a stack twice under the mock engine
 
-EXAMPLES = 12
+EXAMPLES = int(os.environ.get("PATHWAYS_GKE_EDIT_FUZZ_EXAMPLES", "12"))  # a modest count for a quick local run
 
 
 def _image(cfg: dict[str, Any]) -> None:
@@ -59,9 +60,16 @@ def _labels(cfg: dict[str, Any]) -> None:
     cfg[P + "cluster"]["labels"] = {**(cfg[P + "cluster"].get("labels") or {}), "edited": "yes"}
 
 
+def _private_nodes(cfg: dict[str, Any]) -> None:
+    cluster = cfg[P + "cluster"]
+    if cluster.get("create") is False or cluster.get("privateNodes"):
+        reject()
+    cluster["privateNodes"] = True  # enablePrivateNodes is updatable: never a cluster replacement
+
+
 EDITS: dict[str, Callable[[dict[str, Any]], None]] = {
     "image": _image, "cpuPool.maxNodes": _cpu_max_nodes, "kueue.enabled": _kueue, "tpuPools[0].slices": _slices,
-    "cluster.protect": _protect, "cluster.labels": _labels,
+    "cluster.protect": _protect, "cluster.labels": _labels, "cluster.privateNodes": _private_nodes,
 }
 
 
@@ -83,22 +91,30 @@ def test_the_diff_of_a_drawn_edit_follows_the_model_and_every_pod_fits(draw, edi
     new = _plan(config)
     diff = diff_plans(old, new)
 
-    # the product never sends an update GKE or a webhook refuses: only protect can refuse these edits
+    # the product never sends an update GKE, a provider or a webhook refuses, and none of these edits replaces the
+    # cluster (no object left behind): only protect can refuse them
     for _, _, refusal in diff.refused:
-        assert refusal.world_rule.actor == A.ENGINE, (edit, refusal)
+        assert refusal.rule in ("protect-replace", "protect-cascade", "protect-delete"), (edit, refusal)
     for change in diff.changed:
         resource = diff.new_resources[change.urn]
         old_resource = diff.old_resources[change.renamed_from or change.urn]
-        # a change on a force-new path (the provider's table or the resource's replaceOnChanges) replaces
-        patterns = [parse_path(p) for p in (*A.replace_patterns(change.type, resource.get("inputs") or {}),
-                                            *(resource.get("options") or {}).get("replaceOnChanges", ()))]
-        forced = [p for p in change.properties if any(covers(q, parse_path(p)) for q in patterns)]
-        if forced and resource.get("custom", True):
+        # what the provider's own Diff replaces on (the bridge's schema walk, pulumi-kubernetes' table, DiffConfig),
+        # or a detailed-diff path under the resource's replaceOnChanges (PropertyPath.Contains), replaces
+        options = resource.get("options") or {}
+        old_inputs = old_resource.get("inputs") or {}
+        effective = reset_ignored(old_inputs, resource.get("inputs") or {},
+                                  [parse_path(p) for p in options.get("ignoreChanges") or ()])
+        roc = [parse_path(p) for p in options.get("replaceOnChanges") or ()]
+        forced = A.provider_replace_reasons(change.type, old_inputs, effective) + [
+            parse_path(p) for p in change.properties if any(contains(q, parse_path(p)) for q in roc)]
+        if forced and resource.get("custom", True) and not resource.get("read") and not old_resource.get("read"):
             assert change.replace, (edit, change.name, forced)
-        # protect refuses a replacement exactly when the state and the program both protect it
+        # protect refuses a replacement when the state and the program both protect it, and a dependent the
+        # delete-first walk condemns when the state protects it (the engine reads its old protect)
         protected = bool(old_resource["options"].get("protect") and resource["options"].get("protect"))
-        assert any(r.rule == "protect-replace" for r in change.refusals) == (change.replace and protected), \
-            (edit, change.name)
+        condemned = bool(change.replaced_by and old_resource["options"].get("protect"))
+        assert any(r.rule in ("protect-replace", "protect-cascade") for r in change.refusals) == (
+            change.replace and (protected or condemned)), (edit, change.name)
         # a JobSet is replaced with the pools it lists in replaceWith
         with_ = set((resource.get("options") or {}).get("replaceWith") or ())
         if with_ & {c.urn for c in diff.replaced}:
@@ -115,7 +131,7 @@ def test_the_diff_of_a_drawn_edit_follows_the_model_and_every_pod_fits(draw, edi
     out = diff.to_json()
     markdown = render_markdown(diff, graph=False)
     for entry in out["changed"]:
-        assert entry["verdict"] in ("update", "replace", "refused")
+        assert entry["verdict"] in ("update", "replace", "refused", "relinquish")
         if entry["verdict"] == "refused":
             assert f"| **REFUSED** | `{entry['name']}`" in markdown
 

@@ -482,18 +482,24 @@ def variant_json(variant_plan_json):
     return variant_plan_json
 
 
-def test_the_diff_flags_a_fixed_name_replaced_create_before_delete(variant_json):
+def test_the_bridge_replaces_an_explicitly_named_resource_delete_first(variant_json):
+    """pulumi-terraform-bridge Diff: an explicit value of an autonamed field (pulumi-gcp SetAutonaming: `name`)
+    makes the bridge ask for delete-before-replace itself, so a fixed name is never replaced create-first into a
+    409, with or without the option."""
     old = edited(variant_json, "pw-prod-webhooks", options__deleteBeforeReplace=False)
-    new = edited(old, "pw-prod-webhooks", inputs__network="other-vpc")
+    new = edited(old, "pw-prod-webhooks", inputs__direction="EGRESS")  # ForceNew in google_compute_firewall
     diff = diff_plans(old, new)
     (change,) = [c for c in diff.changed if c.name == "pw-prod-webhooks"]
-    physical = webhook_firewall_name("pw-prod", "us-east5")  # the GCE name: cluster, then a hash of the location
-    assert change.replace and change.name_clash == physical
-    assert "409 already exists" in render_text(diff) and "409 already exists" in render_markdown(diff)
-    assert diff.to_json()["changed"][0]["nameClash"] == physical
-    # ours is delete-first: the same change is no trap
-    real = diff_plans(variant_json, edited(variant_json, "pw-prod-webhooks", inputs__network="other-vpc"))
-    assert "409" not in render_text(real)
+    assert webhook_firewall_name("pw-prod", "us-east5") == change_name(new, "pw-prod-webhooks")
+    assert change.replace and change.replace_mode == "delete-first" and change.name_clash is None
+    assert "409 already exists" not in render_text(diff) and "409 already exists" not in render_markdown(diff)
+    # the firewall's network is not ForceNew in TFB v7.42.0: an update, not a replacement
+    network = diff_plans(variant_json, edited(variant_json, "pw-prod-webhooks", inputs__network="other-vpc"))
+    assert [c.verdict for c in network.changed if c.name == "pw-prod-webhooks"] == ["update"]
+
+
+def change_name(plan, name):
+    return next(r for r in plan["resources"] if r["name"] == name)["inputs"]["name"]
 
 
 def test_the_diff_flags_a_tpu_pool_replaced_over_a_field_gke_fills_in(variant_json):

@@ -68,11 +68,28 @@ def test_adding_a_slice_adds_one_pool_and_replaces_the_jobset():
     assert "spec.replicatedJobs[1].replicas" in change.replace_reasons
 
 
-def test_changing_the_topology_replaces_every_slice_loudly():
+def _with_replace_on_placement(plan):
+    for r in plan["resources"]:
+        if r["type"] == NODE_POOL and "placementPolicy" in r["inputs"]:
+            r["options"]["replaceOnChanges"] = ["placementPolicy"]
+    return plan
+
+
+def test_changing_the_topology_of_a_pool_that_does_not_list_it_is_an_update_never_applied():
+    """placementPolicy is a ForceNew block, tpuTopology is not ForceNew: the bridge updates (TestBlockCollectionForceNew)
+    and the node-pool update never sends placement_policy, so the diff refuses it instead of promising a replace."""
     diff = diff_plans(mini_plan(slices=2), mini_plan(slices=2, topology="4x4"))
     pools = [c for c in diff.changed if c.type == NODE_POOL]
     assert [c.name for c in pools] == ["pw-dev-main-0", "pw-dev-main-1"]
-    assert all(c.replace and c.replace_reasons == ("placementPolicy.tpuTopology",) for c in pools)
+    assert all(not c.replace and [r.rule for r in c.refusals] == ["tpu-placement-not-applied"] for c in pools)
+
+
+def test_changing_the_topology_replaces_every_slice_loudly_when_the_pools_list_it():
+    diff = diff_plans(_with_replace_on_placement(mini_plan(slices=2)),
+                      _with_replace_on_placement(mini_plan(slices=2, topology="4x4")))
+    pools = [c for c in diff.changed if c.type == NODE_POOL]
+    assert [c.name for c in pools] == ["pw-dev-main-0", "pw-dev-main-1"]
+    assert all(c.replace and c.replace_reasons == ("placementPolicy.tpuTopology",) and not c.refusals for c in pools)
     jobset = next(c for c in diff.changed if c.type == JOBSET_T)
     assert jobset.replace and jobset.properties == () and set(jobset.replaced_with) == {c.urn for c in pools}
     warnings = node_pool_warnings(diff)
@@ -87,7 +104,8 @@ def test_changing_the_topology_replaces_every_slice_loudly():
     ("inputs__nodeConfig__spot", False),
     ("inputs__nodeConfig__serviceAccount", "other@acme.iam.gserviceaccount.com"),
     ("inputs__nodeConfig__reservationAffinity", {"consumeReservationType": "SPECIFIC_RESERVATION"}),
-    ("inputs__placementPolicy__type", "OTHER"),
+    ("inputs__placementPolicy__policyName", "other-policy"),  # a ForceNew attribute inside the block
+    ("inputs__placementPolicy", None),  # the ForceNew block removed: its count changes
     ("inputs__maxPodsPerNode", 32),
     ("inputs__queuedProvisioning", {"enabled": True}),
     ("inputs__initialNodeCount", 3),

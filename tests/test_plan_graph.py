@@ -82,7 +82,13 @@ def test_grammar_check_catches_what_mermaid_would_reject():
 
 
 def test_markdown_comment_embeds_a_valid_mermaid_block_and_calls_out_slices():
-    diff = diff_plans(mini_plan(slices=2), mini_plan(slices=2, topology="4x4"))
+    def placement_replaces(plan):  # TPU pools list their placement in replaceOnChanges (the bridge would update it)
+        for r in plan["resources"]:
+            if "placementPolicy" in r["inputs"]:
+                r["options"]["replaceOnChanges"] = ["placementPolicy"]
+        return plan
+
+    diff = diff_plans(placement_replaces(mini_plan(slices=2)), placement_replaces(mini_plan(slices=2, topology="4x4")))
     md = render_markdown(diff)
     assert md.startswith("### pathways-gke plan diff: `dev`")
     assert "> [!CAUTION]" in md and md.index("[!CAUTION]") < md.index("| Action |")

@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pathways_gke.property_paths import changed_paths, covers, format_path, parse_path, value_at
+from pathways_gke.property_paths import changed_paths, contains, covers, format_path, parse_path, reset_ignored, value_at
 
 
 @pytest.mark.parametrize("parts, text", [
@@ -87,3 +87,41 @@ def test_value_at_walks_through_a_present_none_to_the_default():
 def test_value_at_refuses_text_that_is_not_a_path():
     with pytest.raises(ValueError):
         value_at(JOBSET, "metadata..name")
+
+
+# --- the engine's matching: PropertyPath.Contains (sdk/go/common/resource/properties_path.go) --------------------
+
+
+@pytest.mark.parametrize("pattern, path, expected", [
+    ("placementPolicy", "placementPolicy.tpuTopology", True),             # below the pattern
+    ("placementPolicy", "placementPolicy", True),                         # the path itself
+    ("placementPolicy.tpuTopology", "placementPolicy", False),            # an added ancestor does NOT match
+    ("privateClusterConfig.masterIpv4CidrBlock", "privateClusterConfig", False),
+    ("spec.template.spec.containers[*].resources", "spec.template.spec.containers[1]", False),  # appended container
+    ("spec.template.spec.containers[*].resources", "spec.template.spec.containers[1].resources.requests.cpu", True),
+    ("spec.*.x", "spec[3].x", True),                                      # `*` matches a key or an index
+    ("spec[0]", 'spec["0"]', False),                                      # an index is not a key
+    ("*", "anything[1].below", True),                                     # a lone `*` matches everything
+    ("nodeConfig.spot", "nodeConfig.machineType", False),
+    ('metadata.labels["kueue.x-k8s.io/queue-name"]', 'metadata.labels["kueue.x-k8s.io/queue-name"]', True),
+    ('metadata.labels["kueue.x-k8s.io/queue-name"]', "metadata.labels", False),
+])
+def test_contains_is_the_engines_property_path_contains(pattern, path, expected):
+    assert contains(parse_path(pattern), parse_path(path)) is expected
+
+
+def test_covers_is_the_value_overlap_a_webhook_compares():
+    """Not the engine's matching: a whole value that appeared touches what lies below it (a webhook compares values)."""
+    assert covers(parse_path("a.b.c"), parse_path("a")) and not contains(parse_path("a.b.c"), parse_path("a"))
+
+
+@pytest.mark.parametrize("old, new, ignore, expected", [
+    ({"a": {"b": 1}}, {"a": {"b": 2, "c": 3}}, ["a.b"], {"a": {"b": 1, "c": 3}}),      # reset to the old value
+    ({"a": {}}, {"a": {"b": 2}}, ["a.b"], {"a": {}}),                                 # absent before: dropped
+    ({"n": 1, "m": 1}, {"n": 3, "m": 2}, ["n"], {"n": 1, "m": 2}),
+    ({"l": [{"x": 1}, {"x": 2}]}, {"l": [{"x": 5}, {"x": 6}]}, ["l[*].x"], {"l": [{"x": 1}, {"x": 2}]}),
+    ({"a": {"b": 1}}, {"a": {"b": 2}}, ["*"], {"a": {"b": 1}}),
+])
+def test_reset_ignored_is_the_engines_process_ignore_changes(old, new, ignore, expected):
+    assert reset_ignored(old, new, [parse_path(p) for p in ignore]) == expected
+    assert new != expected  # the input is not modified

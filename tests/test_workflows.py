@@ -188,7 +188,8 @@ def run_script(base, head, out):
 def test_offline_diff_script_comments_each_stack_and_flags_a_slice_replacement(tmp_path):
     base, head = tree(tmp_path, "base"), tree(tmp_path, "head")
     dev = head / "stacks" / "Pulumi.dev.yaml"
-    dev.write_text(dev.read_text().replace("topology: 2x4", "topology: 4x4"))
+    # spot -> on-demand: nodeConfig.spot is a ForceNew attribute, every slice pool is replaced
+    dev.write_text(dev.read_text().replace("capacity: spot", "capacity: on-demand"))
     result = run_script(base, head, tmp_path / "out")
     assert result.returncode == 0, result.stderr
     comment = (tmp_path / "out" / "comment.md").read_text()

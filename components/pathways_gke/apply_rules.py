@@ -22,10 +22,10 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, Iterable, Mapping, Optional, Sequence
 
-from . import tokens
+from . import bridge_schema, tokens
 from .naming import QUEUE_NAME_LABEL, SERVICES_CONFIGMAP
 from .releases import RELEASES, release_change
-from .property_paths import Part, covers, format_path, parse_path, value_at
+from .property_paths import Part, changed_paths, covers, format_path, parse_path, value_at
 
 # --- who decides, and how -------------------------------------------------------------------------------------
 
@@ -60,8 +60,9 @@ P = "pulumi/pulumi"
 RULES: tuple[WorldRule, ...] = (
     # providers
     WorldRule("gcp-force-new", PROVIDER, REPLACE,
-              "a change of a ForceNew field of a GCP resource (node pool placement policy, spot, service account, "
-              "a cluster's network or location, every field of a resource policy, ...) replaces it",
+              "a ForceNew attribute of a GCP resource that gets another value (spot, service account, a cluster's "
+              "network or location, a workload policy's topology, ...) replaces it; a ForceNew block only when it "
+              "is added or removed (rule bridge-force-new)",
               f"{TFG} google/services/container/resource_container_node_pool.go, resource_container_cluster.go, "
               "node_config.go (ForceNew: true); pulumi/pulumi-gcp#412"),
     WorldRule("k8s-force-new", PROVIDER, REPLACE,
@@ -78,8 +79,8 @@ RULES: tuple[WorldRule, ...] = (
               "name and namespace are unchanged)"),
     WorldRule("k8s-provider-identity", PROVIDER, REPLACE,
               "a Kubernetes provider with a clusterIdentifier is replaced only when the identifier changes "
-              "(without one: a new kubeconfig, context or cluster); a replaced provider replaces every object "
-              "it manages",
+              "(without one: a new kubeconfig, context or cluster); only a provider its DiffConfig replaces "
+              "replaces every object it manages (rule k8s-diff-config)",
               f"{PK} provider/pkg/provider/provider.go (DiffConfig, clusterIdentifier); {P}#8991"),
     # GKE
     WorldRule("gke-dns-scope", GKE, REFUSE,
@@ -141,19 +142,23 @@ RULES: tuple[WorldRule, ...] = (
               "a resource is replaced when a resource in its replaceWith is replaced (engine >= 3.207.0)",
               f"{P} CHANGELOG 3.207.0; pkg/resource/deploy/step_generator.go"),
     WorldRule("provider-replaced", ENGINE, CASCADE,
-              "every resource managed by a replaced provider is replaced with it",
+              "every resource managed by a provider whose DiffConfig asks for replacement is replaced with it "
+              "(a provider replaced by replaceWith alone does not replace its objects)",
               f"{P} pkg/resource/deploy/step_generator.go (calculateDependentReplacements: provider in the "
               "replace set)"),
     WorldRule("delete-before-replace-cascade", ENGINE, CASCADE,
               "when a resource is replaced delete-first, every dependent with a property dependency on it is "
-              "re-diffed with those inputs unknown and replaced when such an input forces replacement (a "
-              "replaced cluster replaces every node pool; a replaced tpu7x workload policy replaces its pool)",
+              "re-diffed from its old state (old inputs, ignoreChanges, replaceOnChanges) with those inputs "
+              "unknown and replaced when its provider then asks for replacement (a replaced cluster replaces every "
+              "node pool; a replaced service account its project grants; a replaced tpu7x workload policy its "
+              "pool)",
               f"{P} pkg/resource/deploy/step_generator.go (calculateDependentReplacements); "
               f"{P}#19056 (replaceOnChanges counts)"),
     WorldRule("protect-replace", ENGINE, REFUSE,
-              "a resource protected in the state and in the program cannot be replaced, also not as a cascaded "
-              "dependent (\"unable to replace resource … as it is currently marked for protection\"); "
-              "unprotecting and replacing in one update is allowed",
+              "a resource protected in the state and in the program cannot be replaced (\"unable to replace "
+              "resource … as it is currently marked for protection\"); unprotecting and replacing in one update "
+              "is allowed for its own replacement (a dependent of a delete-first replacement: rule "
+              "protect-cascade)",
               f"{P} pkg/resource/deploy/step_generator.go (new.Protect && old.Protect)",
               "unprotect first (cluster.protect: false / protect=False), then make the change"),
     WorldRule("protect-delete", ENGINE, REFUSE,
@@ -172,6 +177,68 @@ RULES: tuple[WorldRule, ...] = (
               "a resource whose alias names an old URN is that resource renamed (no delete, no create); without an "
               "alias a renamed resource is deleted and created again",
               f"{P} pkg/resource/deploy/step_generator.go (aliases)"),
+    # --- the engine's and the bridge's algorithms (issue 30: each rule as its source computes it) ---
+    WorldRule("bridge-force-new", PROVIDER, REPLACE,
+              "the Terraform bridge replaces a GCP resource when a ForceNew attribute gets a different value, or a "
+              "ForceNew block is added or removed (its element count changes); a change inside an existing block "
+              "is an update unless that field is ForceNew itself (a TPU pool's placementPolicy.tpuTopology and "
+              "type update in place, placementPolicy.policyName replaces); an Optional+Computed field left out of "
+              "the config keeps its state",
+              "pulumi/pulumi-terraform-bridge pkg/tests/diff_test/diff_test.go (TestBlockCollectionForceNew, "
+              "TestBlockCollectionElementForceNew); hashicorp/terraform-provider-google-beta v7.42.0 "
+              "google-beta/services/container/{resource_container_node_pool.go,node_config.go,"
+              "resource_container_cluster.go} (bridge_schema.py holds the table)"),
+    WorldRule("bridge-delete-before-replace", PROVIDER, DELETE_FIRST,
+              "the bridge replaces delete-first a resource whose autonamed field (name, accountId) was given "
+              "explicitly, and the resources pulumi-gcp marks DeleteBeforeReplace (projects IAMMember)",
+              "pulumi/pulumi-terraform-bridge pkg/tfbridge/provider.go (Diff: res.Schema.DeleteBeforeReplace || "
+              "nameRequiresDeleteBeforeReplace); pulumi/pulumi-gcp provider/resources.go (SetAutonaming, "
+              "google_project_iam_member DeleteBeforeReplace)"),
+    WorldRule("k8s-diff-config", PROVIDER, REPLACE,
+              "a Kubernetes provider is replaced only when its DiffConfig says so: when clusterIdentifier changes "
+              "(or becomes unknown); with an unchanged clusterIdentifier it never is; without one, when kubeconfig, "
+              "context or cluster is unknown or names another cluster. Only then are its objects replaced: a "
+              "provider replaced by replaceWith alone gives its objects a new provider that DiffConfig does not "
+              "ask to replace them",
+              f"{PK} provider/pkg/provider/provider.go (DiffConfig); {P} pkg/resource/deploy/step_generator.go "
+              "(providerChanged: replace only when the new provider's DiffConfig reports replacement)"),
+    WorldRule("k8s-objects-left-behind", ENGINE, REFUSE,
+              "the cluster a Kubernetes provider connects to is replaced but the provider's DiffConfig does not "
+              "replace it (its clusterIdentifier is unchanged): `pulumi up` succeeds, every object of that "
+              "provider stays `same` in the state and is absent from the new cluster",
+              f"{PK} provider/pkg/provider/provider.go (DiffConfig: Replaces cleared while clusterIdentifier is "
+              f"unchanged); {P} pkg/resource/deploy/step_generator.go (providerChanged)",
+              "give the Kubernetes provider a clusterIdentifier that changes with the cluster instance, or "
+              "remove the workloads and controllers first, replace the cluster, then add them back"),
+    WorldRule("tpu-placement-not-applied", PROVIDER, REFUSE,
+              "a change of placementPolicy.type or .tpuTopology inside an existing placement policy is an update "
+              "for the bridge (the block is ForceNew, those fields are not), but the node-pool update never sends "
+              "placement_policy: the slice keeps its shape (GKE cannot resize a multi-host slice in place) and every "
+              "later preview shows the change again",
+              "hashicorp/terraform-provider-google-beta v7.42.0 google-beta/services/container/"
+              "resource_container_node_pool.go (schemaNodePool placement_policy; nodePoolUpdate has no "
+              "placement_policy); pulumi/pulumi-terraform-bridge TestBlockCollectionForceNew",
+              "replace the pool instead: list placementPolicy in its replaceOnChanges, or remove the pool "
+              "(`pulumi up`) and add it back with the new shape"),
+    WorldRule("protect-cascade", ENGINE, REFUSE,
+              "a dependent that a delete-first replacement would replace is refused while it is protected in the "
+              "state, even when the program unprotects it in the same update (the engine reads the old state's "
+              "protect for cascaded dependents)",
+              f"{P} pkg/resource/deploy/step_generator.go (continueStepsFromDiff: dependentResource.Protect, "
+              "\"unable to replace resource … as part of replacing …\")",
+              "unprotect first (`pulumi up` with protect off, or `pulumi state unprotect <urn>`), then make the "
+              "change"),
+    WorldRule("read-relinquish", ENGINE, INHERIT,
+              "a managed resource that becomes a read (adopted: `.get` with the same ID) is relinquished: read, "
+              "nothing deleted, it leaves Pulumi's management; with a different ID it is a read-replacement and "
+              "the old resource is deleted",
+              f"{P} pkg/resource/deploy/step_generator.go (GenerateReadSteps: relinquish when old.ID == ID, "
+              "NewReadReplacementStep otherwise)"),
+    WorldRule("adopted-create-409", GKE, REFUSE,
+              "a resource that was read (adopted) and is now created is a create (the read state is not owned), "
+              "and the existing object of that name makes it fail with 409 AlreadyExists",
+              f"{P} pkg/resource/deploy/step_generator.go (wasExternal: a create); GKE/GCE APIs (AlreadyExists)",
+              "import the existing resource (`pulumi import`) or keep it adopted (create: false)"),
 )
 RULES_BY_ID: Mapping[str, WorldRule] = MappingProxyType({r.id: r for r in RULES})
 
@@ -179,41 +246,14 @@ RULES_BY_ID: Mapping[str, WorldRule] = MappingProxyType({r.id: r for r in RULES}
 
 ANY_INPUT = ("*",)
 
-# Node pools: ForceNew in google_container_node_pool and its node_config schema (TFB v7.x). Updated in place,
-# NOT listed: nodeCount, autoscaling, nodeLocations, version, management, upgradeSettings,
-# nodeConfig.{machineType, diskSizeGb, diskType} (in place since magic-modules#9575; GKE re-creates every node:
-# NODES_RECREATED), nodeConfig.{labels, resourceLabels, taints, tags, imageType, workloadMetadataConfig,
-# gcfsConfig, kubeletConfig, linuxNodeConfig, loggingVariant}.
-NODE_POOL_FORCE_NEW = (
-    "name", "namePrefix", "project", "location", "cluster",
-    "initialNodeCount",                         # pulumi-gcp#412
-    "maxPodsPerNode",
-    "placementPolicy",                          # type, tpuTopology, policyName: a TPU slice's shape
-    "queuedProvisioning",
-    "bestEffortProvisioning",                   # "either change recreates the node pool" (provider docs)
-    "networkConfig.createPodRange", "networkConfig.podRange", "networkConfig.podIpv4CidrBlock",
-    "networkConfig.additionalNodeNetworkConfigs", "networkConfig.additionalPodNetworkConfigs",
-    "networkConfig.podCidrOverprovisionConfig", "networkConfig.acceleratorNetworkProfile",
-    "nodeConfig.spot", "nodeConfig.preemptible", "nodeConfig.flexStart", "nodeConfig.maxRunDuration",
-    "nodeConfig.reservationAffinity",
-    "nodeConfig.serviceAccount", "nodeConfig.oauthScopes", "nodeConfig.metadata",
-    "nodeConfig.guestAccelerators", "nodeConfig.minCpuPlatform",
-    "nodeConfig.localSsdCount", "nodeConfig.localNvmeSsdBlockConfig", "nodeConfig.ephemeralStorageLocalSsdConfig",
-    "nodeConfig.localSsdEncryptionMode", "nodeConfig.secondaryBootDisks",
-    "nodeConfig.bootDiskKmsKey", "nodeConfig.shieldedInstanceConfig", "nodeConfig.advancedMachineFeatures",
-    "nodeConfig.confidentialNodes", "nodeConfig.enableConfidentialStorage",
-    "nodeConfig.hostMaintenancePolicy", "nodeConfig.soleTenantConfig", "nodeConfig.nodeGroup",
-    "nodeConfig.gvnic",
-)
-
-# GKE clusters: ForceNew in google_container_cluster (the ones a stack can reach).
-CLUSTER_FORCE_NEW = (
-    "name", "project", "location", "network", "subnetwork", "description",
-    "clusterIpv4Cidr", "ipAllocationPolicy", "networkingMode", "defaultMaxPodsPerNode",
-    "enableAutopilot", "enableKubernetesAlpha", "enableTpu", "datapathProvider",
-    "initialNodeCount", "nodeConfig",
-    "privateClusterConfig.masterIpv4CidrBlock", "privateClusterConfig.privateEndpointSubnetwork",
-)
+# Node pools and clusters: the bridge's replace decision walks the Terraform schema (bridge_schema.py: ForceNew
+# attributes vs ForceNew blocks, TFB v7.42.0); these are its ForceNew paths, for the tables below and the docs.
+# Updated in place (no ForceNew): nodeCount, autoscaling, nodeLocations, version, management, upgradeSettings,
+# nodeConfig.{machineType, diskSizeGb, diskType} (GKE re-creates every node: NODES_RECREATED), labels,
+# resourceLabels, taints, tags, imageType, workloadMetadataConfig, gcfsConfig, gvnic, kubeletConfig,
+# linuxNodeConfig, loggingVariant; placementPolicy.{type, tpuTopology} inside an existing block.
+NODE_POOL_FORCE_NEW = bridge_schema.force_new_paths(tokens.NODE_POOL)
+CLUSTER_FORCE_NEW = bridge_schema.force_new_paths(tokens.GKE_CLUSTER)
 
 # Every Kubernetes object: a new name, namespace, kind or group/version is a different object (pulumi-kubernetes
 # metadataForceNewProperties; a new kind or apiVersion is a new type token, so a new URN).
@@ -232,20 +272,9 @@ K8S_FORCE_NEW: Mapping[str, tuple[str, ...]] = MappingProxyType({
 })
 
 REPLACE_PATHS: Mapping[str, tuple[str, ...]] = MappingProxyType({
-    tokens.NODE_POOL: NODE_POOL_FORCE_NEW,
-    tokens.GKE_CLUSTER: CLUSTER_FORCE_NEW,
-    tokens.SERVICE_ACCOUNT: ("accountId", "project"),
-    tokens.PROJECT_IAM_MEMBER: ("project", "role", "member", "condition"),
-    tokens.SERVICE_ACCOUNT_IAM_MEMBER: ("serviceAccountId", "role", "member", "condition"),
-    tokens.BUCKET_IAM_MEMBER: ("bucket", "role", "member", "condition"),
-    tokens.BUCKET: ("name", "project", "location"),
-    tokens.RESOURCE_POLICY: ANY_INPUT,  # resource policies are immutable
-    # google_compute_firewall: name, network, direction, project are ForceNew
-    tokens.FIREWALL: ("name", "project", "network", "direction"),
-    tokens.ROUTER: ("name", "project", "region", "network"),
-    tokens.ROUTER_NAT: ("name", "project", "region", "router"),
-    # Only a new clusterIdentifier replaces the provider (pulumi-kubernetes provider.go); without one a new
-    # kubeconfig/context/cluster does too (provider replacement cascades: pulumi/pulumi#8991).
+    **{type_: bridge_schema.force_new_paths(type_) for type_ in bridge_schema.SCHEMAS},
+    # Only a new clusterIdentifier replaces the provider (pulumi-kubernetes provider.go DiffConfig); without one a
+    # new kubeconfig/context/cluster does too (k8s_diff_config_replaces is the rule itself).
     tokens.KUBERNETES_PROVIDER: ("clusterIdentifier",),
 })
 K8S_PROVIDER_WITHOUT_IDENTIFIER = ("kubeconfig", "context", "cluster")
@@ -274,12 +303,69 @@ def replace_patterns(resource_type: str, new_inputs: Mapping[str, Any]) -> tuple
 
 
 def provider_deletes_first(resource_type: str, old_inputs: Mapping[str, Any], new_inputs: Mapping[str, Any]) -> bool:
-    """pulumi-kubernetes replaces a named object that keeps its name and namespace delete-first."""
+    """The provider's own delete-first: pulumi-kubernetes for a named object that keeps its name and namespace; the
+    Terraform bridge for an explicitly named autonamed field and pulumi-gcp's DeleteBeforeReplace resources
+    (bridge_schema.deletes_first)."""
+    if bridge_schema.has_schema(resource_type):
+        return bridge_schema.deletes_first(resource_type, new_inputs)
     if not is_k8s_object(resource_type, new_inputs):
         return False
     name = value_at(new_inputs, "metadata.name")
     return (isinstance(name, str) and bool(name) and name == value_at(old_inputs, "metadata.name")
             and value_at(new_inputs, "metadata.namespace") == value_at(old_inputs, "metadata.namespace"))
+
+
+CLUSTER_IDENTIFIER = "clusterIdentifier"
+_ACTIVE_CLUSTER_KEYS = ("kubeconfig", "context", "cluster")
+
+
+def k8s_diff_config_replaces(old: Mapping[str, Any], new: Mapping[str, Any],
+                             unknown: Iterable[str] = ()) -> tuple[str, ...]:
+    """The keys for which pulumi-kubernetes' `DiffConfig` asks to replace a provider (empty: not replaced).
+
+    As provider/pkg/provider/provider.go computes it: no diff, no replace; a clusterIdentifier present on both
+    sides and changed (or unknown) replaces; a clusterIdentifier that is the same and set clears every replace
+    (adding or removing it never replaces); otherwise an unknown kubeconfig / context / cluster replaces, and a
+    known one that changed replaces when the active cluster changes (offline: any change of a known value, since
+    the kubeconfig's active cluster cannot be read without it); renderYamlToDirectory replaces.
+    `unknown` names the inputs the engine passes as unknown (they read a resource being replaced)."""
+    unknown = set(unknown)
+    changed = {p[0] for p in changed_paths(dict(old), dict(new)) if p and p[0] != "*"} | unknown
+    if not changed:
+        return ()
+    replaces: list[str] = []
+    ident_old, ident_new = old.get(CLUSTER_IDENTIFIER), new.get(CLUSTER_IDENTIFIER)
+    if ident_old not in (None, "") and ident_new not in (None, "") and CLUSTER_IDENTIFIER in changed:
+        replaces.append(CLUSTER_IDENTIFIER)  # diff.Updated(clusterIdentifierKey)
+    elif CLUSTER_IDENTIFIER not in changed and ident_new not in (None, ""):
+        return ()  # diff.Same(clusterIdentifierKey) && news.HasValue: Replaces = nil
+    for key in _ACTIVE_CLUSTER_KEYS:
+        if key in unknown:
+            return (*replaces, key)
+    replaces += [k for k in _ACTIVE_CLUSTER_KEYS if k in changed]
+    if "renderYamlToDirectory" in changed:
+        replaces.append("renderYamlToDirectory")
+    return tuple(replaces)
+
+
+def provider_replace_reasons(resource_type: str, old: Mapping[str, Any], new: Mapping[str, Any],
+                             unknown: Iterable[str] = ()) -> list[tuple[Part, ...]]:
+    """What the provider's own Diff says forces replacement, as property paths (empty: an update or no change).
+
+    GCP resources: the Terraform bridge over the TF schema (bridge_schema.replace_paths); Kubernetes objects:
+    pulumi-kubernetes' forceNew table, matched against the patch (an added value that holds a force-new field
+    touches it: provider/pkg/provider/diff.go, PatchPropertiesChanged); a Kubernetes provider: DiffConfig.
+    `unknown` names top-level inputs passed as unknown (the engine's delete-before-replace re-diff)."""
+    unknown = tuple(unknown)
+    if resource_type == tokens.KUBERNETES_PROVIDER:
+        return [(k,) for k in k8s_diff_config_replaces(old, new, unknown)]
+    if bridge_schema.has_schema(resource_type):
+        news = {**new, **{k: bridge_schema.UNKNOWN for k in unknown}}
+        return bridge_schema.replace_paths(resource_type, old, news)
+    patterns = replace_patterns(resource_type, new)
+    parsed = [parse_path(p) for p in patterns]
+    out = [p for p in changed_paths(dict(old), dict(new)) if any(covers(q, p) for q in parsed)]
+    return out + [(k,) for k in unknown if forces_replace(patterns, k) and (k,) not in out]
 
 
 def forces_replace(patterns: Iterable[str], key: str) -> bool:
@@ -330,6 +416,7 @@ class Refusal:
 
 
 def _matching(paths: Sequence[tuple[Part, ...]], patterns: Iterable[str]) -> tuple[str, ...]:
+    # `covers`: a webhook / API server compares values, so a whole value that appeared touches what is below it
     parsed = [parse_path(p) for p in patterns]
     return tuple(format_path(p) for p in paths if any(covers(q, p) for q in parsed))
 
@@ -347,6 +434,9 @@ def update_refusals(resource_type: str, old_inputs: Mapping[str, Any], new_input
 
     if resource_type == tokens.GKE_CLUSTER:
         refuse("gke-dns-scope", ("dnsConfig",))
+    elif resource_type == tokens.NODE_POOL and value_at(old_inputs, "placementPolicy") and value_at(
+            new_inputs, "placementPolicy"):
+        refuse("tpu-placement-not-applied", ("placementPolicy.type", "placementPolicy.tpuTopology"))
     elif resource_type == tokens.LEADER_WORKER_SET:
         old_q, new_q = queue_name(old_inputs), queue_name(new_inputs)
         if old_q != new_q:
@@ -391,6 +481,6 @@ __all__ = [
     "ANY_INPUT", "CASCADE", "CONTROLLER", "DELETE_FIRST", "ENGINE", "GKE", "INHERIT", "K8S_FORCE_NEW", "K8S_IDENTITY",
     "JOBSET_REPLACE_ON_CHANGES", "K8S_PROVIDER_WITHOUT_IDENTIFIER", "KUBERNETES", "NODES_RECREATED", "PROVIDER", "QUEUE_NAME_PATH", "REFUSE",
     "REPLACE", "REPLACE_PATHS", "RULES", "RULES_BY_ID", "Refusal", "WEBHOOK", "WorldRule", "create_refusals",
-    "forces_replace", "is_k8s_object", "kueue_lws_immutable_paths", "lws_kueue_replace_on_changes", "provider_deletes_first", "queue_name", "release_refusals",
+    "CLUSTER_IDENTIFIER", "forces_replace", "is_k8s_object", "k8s_diff_config_replaces", "provider_replace_reasons", "kueue_lws_immutable_paths", "lws_kueue_replace_on_changes", "provider_deletes_first", "queue_name", "release_refusals",
     "replace_patterns", "update_refusals",
 ]

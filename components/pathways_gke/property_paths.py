@@ -10,6 +10,7 @@ layer can use it. Pure: no Pulumi import.
 
 from __future__ import annotations
 
+import copy
 import re
 from collections.abc import Mapping
 from typing import Any, Iterator, Sequence, Union
@@ -55,11 +56,12 @@ def parse_path(path: str) -> tuple[Part, ...]:
 
 
 def covers(pattern: Sequence[Part], changed: Sequence[Part]) -> bool:
-    """Does a change at `changed` touch what `pattern` names?
+    """Does a change at `changed` touch the VALUE `pattern` names (one is a prefix of the other)?
 
-    True when one is a prefix of the other: a change inside `placementPolicy` touches the pattern
-    `placementPolicy`, and a whole `placementPolicy` that appeared touches `placementPolicy.tpuTopology`.
-    `*` matches any one key or index; a lone `*` matches everything.
+    For comparisons of values, such as a webhook's: a whole `containers[1]` that appeared changes what
+    `containers[*].resources` holds. NOT the engine's matching of replaceOnChanges / ignoreChanges, which is
+    `contains` (an added ancestor does not match the paths below it). `*` matches any one key or index; a lone
+    `*` matches everything.
     """
     if tuple(pattern) == (WILDCARD,):
         return True
@@ -67,6 +69,62 @@ def covers(pattern: Sequence[Part], changed: Sequence[Part]) -> bool:
         if want != WILDCARD and want != got:
             return False
     return True
+
+
+def contains(pattern: Sequence[Part], path: Sequence[Part]) -> bool:
+    """The Pulumi engine's `PropertyPath.Contains` (pulumi/pulumi sdk/go/common/resource/properties_path.go): does
+    `pattern` name `path` or a path above it? A pattern matches a changed path equal to it or BELOW it only: an
+    added ancestor (a whole `privateClusterConfig` that appeared) does not match `privateClusterConfig.x`. A `*`
+    matches any one key or index; a lone `*` matches everything. The engine applies `replaceOnChanges` to the
+    provider's detailed diff with it (pkg/resource/deploy/step_generator.go, `applyReplaceOnChanges`), and
+    `ignoreChanges` resets exactly the paths it names (`processIgnoreChanges`)."""
+    if len(path) < len(pattern):
+        return False
+    for want, got in zip(pattern, path):
+        if want == WILDCARD:
+            continue
+        if isinstance(want, int) != isinstance(got, int) or want != got:
+            return False
+    return True
+
+
+def reset_ignored(old: Any, new: Any, patterns: Sequence[Sequence[Part]]) -> Any:
+    """`new` with every value an ignoreChanges pattern names put back to `old`'s (the engine's
+    `processIgnoreChanges` / `PropertyPath.Reset`; a wildcard resets every key or index it matches). A value
+    that is absent in `old` is dropped from `new`. `new` is not modified."""
+    out = copy.deepcopy(new)
+    for pattern in patterns:
+        out = _reset(old, out, tuple(pattern))
+    return out
+
+
+_MISSING = object()
+
+
+def _reset(old: Any, new: Any, pattern: tuple[Part, ...]) -> Any:
+    if not pattern:
+        return copy.deepcopy(old)
+    head, rest = pattern[0], pattern[1:]
+    if isinstance(new, dict):
+        keys = list(set(new) | (set(old) if isinstance(old, dict) else set())) if head == WILDCARD else [head]
+        for key in keys:
+            before = old.get(key, _MISSING) if isinstance(old, dict) else _MISSING
+            after = new.get(key, _MISSING)
+            if not rest:
+                if before is _MISSING:
+                    new.pop(key, None)
+                else:
+                    new[key] = copy.deepcopy(before)
+            elif after is not _MISSING:
+                new[key] = _reset(None if before is _MISSING else before, after, rest)
+        return new
+    if isinstance(new, list):
+        indices = range(len(new)) if head == WILDCARD else ([head] if isinstance(head, int) and head < len(new) else [])
+        for i in indices:
+            before = old[i] if isinstance(old, list) and i < len(old) else None
+            new[i] = copy.deepcopy(before) if not rest else _reset(before, new[i], rest)
+        return new
+    return new
 
 
 def changed_paths(old: Any, new: Any, prefix: tuple[Part, ...] = ()) -> Iterator[tuple[Part, ...]]:

@@ -14,7 +14,13 @@ Every change gets the verdict of the real `pulumi up` from the apply-outcome mod
 - REFUSED when GKE, a webhook or the engine refuses it: an update the server refuses (a cluster's DNS,
   Kueue's immutable fields), a protected resource replaced or deleted, a retained fixed name replaced
   delete-first. Each refusal names its rule, its source and the way out;
+- RELINQUISH when a managed resource becomes a read with the same ID (adopted: `cluster.create: false`);
 - otherwise an in-place UPDATE.
+
+The algorithms are the engine's and the providers' own (each function names the one it follows): path matching as
+`PropertyPath.Contains`, the bridge's ForceNew attributes vs blocks (bridge_schema.py), provider replacement only
+through pulumi-kubernetes' `DiffConfig`, the delete-before-replace walk as `calculateDependentReplacements`,
+reads as `GenerateReadSteps`.
 
 Works on plan.json dicts (the CLI contract) or engine `Plan` objects. Pure: no Pulumi import.
 """
@@ -26,16 +32,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Optional
 
-from ..apply_rules import (Refusal, create_refusals, forces_replace, provider_deletes_first,
+from ..apply_rules import (Refusal, create_refusals, provider_deletes_first, provider_replace_reasons,
                            release_refusals, update_refusals)
+from ..bridge_schema import ignored
 from ..gke_rules import SERVER_FILLED_TPU_FIELDS, SERVER_FILLED_WORKLOAD_POLICY_FIELDS
-from ..property_paths import Part, changed_paths, covers, format_path, parse_path, value_at
-from ..tokens import NODE_POOL
-from .replacements import NODES_RECREATED, fixed_name, replace_patterns
+from ..property_paths import Part, changed_paths, contains, format_path, parse_path, reset_ignored, value_at
+from ..tokens import CONFIG_FILE, GKE_CLUSTER, KUBERNETES_PROVIDER, NODE_POOL
+from .replacements import NODES_RECREATED, fixed_name
 
 UPDATE = "update"
 REPLACE = "replace"
 REFUSED = "refused"
+RELINQUISH = "relinquish"  # a managed resource becomes a read with the same ID: nothing is deleted
+READ_REPLACE = "read-replace"  # a read with another ID replaces a managed resource: the old one is deleted
+ADOPT_CREATE = "adopt-create"  # a read resource is now created
 CREATE_FIRST = "create-first"
 DELETE_FIRST = "delete-first"
 
@@ -64,11 +74,17 @@ class Change:
     replaced_by: tuple[str, ...] = ()          # delete-first replacements whose re-diff replaces this one
     cascade: tuple[str, ...] = ()              # URNs replaced because this one is (transitively)
     refusals: tuple[Refusal, ...] = ()         # why the real `pulumi up` fails on this change
+    read: Optional[str] = None                 # relinquish | read-replace | adopt-create (a read step is involved)
 
     @property
     def verdict(self) -> str:
-        """update (in place) | replace | refused (GKE, a webhook or the engine refuses it on `pulumi up`)."""
-        return REFUSED if self.refusals else REPLACE if self.replace else UPDATE
+        """update (in place) | replace | relinquish (becomes a read: nothing deleted) | refused (GKE, a webhook or
+        the engine refuses it on `pulumi up`, or it leaves objects behind)."""
+        if self.refusals:
+            return REFUSED
+        if self.read == RELINQUISH:
+            return RELINQUISH
+        return REPLACE if self.replace else UPDATE
 
     @property
     def replace_mode(self) -> Optional[str]:
@@ -106,6 +122,8 @@ class Change:
             out["cascade"] = list(self.cascade)
         if self.refusals:
             out["refusals"] = [refusal_json(r) for r in self.refusals]
+        if self.read:
+            out["read"] = self.read
         return out
 
 
@@ -136,7 +154,8 @@ class PlanDiff:
     def refused(self) -> list[tuple[str, str, Refusal]]:
         """(URN, action, refusal) of every step the real `pulumi up` refuses: the diff fails on any."""
         out = [(urn, "create", r) for urn, rs in self.create_refusals.items() for r in rs]
-        out += [(c.urn, "replace" if c.replace else "update", r) for c in self.changed for r in c.refusals]
+        out += [(c.urn, "keep" if r.rule == "k8s-objects-left-behind" else "replace" if c.replace else "update", r)
+                for c in self.changed for r in c.refusals]
         out += [(urn, "delete", r) for urn, rs in self.delete_refusals.items() for r in rs]
         return out
 
@@ -263,22 +282,32 @@ def diff_plans(old: Any, new: Any) -> PlanDiff:
     for urn, (old_urn, renamed_from) in pairs.items():
         change = _compare(olds[old_urn], news[urn])
         change["renamed_from"] = renamed_from if renamed_from else None
+        # the engine: goal.DeleteBeforeReplace overrides the provider's answer when set (a plan's `false` is read
+        # as unset: the SDKs send false when the option is left out)
         change["delete_first"] = bool(value_at(news[urn], "options.deleteBeforeReplace")) or provider_deletes_first(
             news[urn]["type"], olds[old_urn].get("inputs") or {}, news[urn].get("inputs") or {})
         changes[urn] = change
 
     old_to_new = {old_urn: urn for urn, (old_urn, _) in pairs.items()}
-    _cascade(changes, news, {urn: olds[old_urn] for urn, (old_urn, _) in pairs.items()}, old_to_new)
+    old_of = {urn: olds[old_urn] for urn, (old_urn, _) in pairs.items()}
+    _cascade(changes, news, old_of, old_to_new)
+    for c in changes.values():
+        # the walk deletes every condemned dependent before the resource it reads (NewDeleteReplacementStep)
+        c["delete_first"] = c["delete_first"] or bool(c["by"])
     cascade = _cascade_lists(changes)
+    left_behind = _left_behind(changes, news)
 
     changed = []
     for urn in sorted(changes):
         c = changes[urn]
-        if not (c["properties"] or c["options"] or c["replace"] or c["renamed_from"]):
-            continue
         resource = news[urn]
         old_resource = olds[pairs[urn][0]]
         dbr = c["delete_first"]
+        refusals = _refusals(old_resource, resource, c, dbr, changes, news)
+        if urn in left_behind:
+            refusals.append(Refusal("k8s-objects-left-behind", (left_behind[urn],)))
+        if not (c["properties"] or c["options"] or c["replace"] or c["renamed_from"] or c["read"] or refusals):
+            continue
         name = fixed_name(resource)
         clash = name if (c["replace"] and not dbr and name is not None and name == fixed_name(old_resource)) else None
         changed.append(Change(
@@ -288,7 +317,7 @@ def diff_plans(old: Any, new: Any) -> PlanDiff:
             options=tuple(c["options"]), nodes_recreated=tuple(c["recreated"]), renamed_from=c["renamed_from"],
             delete_before_replace=dbr, name_clash=clash, server_filled=_server_filled(resource, c["reasons"]),
             replaced_by=tuple(c["by"]), cascade=tuple(cascade.get(urn, ())),
-            refusals=tuple(_refusals(old_resource, resource, c, dbr, changes, news)),
+            refusals=tuple(refusals), read=c["read"],
         ))
     creating = {r["urn"]: tuple(create_refusals(r["type"], r.get("inputs") or {})) for r in added}
     deleting = {r["urn"]: (Refusal("protect-delete", ()),) for r in removed
@@ -308,7 +337,7 @@ def _server_filled(resource: Mapping[str, Any], reasons: list[str]) -> tuple[str
     fields = list(SERVER_FILLED_TPU_FIELDS)
     if value_at(resource, "inputs.placementPolicy.policyName"):
         fields += list(SERVER_FILLED_WORKLOAD_POLICY_FIELDS)
-    return tuple(r for r in reasons if any(covers(parse_path(f), parse_path(r)) for f in fields))
+    return tuple(r for r in reasons if any(contains(parse_path(f), parse_path(r)) for f in fields))
 
 
 def _refusals(old: Mapping[str, Any], new: Mapping[str, Any], c: Mapping[str, Any], delete_first: bool,
@@ -316,10 +345,22 @@ def _refusals(old: Mapping[str, Any], new: Mapping[str, Any], c: Mapping[str, An
     """What refuses this change on the real `pulumi up` (the apply-outcome model, apply_rules.py)."""
     if not new.get("custom", True):
         return []
+    if c["read"] == ADOPT_CREATE:
+        # step_generator.go: a resource that was read (External) and is now registered is a create; the object exists
+        return [Refusal("adopted-create-409", ())]
+    if c["read"] == RELINQUISH:
+        return []
+    if c["read"] == READ_REPLACE:
+        # the read-replacement marks the old managed resource pending deletion: protect refuses that delete
+        return [Refusal("protect-delete", ("id",))] if value_at(old, "options.protect") else []
     out = release_refusals(new["type"], old.get("inputs") or {}, new.get("inputs") or {})
     if c["replace"]:
-        # step_generator.go: `new.Protect && old.Protect` (unprotecting and replacing in one update is allowed)
-        if value_at(old, "options.protect") and value_at(new, "options.protect"):
+        if c["by"] and value_at(old, "options.protect"):
+            # continueStepsFromDiff: a dependent the delete-before-replace walk condemns is refused on the OLD
+            # state's protect (dependentResource.Protect), so unprotecting it in the same update does not help
+            out.append(Refusal("protect-cascade", tuple(u.rpartition("::")[2] for u in c["by"])))
+        elif value_at(old, "options.protect") and value_at(new, "options.protect"):
+            # step_generator.go: `new.Protect && old.Protect` (unprotecting and replacing in one update is allowed)
             out.append(Refusal("protect-replace", tuple(c["reasons"])))
         name = fixed_name(new)
         retained = value_at(old, "options.retainOnDelete") or value_at(new, "options.retainOnDelete")
@@ -330,77 +371,198 @@ def _refusals(old: Mapping[str, Any], new: Mapping[str, Any], c: Mapping[str, An
 
 
 def _compare(old: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str, Any]:
+    """One resource's own diff: the changed input paths (after ignoreChanges), and what replaces it.
+
+    The engine resets every ignoreChanges path to the old value (`processIgnoreChanges`) and hands the paths to the
+    provider; the provider's Diff says what replaces (`provider_replace_reasons`: the bridge's schema walk, the
+    Kubernetes forceNew table); the engine then marks replace every detailed-diff path a replaceOnChanges pattern
+    `contains` (`applyReplaceOnChanges`)."""
     options = new.get("options") or {}
-    ignored = [parse_path(p) for p in options.get("ignoreChanges") or ()]
-    paths = [p for p in changed_paths(old.get("inputs") or {}, new.get("inputs") or {})
-             if not any(_under(i, p) for i in ignored)]
-    patterns = [parse_path(p) for p in _replace_patterns(new)]
-    recreating = [parse_path(p) for p in NODES_RECREATED.get(new["type"], ())]
-    # Only custom resources are replaced; a component has no state of its own to delete and re-create.
-    reasons = [p for p in paths if any(covers(pattern, p) for pattern in patterns)] if new.get("custom", True) else []
-    recreated = [p for p in paths if p not in reasons and any(covers(pattern, p) for pattern in recreating)]
     old_options = old.get("options") or {}
     changed_options = [k for k in DIFFED_OPTIONS if _norm_option(old_options.get(k)) != _norm_option(options.get(k))]
-    return {
-        "properties": [format_path(p) for p in paths],
-        "reasons": [format_path(p) for p in reasons],
-        "recreated": [format_path(p) for p in recreated],
-        "options": changed_options,
-        "replace": bool(reasons),
-        "with": [],
-        "provider": None,
-        "by": [],
-    }
+    out: dict[str, Any] = {"properties": [], "reasons": [], "recreated": [], "options": changed_options,
+                           "replace": False, "with": [], "provider": None, "by": [], "read": None,
+                           "diff_config": False}
+    old_inputs, new_inputs = old.get("inputs") or {}, new.get("inputs") or {}
+    if new.get("read") or old.get("read"):
+        return _compare_read(old, new, out)
+    ignore = [parse_path(p) for p in options.get("ignoreChanges") or ()]
+    effective = reset_ignored(old_inputs, new_inputs, ignore)
+    paths = list(changed_paths(old_inputs, effective))
+    out["properties"] = [format_path(p) for p in paths]
+    if not new.get("custom", True):
+        return out  # a component has no state of its own to delete and re-create
+    reasons = ignored(provider_replace_reasons(new["type"], old_inputs, effective), ignore) if paths else []
+    roc = [parse_path(p) for p in options.get("replaceOnChanges") or ()]
+    reasons += [p for p in paths if p not in reasons and any(contains(q, p) for q in roc)]
+    recreating = [parse_path(p) for p in NODES_RECREATED.get(new["type"], ())]
+    recreated = [p for p in paths if not any(_at_or_below(r, p) for r in reasons)
+                 and any(contains(q, p) for q in recreating)]
+    out.update(reasons=[format_path(p) for p in reasons], recreated=[format_path(p) for p in recreated],
+               replace=bool(reasons), diff_config=new["type"] == KUBERNETES_PROVIDER and bool(reasons))
+    return out
 
 
-def _replace_patterns(resource: Mapping[str, Any]) -> list[str]:
-    """The provider's force-new patterns and the resource's own replaceOnChanges."""
-    return [*replace_patterns(resource["type"], resource.get("inputs") or {}),
-            *(value_at(resource, "options.replaceOnChanges") or ())]
+def _compare_read(old: Mapping[str, Any], new: Mapping[str, Any], out: dict[str, Any]) -> dict[str, Any]:
+    """A read on either side (step_generator.go `GenerateReadSteps`): managed -> read with the same ID relinquishes
+    it (nothing deleted), with another ID is a read-replacement (the old one deleted); read -> managed is a create
+    (`wasExternal`); read -> read is a read, no change of ours."""
+    if new.get("read") and old.get("read"):
+        return out
+    if new.get("read"):
+        if _same_id(old, value_at(new, "options.id")):
+            out["read"] = RELINQUISH
+        else:
+            out.update(read=READ_REPLACE, replace=True, reasons=["id"])
+        return out
+    out["read"] = ADOPT_CREATE
+    out["properties"] = [format_path(p) for p in changed_paths({}, new.get("inputs") or {})]
+    return out
+
+
+def _same_id(old: Mapping[str, Any], read_id: Any) -> bool:
+    """Is the managed resource `old` the object the read names? Its provider ID from its inputs (TFB v7.42.0
+    containerClusterFullName: projects/P/locations/L/clusters/N; node pools: .../clusters/C/nodePools/N); without
+    a project input (the provider's default project) the rest of the ID must match."""
+    if not isinstance(read_id, str):
+        return False
+    inputs = old.get("inputs") or {}
+    project, location, name = inputs.get("project"), inputs.get("location"), inputs.get("name")
+    if old["type"] == GKE_CLUSTER:
+        tail = f"/locations/{location}/clusters/{name}"
+    elif old["type"] == NODE_POOL:
+        tail = f"/locations/{location}/clusters/{inputs.get('cluster')}/nodePools/{name}"
+    else:
+        return False
+    return read_id == f"projects/{project}{tail}" if project else (read_id.startswith("projects/")
+                                                                    and read_id.endswith(tail))
+
+
+def _at_or_below(reason: tuple[Part, ...], path: tuple[Part, ...]) -> bool:
+    return len(path) >= len(reason) and tuple(path[:len(reason)]) == tuple(reason)
 
 
 def _cascade(changes: dict[str, dict[str, Any]], news: Mapping[str, Mapping[str, Any]],
              old_of: Mapping[str, Mapping[str, Any]], old_to_new: Mapping[str, str]) -> None:
-    """replaceWith, provider replacement and the delete-before-replace re-diff, to a fixed point.
+    """replaceWith, provider replacement and the delete-before-replace walk, to a fixed point.
 
-    The engine (calculateDependentReplacements, step_generator.go) re-diffs every dependent of a resource replaced
-    delete-first with the inputs that read it unknown: a dependent is replaced when such an input is force-new for
-    it (or under its replaceOnChanges). The property dependencies are the old state's (the engine walks the old
-    dependency graph). The causes are recorded on every replaced resource, also on one its own inputs already
-    replace.
+    - replaceWith (engine >= 3.207.0): a resource is replaced with the resources it lists;
+    - a Kubernetes provider is re-diffed with `DiffConfig` (apply_rules.k8s_diff_config_replaces), the inputs that
+      read a replaced resource passed as unknown (a replaced resource's outputs are unknown in preview); its objects
+      are replaced only when DiffConfig says replace (step_generator.go `providerChanged`), NOT when the provider is
+      replaced by replaceWith alone;
+    - the delete-before-replace walk (`calculateDependentReplacements`): every dependent of a resource replaced
+      delete-first is re-diffed from the OLD state (its old inputs, property dependencies, ignoreChanges and
+      replaceOnChanges) with the inputs that read a condemned resource unknown, and replaced when its provider says
+      so; a resource whose provider is condemned is condemned too.
+    The causes are recorded on every replaced resource, also on one its own inputs already replace.
     """
+    own = {urn: (c["replace"], list(c["reasons"]), c["diff_config"]) for urn, c in changes.items()}
     while True:
         replaced = {urn for urn, c in changes.items() if c["replace"]}
         delete_first = {urn for urn in replaced if changes[urn]["delete_first"]}
+        condemned = _condemned(changes, news, old_of, old_to_new, delete_first)
+        replacing_providers = {urn for urn, c in changes.items() if c["diff_config"]} | {
+            u for u in condemned if news[u]["type"] == KUBERNETES_PROVIDER}
         grew = False
         for urn, change in changes.items():
-            if not news[urn].get("custom", True):
+            if not news[urn].get("custom", True) or change["read"]:
                 continue
             options = news[urn].get("options") or {}
+            if news[urn]["type"] == KUBERNETES_PROVIDER:
+                _diff_config(change, news[urn], old_of[urn], replaced, own[urn])
             with_ = sorted(u for u in options.get("replaceWith") or () if u in replaced)
-            provider = options.get("provider") if options.get("provider") in replaced else None
-            by = _delete_first_causes(news[urn], old_of[urn], old_to_new, delete_first)
+            provider = options.get("provider") if options.get("provider") in replacing_providers else None
+            by = sorted(condemned.get(urn, ()))
             if (with_, provider, by) != (change["with"], change["provider"], change["by"]):
                 change["with"], change["provider"], change["by"] = with_, provider, by
                 grew = True
-            if (with_ or provider or by) and not change["replace"]:
-                change["replace"], grew = True, True
+            replace = own[urn][0] or change["diff_config"] or bool(with_ or provider or by)
+            if replace != change["replace"]:
+                change["replace"], grew = replace, True
         if not grew:
             return
 
 
-def _delete_first_causes(new: Mapping[str, Any], old: Mapping[str, Any], old_to_new: Mapping[str, str],
-                         delete_first: set[str]) -> list[str]:
-    """The delete-first replaced resources whose unknown outputs replace `new` (its force-new inputs read them)."""
-    deps = old.get("propertyDependencies") or new.get("propertyDependencies") or {}
-    patterns = _replace_patterns(new)
-    causes: set[str] = set()
-    for key, urns in deps.items():
-        hit = {old_to_new.get(u, u) for u in urns} & delete_first
-        if hit and forces_replace(patterns, key):
-            causes |= hit
-    causes.discard(new["urn"])
-    return sorted(causes)
+def _diff_config(change: dict[str, Any], new: Mapping[str, Any], old: Mapping[str, Any], replaced: set[str],
+                 own: tuple[bool, list[str], bool]) -> None:
+    """A Kubernetes provider's DiffConfig with the inputs that read a replaced resource unknown."""
+    unknown = _reading(new.get("propertyDependencies") or {}, replaced)
+    reasons = provider_replace_reasons(KUBERNETES_PROVIDER, old.get("inputs") or {}, new.get("inputs") or {}, unknown)
+    change["diff_config"] = bool(reasons)
+    change["reasons"] = sorted(set(own[1]) | {format_path(r) for r in reasons})
+
+
+def _reading(deps: Mapping[str, Iterable[str]], replaced: set[str]) -> list[str]:
+    """The inputs whose property dependencies include a replaced resource (passed to the provider as unknown)."""
+    return sorted(key for key, urns in deps.items() if set(urns) & replaced)
+
+
+def _condemned(changes: Mapping[str, Mapping[str, Any]], news: Mapping[str, Mapping[str, Any]],
+               old_of: Mapping[str, Mapping[str, Any]], old_to_new: Mapping[str, str],
+               roots: set[str]) -> dict[str, set[str]]:
+    """URN -> the delete-first roots whose walk condemns it (step_generator.go `calculateDependentReplacements`).
+
+    From each root, in dependency order, a dependent is condemned when its provider is in the replace set, or when
+    its provider's Diff of its OLD inputs against the same inputs with every input that reads the replace set
+    unknown asks for replacement (its old ignoreChanges applied, then its old replaceOnChanges). The walk reads the
+    old state's property dependencies."""
+    def old_deps(urn: str) -> dict[str, set[str]]:
+        deps = old_of[urn].get("propertyDependencies") or news[urn].get("propertyDependencies") or {}
+        return {k: {old_to_new.get(u, u) for u in v} for k, v in deps.items()}
+
+    out: dict[str, set[str]] = {}
+    for root in sorted(roots):
+        replace_set = {root}
+        grew = True
+        while grew:
+            grew = False
+            for urn in sorted(changes):
+                if urn in replace_set or not news[urn].get("custom", True) or changes[urn]["read"]:
+                    continue
+                old = old_of[urn]
+                provider = value_at(old, "options.provider") or value_at(news[urn], "options.provider")
+                unknown = _reading(old_deps(urn), replace_set)
+                if provider in replace_set or (unknown and _redif_replaces(old, news[urn]["type"], unknown)):
+                    replace_set.add(urn)
+                    out.setdefault(urn, set()).add(root)
+                    grew = True
+    return out
+
+
+def _redif_replaces(old: Mapping[str, Any], resource_type: str, unknown: list[str]) -> bool:
+    """`requiresReplacement` of calculateDependentReplacements: Diff(old inputs, old inputs with `unknown` unknown,
+    old ignoreChanges), then applyReplaceOnChanges with the old replaceOnChanges."""
+    inputs = old.get("inputs") or {}
+    ignore = [parse_path(p) for p in value_at(old, "options.ignoreChanges") or ()]
+    keys = [k for k in unknown if not any(contains(i, (k,)) for i in ignore)]
+    if not keys:
+        return False
+    if ignored(provider_replace_reasons(resource_type, inputs, inputs, keys), ignore):
+        return True
+    roc = [parse_path(p) for p in value_at(old, "options.replaceOnChanges") or ()]
+    return any(contains(q, (k,)) for q in roc for k in keys)
+
+
+def _left_behind(changes: Mapping[str, Mapping[str, Any]], news: Mapping[str, Mapping[str, Any]]) -> dict[str, str]:
+    """URN -> the replaced resource its Kubernetes provider connects to, for every object that stays `same` while
+    the cluster under it is replaced: the provider reads a replaced resource, but its DiffConfig does not replace it
+    (an unchanged clusterIdentifier clears every replace), so its objects are not replaced either."""
+    replaced = {urn for urn, c in changes.items() if c["replace"]}
+    stranded: dict[str, str] = {}
+    for urn, c in changes.items():
+        if news[urn]["type"] != KUBERNETES_PROVIDER or c["diff_config"]:
+            continue
+        gone = sorted({u for urns in (news[urn].get("propertyDependencies") or {}).values() for u in urns} & replaced)
+        if gone:
+            stranded[urn] = gone[0]
+    out = {}
+    for urn, c in changes.items():
+        resource = news[urn]
+        provider = value_at(resource, "options.provider")
+        if provider in stranded and not c["replace"] and (resource.get("custom", True) or resource["type"] == CONFIG_FILE):
+            out[urn] = stranded[provider].rpartition("::")[2]
+    return out
 
 
 def _cascade_lists(changes: Mapping[str, Mapping[str, Any]]) -> dict[str, list[str]]:
@@ -454,11 +616,6 @@ def _restack(urn: str, stack: Any) -> str:
     return "::".join(parts)
 
 
-def _under(pattern: tuple[Part, ...], path: tuple[Part, ...]) -> bool:
-    """`path` lies at or below `pattern` (ignoreChanges semantics)."""
-    return len(pattern) <= len(path) and covers(pattern, path)
-
-
 def _norm_option(value: Any) -> Any:
     if value in (None, False, [], {}, ""):
         return None
@@ -500,7 +657,7 @@ def render_text(diff: PlanDiff) -> str:
         extra = f"  (renamed from {c.renamed_from})" if c.renamed_from else ""
         lines.append(f"  {mark} {c.type}  {c.name}{extra}  [{verdict_text(c)}]")
         for path in c.properties:
-            tag = "  [forces replacement]" if path in c.replace_reasons else (
+            tag = "  [forces replacement]" if forces(c, path) else (
                 "  [re-creates every node]" if path in c.nodes_recreated else "")
             lines.append(f"        {path}{tag}")
         for option in c.options:
@@ -520,11 +677,19 @@ def render_text(diff: PlanDiff) -> str:
     return "\n".join(lines) + "\n"
 
 
+def forces(change: Change, path: str) -> bool:
+    """Is `path` a replace reason or below one (a ForceNew block's count change covers the elements that went)?"""
+    parts = parse_path(path)
+    return any(_at_or_below(parse_path(r), parts) for r in change.replace_reasons if r != "id")
+
+
 def summary(diff: PlanDiff) -> str:
     if diff.empty:
         return "no changes"
     replaced = len(diff.replaced)
-    parts = [f"{len(diff.added)} to add", f"{len(diff.changed) - replaced} to change",
+    # an object left behind in a replaced cluster is no step of `pulumi up` (it stays `same`): counted as refused only
+    changing = [c for c in diff.changed if not c.replace and (c.properties or c.options or c.renamed_from or c.read)]
+    parts = [f"{len(diff.added)} to add", f"{len(changing)} to change",
              f"{replaced} to replace", f"{len(diff.removed)} to delete"]
     refused = len({urn for urn, _, _ in diff.refused})
     if refused:
@@ -536,6 +701,10 @@ def verdict_text(c: Change) -> str:
     """`update in place` / `replace, delete-first` / `REFUSED (rule, ...)`."""
     if c.refusals:
         return "REFUSED: " + ", ".join(sorted({r.rule for r in c.refusals}))
+    if c.read == RELINQUISH:
+        return "relinquish: becomes a read of the same object, nothing is deleted"
+    if c.read == READ_REPLACE:
+        return "read-replacement: the object read has another ID, the old one is deleted"
     if c.replace:
         return f"replace, {c.replace_mode}"
     return "update in place"
@@ -560,7 +729,7 @@ def node_pool_warnings(diff: PlanDiff) -> list[str]:
         if c.type != NODE_POOL:
             continue
         if c.replace:
-            causes = c.replaced_with + ((c.provider_replaced,) if c.provider_replaced else ())
+            causes = c.replaced_with + ((c.provider_replaced,) if c.provider_replaced else ()) + c.replaced_by
             why = ", ".join(c.replace_reasons) or ", ".join(u.rpartition("::")[2] for u in causes)
             out.append(f"node pool {c.name} will be REPLACED (deleted and re-created) because of {why}: "
                        "every node goes away; a job running on this TPU slice is killed")

@@ -7,7 +7,8 @@ touched resource, then the resource graph with the touched resources marked. Pur
 
 from __future__ import annotations
 
-from .diff import PlanDiff, node_pool_warnings, refusal_lines, rename_warnings, summary, trap_warnings, verdict_text
+from .diff import (RELINQUISH, PlanDiff, forces, node_pool_warnings, refusal_lines, rename_warnings, summary,
+                   trap_warnings, verdict_text)
 from .graph import diff_graph, short_type, to_mermaid
 
 MAX_PATHS_PER_RESOURCE = 15
@@ -50,10 +51,11 @@ def render_markdown(diff: PlanDiff, title: str | None = None, graph: bool = True
     for r in diff.added:
         lines.append(f"| **add** | {code(r['name'])} | {code(short_type(r['type']))} | |")
     for c in diff.changed:
-        action = "**REFUSED**" if c.refusals else "**REPLACE**" if c.replace else "update"
+        action = ("**REFUSED**" if c.refusals else "**REPLACE**" if c.replace
+                  else "relinquish" if c.verdict == RELINQUISH else "update")
         what = []
         for path in c.properties[:MAX_PATHS_PER_RESOURCE]:
-            if path in c.replace_reasons:
+            if forces(c, path):
                 what.append(f"{code(path)} (forces replacement)")
             elif path in c.nodes_recreated:
                 what.append(f"{code(path)} (re-creates every node)")
@@ -72,7 +74,7 @@ def render_markdown(diff: PlanDiff, title: str | None = None, graph: bool = True
         what += [f"replaced because {code(u.rpartition('::')[2])} is replaced delete-first" for u in c.replaced_by]
         if c.cascade:
             what.append("cascades to " + ", ".join(code(u.rpartition('::')[2]) for u in c.cascade))
-        if c.replace or c.refusals:
+        if c.replace or c.refusals or c.read:
             what.append(f"_{verdict_text(c)}_")
         lines.append(f"| {action} | {code(c.name)} | {code(short_type(c.type))} | {'<br>'.join(what)} |")
     for r in diff.removed:

@@ -1,12 +1,13 @@
 """Which input changes REPLACE a resource (delete + create) instead of updating it in place.
 
-The offline plan has no provider `Diff`, so the tables of the apply-outcome model (apply_rules.py) stand in
-for it. pulumi-gcp is bridged
-from the Terraform google provider: an input marked ForceNew there replaces the resource here
-(the ForceNew fields of google_container_node_pool; pulumi/pulumi-gcp#412). Paths use Pulumi's property-path syntax
-(see property_paths.py); a pattern covers everything below it. A credentialed `pulumi preview --diff`
-(its `replaceReasons`) remains the source of truth; keep this table in step with the provider
-version pinned in pyproject.toml.
+The offline plan has no provider `Diff`, so the apply-outcome model stands in for it with the providers' own
+algorithms: pulumi-gcp is bridged from terraform-provider-google-beta, and the bridge replaces on a ForceNew
+attribute that gets a new value or a ForceNew block whose element count changes (bridge_schema.py, its schemas
+read from TFB v7.42.0); pulumi-kubernetes on its forceNew table (apply_rules.py). Paths use Pulumi's
+property-path syntax (see property_paths.py); the engine matches replaceOnChanges / ignoreChanges with
+`contains` (a pattern names its path and the paths below it, never an added ancestor). A credentialed
+`pulumi preview --diff` (its `replaceReasons`) remains the source of truth; keep the tables in step with the
+provider version pinned in pyproject.toml.
 
 Besides this table a resource is replaced when:
 - a changed path falls under its own `options.replaceOnChanges` (our JobSets use `["spec"]`:
@@ -28,6 +29,7 @@ from ..apply_rules import (  # noqa: F401 (re-exported: the diff and the tests r
     ANY_INPUT, K8S_PROVIDER_WITHOUT_IDENTIFIER, NODES_RECREATED, REPLACE_PATHS, replace_patterns)
 from ..apply_rules import K8S_IDENTITY as _K8S_IDENTITY
 from ..apply_rules import is_k8s_object as _is_k8s_object
+from ..apply_rules import provider_deletes_first
 from ..gke_rules import SERVER_FILLED_TPU_FIELDS, SERVER_FILLED_WORKLOAD_POLICY_FIELDS
 from ..property_paths import value_at
 
@@ -43,10 +45,11 @@ IDENTITY_INPUTS: Mapping[str, tuple[str, ...]] = MappingProxyType({
     tokens.RESOURCE_POLICY: ("name", "project", "region"),
     tokens.FIREWALL: ("name", "project"),
     tokens.SERVICE_ACCOUNT: ("accountId", "project"),
+    tokens.BUCKET: ("name",),  # bucket names are global: the location is no part of it
 })
 NAME_INPUT: Mapping[str, str] = MappingProxyType({
     tokens.NODE_POOL: "name", tokens.GKE_CLUSTER: "name", tokens.RESOURCE_POLICY: "name", tokens.FIREWALL: "name",
-    tokens.SERVICE_ACCOUNT: "accountId",
+    tokens.SERVICE_ACCOUNT: "accountId", tokens.BUCKET: "name",
 })
 
 # Force-new node-pool fields GKE fills in on TPU slices (the rulebook's list; the pools ignore them).
@@ -83,8 +86,11 @@ def replaceable_keeping_name(resource: Mapping[str, Any]) -> bool:
 def name_clash_on_replace(resource: Mapping[str, Any]) -> bool:
     """A fixed-name resource that a change can replace and that is not deleted first: the successor gets 409."""
     options = resource.get("options") or {}
+    inputs = resource.get("inputs") or {}
     # pulumi-kubernetes replaces a Kubernetes object that keeps its name delete-first on its own
-    # (apply_rules `k8s-named-delete-first`), so only the GCP resources need the option.
+    # (apply_rules `k8s-named-delete-first`), and the Terraform bridge a resource whose autonamed field is given
+    # explicitly (`bridge-delete-before-replace`): only a type with neither needs the option.
     return (resource.get("custom", True) and fixed_name(resource) is not None and not is_k8s_object(resource)
-            and replaceable_keeping_name(resource) and not options.get("deleteBeforeReplace"))
+            and replaceable_keeping_name(resource) and not options.get("deleteBeforeReplace")
+            and not provider_deletes_first(resource["type"], inputs, inputs))
 
