@@ -202,6 +202,22 @@ class AuthorizedNetwork(TypedDict):
     """A label for it."""
 
 
+class Autoprovisioning(TypedDict):
+    """Node auto-provisioning: GKE creates node pools for pending pods within these limits."""
+
+    enabled: NotRequired[bool]
+    """Turn node auto-provisioning on (the cluster's clusterAutoscaling.enabled). Default: false."""
+    tpu_chips_max: NotRequired[dict[str, int]]
+    """Most TPU chips GKE may provision, per accelerator: a generation (v6e) or GKE accelerator name
+    (tpu-v6e-slice) -> chips, e.g. {v6e: 64}."""
+    cpu_max: NotRequired[int]
+    """Most vCPUs across the cluster's auto-provisioned and autoscaled nodes; default 1000000 (as XPK)."""
+    memory_max_gb: NotRequired[int]
+    """Most memory in GB across those nodes; default 10000000 (as XPK)."""
+    locations: NotRequired[list[str]]
+    """Zones GKE may create auto-provisioned pools in; default: the zones of the TPU pool groups."""
+
+
 class Cluster(TypedDict):
     """The GKE cluster (created, or an existing one adopted)."""
 
@@ -253,6 +269,9 @@ class Cluster(TypedDict):
     """IPv4 CIDR blocks allowed to reach the control plane (master authorized networks); at most 50."""
     dns: NotRequired[ClusterDns]
     """Cluster DNS provider (created clusters only). Default: "auto"."""
+    autoprovisioning: NotRequired[Autoprovisioning]
+    """Node auto-provisioning (the cluster's clusterAutoscaling): GKE may create node pools for pending pods up to
+    these limits; provisioned nodes run as the stack's node service account (created clusters only)."""
 
 
 class CpuPool(TypedDict):
@@ -316,6 +335,9 @@ class TpuPool(TypedDict):
     """How the slices are obtained. Default: "on-demand"."""
     reservation: NotRequired[Reservation]
     """The reservation to consume (capacity reservation only)."""
+    reservations: NotRequired[list[Reservation]]
+    """A reservation per slice (capacity reservation only; instead of `reservation`): one entry that every slice
+    consumes, or one entry per slice, slice i consuming entry i (each a name, or {name, project, block, subBlock})."""
     max_run_duration: NotRequired[str]
     """flex-start only: maximum run time of a node, e.g. 24h (at most 7d)."""
     autoscaling: NotRequired[bool]

@@ -12,6 +12,7 @@ from ..naming import PRIORITY_NAMES, jax_managed_env
 from ..releases import RELEASES, manifest_problems
 from ..gke_rules import (GCS_FUSE_HOST_NETWORK_MIN_GKE, JOBSET_METRICS_MIN_GKE, JOBSET_RESTARTS_MIN_GKE,
                          auto_upgrade_problem, below_floor, below_line_floors, version_floor_problems, version_floors)
+from .capacity_checks import autoprovisioning_problems
 from .cluster import CREATE_ONLY_CLUSTER_FIELDS
 from .serving_checks import serving_workload_problems
 from .model import StackConfig, run_across_sections
@@ -30,7 +31,7 @@ def cross_section_problems(stack: StackConfig) -> list[Problem]:
     """Every check across sections, in the order they are reported."""
     return [*cluster_and_pool_problems(stack), *addon_problems(stack), *workload_problems(stack),
             *jax_workload_problems(stack), *access_problems(stack), *at_scale_problems(stack),
-            *ignored_key_problems(stack)]
+            *ignored_key_problems(stack), *autoprovisioning_problems(stack)]
 
 
 def ignored_key_problems(stack: StackConfig) -> list[Problem]:
