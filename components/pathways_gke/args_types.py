@@ -589,6 +589,10 @@ class Workload(TypedDict):
     """JobSet name: a DNS-1035 label of at most 22 characters (50 for a LeaderWorkerSet)."""
     tpu_pool: NotRequired[str]
     """TPU pool group the workload runs on (required for pathways; none = CPU for jax)."""
+    tpu_pools: NotRequired[list[str]]
+    """Ordered fallback instead of tpuPool: the TPU pool groups Kueue may admit the workload to, first choice first
+    (e.g. [reserved, queued]). The groups share one shape (generation, topology, machine type) and region; needs
+    kueue.enabled (the ClusterQueue's flavors follow this order)."""
     image: NotRequired[pulumi.Input[str]]
     """The user container's image, pinned to a tag other than latest or to a digest (may be an Output, e.g. an
     image built in the same program)."""
@@ -725,6 +729,10 @@ class JaxWorkloadSpec(TypedDict):
     """JobSet name: a DNS-1035 label of at most 22 characters (50 for a LeaderWorkerSet)."""
     tpu_pool: NotRequired[str]
     """TPU pool group the workload runs on (required for pathways; none = CPU for jax)."""
+    tpu_pools: NotRequired[list[str]]
+    """Ordered fallback instead of tpuPool: the TPU pool groups Kueue may admit the workload to, first choice first
+    (e.g. [reserved, queued]). The groups share one shape (generation, topology, machine type) and region; needs
+    kueue.enabled (the ClusterQueue's flavors follow this order)."""
     image: pulumi.Input[str]
     """The user container's image, pinned to a tag other than latest or to a digest (may be an Output, e.g. an
     image built in the same program)."""
@@ -789,6 +797,10 @@ class WorkloadPlacement(TypedDict):
     """tpu7x multi-host workload-policy name (node label cloud.google.com/placement-policy-name)."""
     queue_name: NotRequired[str]
     """Kueue LocalQueue; sets kueue.x-k8s.io/queue-name on the JobSet or LeaderWorkerSet."""
+    fallback_groups: NotRequired[list[str]]
+    """Ordered fallback: the TPU pool groups Kueue may admit the workload to, first choice first (instead of
+    tpu_group). The workers select the shape only (accelerator, topology): Kueue injects the admitted flavor's node
+    labels and tolerations. Needs queue_name; capacity stays unset (each group has its own)."""
 
 
 class PathwaysWorkloadArgs(TypedDict):
@@ -826,6 +838,10 @@ class PathwaysWorkloadArgs(TypedDict):
     """tpu7x multi-host workload-policy name (node label cloud.google.com/placement-policy-name)."""
     queue_name: NotRequired[str]
     """Kueue LocalQueue; sets kueue.x-k8s.io/queue-name on the JobSet or LeaderWorkerSet."""
+    fallback_groups: NotRequired[list[str]]
+    """Ordered fallback: the TPU pool groups Kueue may admit the workload to, first choice first (instead of
+    tpu_group). The workers select the shape only (accelerator, topology): Kueue injects the admitted flavor's node
+    labels and tolerations. Needs queue_name; capacity stays unset (each group has its own)."""
     secrets: NotRequired[dict[str, pulumi.Input[str]]]
     """Secret values by name (give Pulumi secrets, e.g. config.require_secret), for the workload's
     secretEnv (ENV_VAR: secret name); stored in a Kubernetes Secret."""
@@ -864,6 +880,10 @@ class JaxWorkloadArgs(TypedDict):
     """tpu7x multi-host workload-policy name (node label cloud.google.com/placement-policy-name)."""
     queue_name: NotRequired[str]
     """Kueue LocalQueue; sets kueue.x-k8s.io/queue-name on the JobSet or LeaderWorkerSet."""
+    fallback_groups: NotRequired[list[str]]
+    """Ordered fallback: the TPU pool groups Kueue may admit the workload to, first choice first (instead of
+    tpu_group). The workers select the shape only (accelerator, topology): Kueue injects the admitted flavor's node
+    labels and tolerations. Needs queue_name; capacity stays unset (each group has its own)."""
     secrets: NotRequired[dict[str, pulumi.Input[str]]]
     """Secret values by name (give Pulumi secrets, e.g. config.require_secret), for the workload's
     secretEnv (ENV_VAR: secret name); stored in a Kubernetes Secret."""
@@ -903,6 +923,10 @@ class PathwaysServingArgs(TypedDict):
     """tpu7x multi-host workload-policy name (node label cloud.google.com/placement-policy-name)."""
     queue_name: NotRequired[str]
     """Kueue LocalQueue; sets kueue.x-k8s.io/queue-name on the JobSet or LeaderWorkerSet."""
+    fallback_groups: NotRequired[list[str]]
+    """Ordered fallback: the TPU pool groups Kueue may admit the workload to, first choice first (instead of
+    tpu_group). The workers select the shape only (accelerator, topology): Kueue injects the admitted flavor's node
+    labels and tolerations. Needs queue_name; capacity stays unset (each group has its own)."""
     lws_version: NotRequired[str]
     """Release of the LWS controller in the cluster (vMAJOR.MINOR.PATCH, >= v0.5.0; releases.py). Default: "v0.10.0"."""
     kueue_version: NotRequired[str]

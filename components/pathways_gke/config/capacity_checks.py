@@ -3,9 +3,15 @@ fallback (workloads[].tpuPools). Path-named problems, run by config/checks.py `c
 
 from __future__ import annotations
 
+from .fallback import fallback_problems
 from .model import StackConfig
 from .types import COMPUTE_DEFAULT_SERVICE_ACCOUNT, region_of
 from ..errors import Problem
+
+
+def capacity_problems(stack: StackConfig) -> list[Problem]:
+    """Every check of the capacity keys: node auto-provisioning and ordered fallback."""
+    return [*autoprovisioning_problems(stack), *fallback_problems(stack)]
 
 
 def autoprovisioning_problems(stack: StackConfig) -> list[Problem]:
