@@ -80,13 +80,13 @@ class Placement(BaseModel):
         if self.slices is None:
             raise fail("tpu", "is required with tpu_type: the number of slices the workload may use", field="slices")
         if self.fallback_groups is not None:
-            for field, wrong in (("tpu_group", self.tpu_group is not None),
+            for other, wrong in (("tpu_group", self.tpu_group is not None),
                                  ("capacity", self.capacity != "on-demand"),
                                  ("placement_policy", self.placement_policy is not None)):
                 if wrong:
-                    raise fail("tpu", "selects one group or capacity, but with fallback_groups the workers select "
-                               "the shape only and Kueue injects the admitted group's labels and tolerations: "
-                               "remove it", field=field)
+                    raise fail("tpu", f"cannot be used with {other}, which selects one group or capacity: with "
+                               "fallback_groups the workers select the shape only and Kueue injects the admitted "
+                               f"group's labels and tolerations; remove {other}", field="fallback_groups")
             if self.queue_name is None:
                 raise fail("tpu", "is required with fallback_groups: the fallback order is the Kueue ClusterQueue's "
                            "flavor order, so the workload must be queued", field="queue_name")
