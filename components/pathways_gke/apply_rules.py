@@ -206,7 +206,9 @@ NODE_POOL_FORCE_NEW = (
     "nodeConfig.gvnic",
 )
 
-# GKE clusters: ForceNew in google_container_cluster (the ones a stack can reach).
+# GKE clusters: ForceNew in google_container_cluster (the ones a stack can reach). NOT listed, so updated in place:
+# clusterAutoscaling (cluster.autoprovisioning; no ForceNew under cluster_autoscaling in TFB, sent as GKE
+# ClusterUpdate.desiredClusterAutoscaling).
 CLUSTER_FORCE_NEW = (
     "name", "project", "location", "network", "subnetwork", "description",
     "clusterIpv4Cidr", "ipAllocationPolicy", "networkingMode", "defaultMaxPodsPerNode",

@@ -72,6 +72,10 @@ class AutoprovisioningConfig(Model):
             {"resource_type": "cpu", "minimum": 0, "maximum": self.cpu_max or DEFAULT_CPU_MAX},
             {"resource_type": "memory", "minimum": 0, "maximum": self.memory_max_gb or DEFAULT_MEMORY_MAX_GB},
         ]
-        by_type = {accelerator_resource_type(k): v for k, v in self.tpu_chips_max.items()}
-        limits += [{"resource_type": t, "minimum": 0, "maximum": by_type[t]} for t in sorted(by_type) if t]
+        by_type: dict[str, int] = {}
+        for key, chips in self.tpu_chips_max.items():
+            resource_type = accelerator_resource_type(key)
+            if resource_type is not None:  # always: the field validator refuses any other key
+                by_type[resource_type] = chips
+        limits += [{"resource_type": t, "minimum": 0, "maximum": by_type[t]} for t in sorted(by_type)]
         return limits
