@@ -260,6 +260,31 @@ def cluster_section(draw, name: str, region: str) -> tuple[dict[str, Any], str]:
     return cluster, location
 
 
+def _shape_key(pool: PoolFacts) -> tuple[str, str, str, str]:
+    return pool.generation, pool.shape.topology, pool.shape.machine_type, pool.zone.rsplit("-", 1)[0]
+
+
+def twin_pool(pools: list[dict[str, Any]], facts: list[PoolFacts]) -> None:
+    """Give the second group the first one's shape, slices and zone (keeping its own capacity where the generation
+    allows it): groups an ordered fallback may list together."""
+    first, second = pools[0], pools[1]
+    for key in ("type", "topology", "machineType", "slices", "zone"):
+        second.pop(key, None)
+        if key in first:
+            second[key] = first[key]
+    for key in ("diskType", "networkProfile"):  # each generation's own values
+        second.pop(key, None)
+    capacity = facts[1].capacity
+    if capacity in ("flex-start", "queued") and not GENERATIONS[facts[0].generation].flex_start:
+        capacity = "spot"
+        second["capacity"] = capacity
+        for key in ("maxRunDuration", "autoscaling"):
+            second.pop(key, None)
+    if capacity == "reservation" and len(second.get("reservations") or []) not in (0, 1, facts[0].slices):
+        second["reservations"] = second["reservations"][:1]
+    facts[1] = dataclasses.replace(facts[0], name=facts[1].name, capacity=capacity)
+
+
 @st.composite
 def tpu_pool(draw, name: str, slices: int, region: str, kueue: bool) -> tuple[dict[str, Any], PoolFacts]:
     gen = GENERATIONS[draw(choice(TPU_TYPES))]
@@ -293,7 +318,13 @@ def tpu_pool(draw, name: str, slices: int, region: str, kueue: bool) -> tuple[di
     capacity = draw(choice(capacities))
     if capacity != "on-demand" or draw(st.booleans()):
         pool["capacity"] = capacity
-    if capacity == "reservation":
+    if capacity == "reservation" and draw(st.integers(0, 3)) == 0:
+        # a reservation per slice: one entry every slice consumes, or one per slice (slice i takes entry i)
+        count = draw(choice(sorted({1, slices})))
+        pool["reservations"] = [draw(choice([f"res-{i}", {"name": f"res-{i}", "block": f"block-{i}"},
+                                             {"name": "shared", "project": "acme-shared-reservations",
+                                              "block": "b", "subBlock": f"s-{i}"}])) for i in range(count)]
+    elif capacity == "reservation":
         reservation = draw(choice(["acme-res", "v6e-east5", "shared-block-res"]))
         if draw(st.booleans()):
             pool["reservation"] = reservation
@@ -486,6 +517,9 @@ def valid_configs(draw) -> ValidDraw:
         pool, fact = draw(tpu_pool(name, slices, region, kueue))
         pools.append(pool)
         facts.append(fact)
+    if kueue and len(pools) >= 2 and draw(st.booleans()):
+        twin_pool(pools, facts)  # two groups of one shape: an ordered fallback may name both
+        features.add("fallback-twins")
     if pools or draw(st.booleans()):
         config[P + "tpuPools"] = pools
 
@@ -515,8 +549,29 @@ def valid_configs(draw) -> ValidDraw:
         workload_facts.append(WorkloadFacts(name=name, runtime=runtime, mode=mode, pool=pool.name if pool else None))
         features.add(f"workload:{runtime}:{mode}")
         features.update(key for key in ("env", "secretEnv", "priorityClass", "gcsFuse", "resources") if key in w)
+    if kueue:
+        for w in workloads:
+            same = [f.name for f in facts if w.get("tpuPool") and _shape_key(f) == _shape_key(
+                next(g for g in facts if g.name == w["tpuPool"]))]
+            if (len(same) > 1 and w.get("runtime") == "pathways" and w.get("mode", "default") in ("default", "headless")
+                    and draw(st.integers(0, 3)) != 0):
+                del w["tpuPool"]
+                w["tpuPools"] = same  # every group of the shape, in stack order (one order for every list)
+                features.add("ordered-fallback")
     if workloads or draw(st.booleans()):
         config[P + "workloads"] = workloads
+    if cluster.get("create", True) and cluster.get("nodeServiceAccount") != {"create": False} \
+            and draw(st.integers(0, 4)) == 0:
+        nap: dict[str, Any] = {"enabled": True}
+        if facts and draw(st.booleans()):
+            nap["tpuChipsMax"] = {facts[0].generation: facts[0].shape.chips * facts[0].slices}
+        if draw(st.booleans()):
+            nap["cpuMax"] = draw(st.integers(64, 4096))
+            nap["memoryMaxGb"] = draw(st.integers(256, 16384))
+        if not facts or draw(st.booleans()):
+            nap["locations"] = [draw(choice(region_zones(region)))]
+        cluster["autoprovisioning"] = nap
+        features.add("autoprovisioning")
 
     config[P + "cpuPool"] = draw(cpu_pool_section(region, location, facts, workloads,
                                                   [f"{cluster_name}-{p.name}-{i}" for p in facts
