@@ -100,3 +100,23 @@ def test_tpu_pool_and_tpu_pools_together_are_refused():
 def test_unknown_group_in_the_list_is_refused():
     found = problems(fallback_stack(order=("train", "nope")))
     assert "names no TPU pool group" in found["workloads[0].tpuPools[1]"]
+
+
+def test_the_component_args_carry_the_fallback_and_render_the_same_workers():
+    from pathways_gke.workloads import pathways
+
+    config = parse_stack(fallback_stack())
+    args = pathways.pathways_args_from_stack(config, config.workloads[0], {})
+    assert args["fallback_groups"] == ["train", "burst"] and "tpu_group" not in args
+    assert args.get("capacity", "on-demand") == "on-demand"  # no capacity extras: each group has its own
+    jobset = pathways.validate_args(args).objects.primary
+    workers = [j for j in jobset["spec"]["replicatedJobs"] if j["name"] == "worker"][0]
+    assert "pathways-gke/tpu-group" not in workers["template"]["spec"]["template"]["spec"]["nodeSelector"]
+
+
+def test_a_component_fallback_without_a_queue_is_refused_at_the_arg():
+    from pathways_gke.config.placement import placement_problems
+
+    _, found = placement_problems({"tpu_type": "v6e-16", "slices": 2, "fallback_groups": ["a", "b"]}, (),
+                                  tpu_required=True)
+    assert [p.path for p in found] == ["queue_name"]
