@@ -1,12 +1,15 @@
 """Ordered fallback (`workloads[].tpuPools: [g1, g2, ...]`): which pool groups may stand in for each other, and the
 order of the Kueue ClusterQueue's TPU flavors that carries every workload's preference.
 
-Kueue semantics (kubernetes-sigs/kueue site/content/en/docs/concepts/cluster_queue.md "Flavors and Resources",
-resource_flavor.md; GKE "Kueue flavor fallback to DWS" tutorial): within a resource group Kueue tries the flavors in
-the order the ClusterQueue lists them and admits a pod set to the first whose nodeLabels agree with the pods' node
-selector and whose quota fits; on admission it injects that flavor's nodeLabels and tolerations into the pods. So the
+Kueue semantics: within a resource group Kueue tries the flavors in the order the ClusterQueue lists them ("The order
+of flavors matters: list ResourceFlavors from the most preferred to the least preferred", kueue.sigs.k8s.io
+docs/tasks/manage/setup_concurrent_admission) and admits a pod set to the first whose nodeLabels agree with the pods'
+node selector and whose quota fits; on admission it injects that flavor's nodeLabels and tolerations into the pods
+(Kueue v0.5.0 release notes: "Kueue injects these tolerations to the jobs that are assigned to the flavor"). So the
 workers select the shape only (accelerator, topology) and the flavor order is the fallback order; the
-ProvisioningRequest admission check applies only to the queued flavors (admissionChecksStrategy.onFlavors).
+ProvisioningRequest admission check applies only to the queued flavors (admissionChecksStrategy.onFlavors, validated
+against the v0.17.1 and v0.19.2 CRDs; Cluster Toolkit's DWS example pairs the check with the queued flavor). GKE's
+own tutorial on flavor fallback to DWS was not among the stored pages read here.
 
 Because the workers' selector matches every flavor of their shape, a group of the same shape that the list does not
 name could admit them too: that is refused, as are groups of another shape or region, fallback without Kueue, and
