@@ -1,7 +1,7 @@
 """Ordered fallback (`workloads[].tpuPools`): a workload that falls back from a reservation group to a queued (DWS)
 group renders Kueue's flavor order, the ProvisioningRequest check scoped to the queued flavor, and shape-only worker
-selectors (Kueue injects the admitted flavor's nodeLabels and tolerations: kueue site/content/en/docs/concepts/
-resource_flavor.md; GKE's "Kueue flavor fallback to DWS" tutorial). Mixed shapes, fallback without Kueue, groups of
+selectors (Kueue injects the admitted flavor's nodeLabels and tolerations; sources in config/fallback.py). Mixed
+shapes, fallback without Kueue, groups of
 the same shape left out of the list and inconsistent orders are refused, each naming the key and the reason."""
 
 import pytest
