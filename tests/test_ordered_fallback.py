@@ -120,3 +120,12 @@ def test_a_component_fallback_without_a_queue_is_refused_at_the_arg():
     _, found = placement_problems({"tpu_type": "v6e-16", "slices": 2, "fallback_groups": ["a", "b"]}, (),
                                   tpu_required=True)
     assert [p.path for p in found] == ["queue_name"]
+
+
+@pytest.mark.slow
+def test_the_fallback_workers_fit_the_pools_of_their_shape():
+    from pathways_gke.fit import place
+    from pathways_gke.plan import plan_config
+
+    plan = plan_config(fallback_stack(), stack="prod").to_json()
+    assert place(plan["resources"]) == []

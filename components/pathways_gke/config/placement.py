@@ -117,6 +117,11 @@ class Placement(BaseModel):
         return cls.model_construct(**values)
 
     @property
+    def group_text(self) -> str:
+        """The group(s) for messages: the one group, or the fallback list."""
+        return self.tpu_group or " or ".join(self.fallback_groups or []) or "(none)"
+
+    @property
     def fallback(self) -> bool:
         """Placed by Kueue on one of several groups: workers select the shape only."""
         return bool(self.fallback_groups)
