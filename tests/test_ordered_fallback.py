@@ -35,6 +35,7 @@ def tpu_flavor_names(config):
     return [f["name"] for f in cluster_queue(config)["spec"]["resourceGroups"][0]["flavors"][1:]]
 
 
+@pytest.mark.slow
 def test_reservation_then_queued_renders_order_scoped_check_and_shape_only_selectors():
     config = parse_stack(fallback_stack(order=("train", "burst")))
     queue = cluster_queue(config)
@@ -102,6 +103,7 @@ def test_unknown_group_in_the_list_is_refused():
     assert "names no TPU pool group" in found["workloads[0].tpuPools[1]"]
 
 
+@pytest.mark.slow
 def test_the_component_args_carry_the_fallback_and_render_the_same_workers():
     from pathways_gke.workloads import pathways
 
