@@ -229,3 +229,21 @@ def test_the_channels_default_is_held_to_the_rulebooks_floors(google, tmp_path, 
     assert code == 1 and floor["status"] == "fail"
     assert floor["detail"] == "1.33.5-gke.1080000 is below 1.34.1-gke.1829001, needed by the accelerator network profile"
     assert "GKE floor for main" not in by_name(out)  # v5e pools here need no newer version
+
+
+@pytest.mark.slow  # plans the stack offline
+def test_a_reservation_per_slice_is_checked_for_the_slice_that_consumes_it(google, tmp_path, capsys):
+    record(google)  # res-v6e: 8 VMs, 2 in use
+    google.get(f"/compute/projects/{PROJECT}/zones/us-east5-b/reservations/res-v6e-b", {
+        "kind": "compute#reservation", "name": "res-v6e-b", "status": "READY", "specificReservationRequired": True,
+        "specificReservation": {"count": "4", "inUseCount": "1",
+                                "instanceProperties": {"machineType": "ct6e-standard-4t"}}})
+    pools = [dict(p) for p in POOLS]
+    held = next(p for p in pools if p["name"] == "held")
+    held.pop("reservation")
+    held["reservations"] = ["res-v6e", "res-v6e-b"]  # slice 0 and slice 1, 4 VMs each (v6e 4x4)
+    code, out, err = preflight(capsys, project_dir(tmp_path, tpuPools=pools), "--json")
+    checks = by_name(out)
+    first, second = checks["reservation res-v6e (held, us-east5-b)"], checks["reservation res-v6e-b (held, us-east5-b)"]
+    assert first["status"] == "pass" and first["detail"] == "ct6e-standard-4t: 6 of 8 free, the pool needs 4"
+    assert second["status"] == "fail" and second["detail"] == "ct6e-standard-4t: 3 of 4 free, the pool needs 4"
