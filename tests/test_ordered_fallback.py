@@ -131,3 +131,20 @@ def test_the_fallback_workers_fit_the_pools_of_their_shape():
 
     plan = plan_config(fallback_stack(), stack="prod").to_json()
     assert place(plan["resources"]) == []
+
+
+@pytest.mark.slow
+def test_a_jax_workload_falls_back_the_same_way():
+    from pathways_gke.workloads import jax as jax_workload
+
+    config = fallback_stack()
+    jax = {"name": "jax-run", "runtime": "jax", "tpuPools": ["train", "burst"],
+           "image": "us-docker.pkg.dev/acme/train/jax:v1", "command": "python3 run.py"}
+    config["pathways-gke:workloads"] = [jax]
+    parsed = parse_stack(config)
+    args = jax_workload.jax_args_from_stack(parsed, parsed.workloads[0], {})
+    jobset = jax_workload.validate_args(args).objects.primary
+    spec = jobset["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["spec"]
+    assert spec["nodeSelector"] == {"cloud.google.com/gke-tpu-accelerator": "tpu-v6e-slice",
+                                    "cloud.google.com/gke-tpu-topology": "4x4"}
+    assert spec["tolerations"] == [{"key": "google.com/tpu", "operator": "Exists", "effect": "NoSchedule"}]
