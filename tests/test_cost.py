@@ -3,9 +3,11 @@ cluster fee and the total range, from the dated price table shipped in the packa
 and marks the estimate incomplete, never 0; the table's refresh script talks to the Cloud Billing Catalog API's real
 REST path (here a loopback server answering upstream-shaped SKU objects)."""
 
+import csv
 import json
 import threading
 from http.server import BaseHTTPRequestHandler, HTTPServer
+from pathlib import Path
 from urllib.parse import parse_qs, urlparse
 
 import pytest
@@ -13,11 +15,11 @@ import pytest
 from pathways_gke.cli import main as cli_main
 from pathways_gke.cost import cost_change, estimate, load_prices
 from pathways_gke.cost.prices import parse_prices
-from pathways_gke.cost.tools import refresh_prices
+from pathways_gke.cost.tools import from_skypilot, refresh_prices
 from pathways_gke.plan import plan_config
 from tests.support.stacks import merged
 
-# A table for the arithmetic only (test input, not a price claim: the shipped table has no TPU prices yet).
+# A table for the arithmetic only (test input, not a price claim; the shipped table's prices are tested below).
 TEST_TABLE = parse_prices({
     "currency": "USD", "asOf": "2026-01-01", "source": "test",
     "prices": [
@@ -43,23 +45,29 @@ def line(cost, resource):
     return next(item for item in cost["lines"] if item["resource"] == resource)
 
 
+SKYPILOT_CSV = "https://github.com/skypilot-org/skypilot-catalog/blob/017e2502fb63c7a28757acd94002b2d6099d3e3d/" \
+    "catalogs/v7/gcp/vms.csv"
+
+
 @pytest.mark.slow
 def test_dev_cost_json_has_the_spot_tpu_line_dated_and_sourced(capsys):
     cost = cost_json(capsys, "dev")
-    assert cost["currency"] == "USD" and cost["asOf"] == "2026-11-27" and cost["source"]
+    assert cost["currency"] == "USD" and cost["asOf"] == "2026-11-27" and "Cloud Billing Catalog" in cost["source"]
     tpu = line(cost, "pw-dev-main-0")
     assert (tpu["kind"], tpu["machineType"], tpu["chips"], tpu["nodes"], tpu["basis"]) == (
         "tpu-node-pool", "ct6e-standard-4t", 4, {"min": 2, "max": 2}, "spot")
+    spot = load_prices().find("tpu", "v6e", "us-east5", "spot")
+    assert tpu["unitPrice"] == spot.price > 0 and tpu["unit"] == "chip-hour"
+    assert tpu["hourly"]["min"] == tpu["hourly"]["max"] == pytest.approx(spot.price * 4 * 2)
+    assert tpu["hourly"]["min"] > 0
+    assert (tpu["priceSource"], tpu["priceRead"]) == (SKYPILOT_CSV, "2026-11-27")
+    cpu = line(cost, "pw-dev-cpu")
+    assert cpu["unitPrice"] > 0 and cpu["basis"] == "on-demand" and cpu["priceSource"] == SKYPILOT_CSV
+    assert cpu["hourly"]["max"] == pytest.approx(2 * cpu["hourly"]["min"])  # 1..2 nodes
     fee = line(cost, "pw-dev-cluster")
     assert fee["unitPrice"] == 0.1 and fee["priceSource"] == "https://cloud.google.com/kubernetes-engine/pricing"
-    # No stored Google page gives a v6e spot price (data/prices.json `unpriced` says what was searched): the line is
-    # null and the estimate incomplete, never 0. When a sourced price is added this must turn positive.
-    table = load_prices()
-    spot = table.find("tpu", "v6e", "us-east5", "spot")
-    if spot is None or spot.price is None:
-        assert tpu["unitPrice"] is None and tpu["hourly"] is None and cost["complete"] is False
-    else:
-        assert tpu["unitPrice"] > 0 and tpu["priceRead"] and tpu["priceSource"]
+    assert cost["complete"] is True
+    assert cost["hourly"]["min"] == pytest.approx(0.1 + cpu["hourly"]["min"] + tpu["hourly"]["min"])
 
 
 @pytest.mark.slow
@@ -67,9 +75,29 @@ def test_prod_reserved_lines_say_they_are_billed_whether_used_or_not(capsys):
     cost = cost_json(capsys, "prod")
     reserved = [item for item in cost["lines"] if item["basis"] == "reservation"]
     assert len(reserved) == 4
+    on_demand = load_prices().find("tpu", "v6e", "us-east5", "on-demand")
     for item in reserved:
         assert "billed whether or not nodes use it" in item["note"]
         assert item["nodes"] == {"min": 4, "max": 4}
+        # No source read gives a reservation's rate (it depends on its commitment): null, and the note says what
+        # Compute Engine bills and the on-demand rate it starts from.
+        assert item["unitPrice"] is None and item["hourly"] is None
+        assert "no reservation rate in the table" in item["note"]
+        assert f"${on_demand.price:g}/chip-hour" in item["note"] and SKYPILOT_CSV in item["note"]
+    assert cost["complete"] is False
+    assert line(cost, "pw-prod-cpu")["unitPrice"] > 0  # the priced lines still count
+
+
+@pytest.mark.slow
+def test_a_machine_and_a_region_the_table_lacks_stay_unpriced():
+    table = load_prices()
+    assert table.find("machine", "n4-standard-64", "us-east5", "on-demand") is None  # not in SkyPilot's catalog
+    cost = estimate(plan_of(cpuPool={"machineType": "n4-standard-64"})).to_json()
+    cpu = line(cost, "pw-dev-cpu")
+    assert cpu["unitPrice"] is None and cpu["hourly"] is None and cost["complete"] is False
+    assert line(cost, "pw-dev-main-0")["unitPrice"] > 0
+    # v6e in asia-east1: the catalog row is the fetcher's 700.0 placeholder, not a price
+    assert table.find("tpu", "v6e", "asia-east1", "spot") is None
 
 
 def plan_of(**changes):
@@ -119,6 +147,10 @@ def test_the_shipped_table_is_dated_sourced_and_never_zero():
     for price in table.prices:
         assert price.source.startswith(("https://", "cloudbilling.googleapis.com/")) and price.read
         assert price.price is None or price.price > 0
+    for entry in table.raw["prices"]:
+        if entry["source"] == SKYPILOT_CSV:  # a third-party catalog: each entry says how it was derived
+            assert "Cloud Billing Catalog" in entry["via"] and "fetch_gcp.py" in entry["via"]
+            assert entry["read"] == "2026-11-27" and entry["derivation"] and entry["basis"] in ("on-demand", "spot")
     with pytest.raises(ValueError, match="never 0"):
         parse_prices({"currency": "USD", "asOf": "x", "source": "x", "prices": [
             {"kind": "tpu", "key": "v6e", "unit": "chip-hour", "price": 0, "source": "s", "read": "r"}]})
@@ -160,7 +192,7 @@ class BillingCatalog(BaseHTTPRequestHandler):
 
 def test_refresh_reads_the_billing_catalog_and_updates_pinned_skus(tmp_path, capsys):
     server = HTTPServer(("127.0.0.1", 0), BillingCatalog)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True).start()
     table = tmp_path / "prices.json"
     table.write_text(json.dumps({"currency": "USD", "asOf": "2000-01-01", "source": "s", "prices": [
         {"kind": "tpu", "key": "v6e", "region": "us-east5", "basis": "spot", "unit": "chip-hour", "price": None,
@@ -183,3 +215,67 @@ def test_refresh_reads_the_billing_catalog_and_updates_pinned_skus(tmp_path, cap
         "AAAA-BBBB-CCCC"
     assert refreshed.find("tpu", "v5p", "us-east5", "spot").price is None  # its SKU is gone: kept, reported
     assert "GONE not found" in capsys.readouterr().err
+
+
+EXCERPT = Path(__file__).parent / "data" / "skypilot_gcp_vms_017e250.csv"
+COMMIT = "017e2502fb63c7a28757acd94002b2d6099d3e3d"
+
+
+def excerpt_rows():
+    return list(csv.DictReader(EXCERPT.read_text().splitlines()))
+
+
+def test_the_shipped_catalog_prices_are_exactly_what_the_rows_read_give():
+    """The rows read from the catalog (tests/data, one zone per region) derive every SkyPilot entry of the table."""
+    derived = from_skypilot.entries(EXCERPT.read_text(), COMMIT, "2026-11-27")
+    shipped = [entry for entry in load_prices().raw["prices"] if entry["source"] == SKYPILOT_CSV]
+    assert derived == shipped
+    regions = {gen: sorted({e["region"] for e in shipped if e["key"] == gen}) for gen in ("v4", "v5e", "v5p", "v6e")}
+    assert regions["v4"] == ["us-central2"] and "us-east5" in regions["v5p"] and len(regions["v6e"]) == 10
+    assert not any(entry["key"] == "tpu7x" for entry in shipped)  # the catalog has no tpu7x rows
+
+
+def test_every_slice_size_gives_the_same_per_chip_price_within_rounding():
+    """A slice's price / its chips is one chip-hour price: v4 and v5p names count TensorCores (2 a chip), v5e and
+    v6e names count chips. The catalog rounds each slice's price to 5 decimals, so sizes agree within 5e-6 / chips."""
+    per_chip: dict = {}
+    for row in excerpt_rows():
+        if row["InstanceType"]:
+            continue
+        _, version, count = row["AcceleratorName"].split("-")
+        chips = int(count) // (2 if version in ("v4", "v5p") else 1)
+        for column in ("Price", "SpotPrice"):
+            if float(row[column]) == 700.0:  # fetch_gcp.py TPU_V6E_MAX_PRICE placeholder
+                continue
+            per_chip.setdefault((version, row["Region"], column), []).append((chips, float(row[column])))
+    assert len(per_chip) == 56
+    for key, sizes in per_chip.items():
+        assert len(sizes) >= 8, key
+        unit = max(sizes)[1] / max(sizes)[0]
+        for chips, price in sizes:
+            assert abs(price / chips - unit) <= 5e-6 / chips + 1e-12, (key, chips, price)
+    table = load_prices()
+    v5p = table.find("tpu", "v5p", "us-east5", "on-demand").price
+    assert v5p == pytest.approx(16.8 / 4)  # tpu-v5p-8 is 4 chips at $16.80 an hour
+
+
+def test_a_machine_type_costs_in_proportion_to_its_size_within_rounding():
+    """n2-standard-8/32/64 share the family's per-vCPU and per-GiB SKU rates, so price / vCPUs agrees per region."""
+    prices: dict = {}
+    for row in excerpt_rows():
+        if row["InstanceType"].startswith("n2-standard-"):
+            for column in ("Price", "SpotPrice"):
+                prices.setdefault((row["Region"], column), []).append((float(row["vCPUs"]), float(row[column])))
+    assert len(prices) == 80
+    for key, sizes in prices.items():
+        per_vcpu = [price / vcpus for vcpus, price in sizes]
+        assert max(per_vcpu) - min(per_vcpu) <= 5e-6 / 8 + 5e-6 / 64 + 1e-12, key
+
+
+def test_inconsistent_slice_prices_and_placeholders_are_refused_or_skipped():
+    head = EXCERPT.read_text().splitlines()[0]
+    bad = head + "\n,,,tpu-v6e-1,1,tpu-v6e-1,us-east5,us-east5-a,2.7,1.08\n,,,tpu-v6e-4,1,tpu-v6e-4,us-east5,us-east5-a,11.0,4.32\n"
+    with pytest.raises(from_skypilot.InconsistentCatalog, match="tpu-v6e us-east5 on-demand"):
+        from_skypilot.entries(bad, COMMIT, "2026-11-27")
+    placeholder = head + "\n,,,tpu-v6e-4,1,tpu-v6e-4,asia-east1,asia-east1-c,700.0,700.0\n"
+    assert from_skypilot.entries(placeholder, COMMIT, "2026-11-27") == []

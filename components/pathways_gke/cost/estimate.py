@@ -22,7 +22,7 @@ from typing import Any, Mapping, Optional
 from .. import tokens
 from ..catalog import GENERATIONS, cpu_machine
 from ..property_paths import value_at
-from .prices import PriceTable, load_prices
+from .prices import Price, PriceTable, load_prices
 
 RESERVATION_NOTE = ("reservation: billed whether or not nodes use it (from its creation until it is deleted); this "
                     "line counts this pool's nodes at the reservation's price, the whole reservation may be larger")
@@ -160,6 +160,16 @@ def _tpu_generation(machine_type: str) -> Optional[tuple[str, int]]:
     return None
 
 
+def _reservation_unpriced(note: Optional[str], on_demand: Optional[Price], unit: str) -> str:
+    """The reservation note when the table has no reservation rate: what is known and what is not."""
+    known = ("" if on_demand is None or on_demand.price is None else
+             f"; the on-demand rate here is ${on_demand.price:g}/{unit} ({on_demand.source}, read {on_demand.read}),"
+             " before the reservation's commitment discounts")
+    return (note or RESERVATION_NOTE) + ("; no reservation rate in the table: Compute Engine bills reserved resources "
+                                         "at on-demand rates with any applicable (commitment) discounts, which the "
+                                         "table does not know" + known)
+
+
 def _pool_line(resource: Mapping[str, Any], table: PriceTable) -> CostLine:
     inputs = resource.get("inputs") or {}
     machine = str(value_at(inputs, "nodeConfig.machineType") or "")
@@ -172,11 +182,15 @@ def _pool_line(resource: Mapping[str, Any], table: PriceTable) -> CostLine:
     if tpu is not None:
         generation, chips = tpu
         price = table.find("tpu", generation, region, basis)
+        if basis == "reservation" and (price is None or price.price is None):
+            note = _reservation_unpriced(note, table.find("tpu", generation, region, "on-demand"), "chip-hour")
         return CostLine(name, "tpu-node-pool", machine, low, high, basis, "chip-hour",
                         price.price if price else None, chips=chips, price_source=price.source if price else None,
                         price_read=price.read if price else None, note=note)
     cpu = cpu_machine(machine)
     price = table.find("machine", machine, region, basis)
+    if basis == "reservation" and (price is None or price.price is None):
+        note = _reservation_unpriced(note, table.find("machine", machine, region, "on-demand"), "node-hour")
     if cpu is None:
         note = (note + "; " if note else "") + f"machine type {machine or '(unset)'} is not in the catalog"
     return CostLine(name, "cpu-node-pool" if cpu else "node-pool", machine or None, low, high, basis, "node-hour",
