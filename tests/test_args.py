@@ -11,7 +11,7 @@ from pydantic import BaseModel
 
 from pathways_gke import args as A
 from pathways_gke.cluster import PathwaysCluster
-from pathways_gke.config import access, addons, cluster, observability, pathways, serving, stack, tpu, workloads
+from pathways_gke.config import access, addons, autoprovisioning, cluster, observability, pathways, serving, stack, tpu, workloads
 from pathways_gke.config.stack import parse_stack, read_stack_file
 from pathways_gke.errors import ConfigError
 from pathways_gke.plan.engine import plan_stack
@@ -23,6 +23,7 @@ from tests.support.offline import run
 SECTIONS = [
     (A.Cluster, cluster.ClusterConfig),
     (A.NodeServiceAccount, cluster.NodeServiceAccount),
+    (A.Autoprovisioning, autoprovisioning.AutoprovisioningConfig),
     (A.Maintenance, cluster.Maintenance),
     (A.MaintenanceWindow, cluster.MaintenanceWindow),
     (A.MaintenanceExclusion, cluster.MaintenanceExclusion),

@@ -300,3 +300,19 @@ def test_a_transient_google_api_error_is_retried_not_a_failed_check(google, tmp_
     quota = by_name(out)["quota v5e TPU chips in us-east5"]
     assert quota["status"] != "unknown" and "limit 32" in quota["detail"]
     assert sum(path.startswith(f"/compute/projects/{PROJECT}/regions/us-east5") for _, path, _ in google.requests) == 2
+@pytest.mark.slow  # plans the stack offline
+def test_a_reservation_per_slice_is_checked_for_the_slice_that_consumes_it(google, tmp_path, capsys):
+    record(google)  # res-v6e: 8 VMs, 2 in use
+    google.get(f"/compute/projects/{PROJECT}/zones/us-east5-b/reservations/res-v6e-b", {
+        "kind": "compute#reservation", "name": "res-v6e-b", "status": "READY", "specificReservationRequired": True,
+        "specificReservation": {"count": "4", "inUseCount": "1",
+                                "instanceProperties": {"machineType": "ct6e-standard-4t"}}})
+    pools = [dict(p) for p in POOLS]
+    held = next(p for p in pools if p["name"] == "held")
+    held.pop("reservation")
+    held["reservations"] = ["res-v6e", "res-v6e-b"]  # slice 0 and slice 1, 4 VMs each (v6e 4x4)
+    code, out, err = preflight(capsys, project_dir(tmp_path, tpuPools=pools), "--json")
+    checks = by_name(out)
+    first, second = checks["reservation res-v6e (held, us-east5-b)"], checks["reservation res-v6e-b (held, us-east5-b)"]
+    assert first["status"] == "pass" and first["detail"] == "ct6e-standard-4t: 6 of 8 free, the pool needs 4"
+    assert second["status"] == "fail" and second["detail"] == "ct6e-standard-4t: 3 of 4 free, the pool needs 4"

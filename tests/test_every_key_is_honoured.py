@@ -41,6 +41,7 @@ SAMPLES: dict[str, Any] = {
     "name": "train2",
     "runtime": None,
     "tpuPool": ("alt", ("jax",)),  # on a TPU pool the process layout comes from the pool
+    "tpuPools": (["main", "alt"], ("tpuPool", "jax")),  # ordered fallback: refused here (the stack has no Kueue)
     "mode": ("headless", ("image", "command", "serving", "service")),  # headless: no user container
     "image": OTHER_IMAGE,
     "command": "python3 other.py",
@@ -198,6 +199,7 @@ STACK_SAMPLES: dict[str, Any] = {
     "cluster.nat.router": "ml-router",
     "cluster.masterAuthorizedNetworks": [{"cidrBlock": "203.0.113.0/24"}],
     "cluster.dns": "nodelocal-dnscache",
+    "cluster.autoprovisioning": {"enabled": True, "tpuChipsMax": {"v5p": 16}},
     "cpuPool.name": "head-np",
     "cpuPool.machineType": "n2-standard-80",
     "cpuPool.minNodes": 2,
@@ -342,6 +344,8 @@ PLACEMENT_SAMPLES: dict[str, Any] = {
     "capacity": "spot",
     "placement_policy": "pw-main-wp",
     "queue_name": "pathways-queue",
+    # with a base's tpu_group: refused at fallback_groups (the workers would select one group)
+    "fallback_groups": ["main", "alt"],
 }
 
 # args both renders share (where the base runs on TPU), so that only the sampled field differs: the 8-chip host

@@ -65,6 +65,7 @@ EXPECTED_FEATURES = {
     "workload:jax:tpu", "workload:jax:cpu", "kueue:True", "kueue:False", "multislice", "node-pool-index:2-digits",
     "multi-host:True", "multi-host:False", "groups:0", "groups:1", "groups:2", "groups:3", "cluster-create:False",
     "zonal-cluster:True", "secrets", "env", "secretEnv", "priorityClass", "gcsFuse", "resources",
+    "fallback-twins", "ordered-fallback", "autoprovisioning",
 }
 
 

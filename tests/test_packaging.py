@@ -36,7 +36,7 @@ def test_wheel_contents(dist):
     (wheel,) = dist.glob("*.whl")
     names = set(zipfile.ZipFile(wheel).namelist())
     assert {"pathways_gke/py.typed", "pathways_gke/cluster.py", "pathways_gke/args.py",
-            "pathways_gke/provider.py"} <= names
+            "pathways_gke/provider.py", "pathways_gke/data/prices.json"} <= names
     info = f"pathways_gke-{pathways_gke.__version__}.dist-info"
     entry_points = zipfile.ZipFile(wheel).read(f"{info}/entry_points.txt").decode()
     assert "pathways-gke = pathways_gke.cli:main" in entry_points
@@ -49,6 +49,7 @@ def test_sdist_can_run_the_tests_and_host_the_provider(dist):
     prefix = f"pathways_gke-{pathways_gke.__version__}/"
     for path in ("provider/PulumiPlugin.yaml", "provider/__main__.py", "schema/pathways-gke.schema.json",
                  "stacks/Pulumi.dev.yaml", "tests/conftest.py", "tests/support/examples.py",
+                 "tests/data/skypilot_gcp_vms_017e250.csv",
                  "examples/yaml/Pulumi.yaml", "docs/components.md", "Pulumi.yaml", "__main__.py", "CHANGELOG.md"):
         assert prefix + path in names, path
     assert not [n for n in names if "__pycache__" in n]

@@ -24,7 +24,7 @@ from typing import Any, Mapping, Optional, Union, get_args, get_origin, get_type
 import pulumi
 
 from .args_types import (  # noqa: F401 - re-exported; generated from the config models (pathways_gke.argsgen)
-    AuthorizedNetwork, Bucket, BucketAccess, BucketAccessMode, Capacity, Cluster, ClusterDns, ContainerResources,
+    Autoprovisioning, AuthorizedNetwork, Bucket, BucketAccess, BucketAccessMode, Capacity, Cluster, ClusterDns, ContainerResources,
     CpuPool, DiskType, GcsFuseVolume, HostMaintenanceInterval, ImagePullPolicy, JaxSettings, JobSet, Kueue,
     LeaderPlacement, LoadBalancer, Lws, Maintenance, MaintenanceExclusion, MaintenanceScope, MaintenanceWindow, Nat,
     NodeServiceAccount, Observability, PathwaysClusterArgs, PathwaysEnv, PathwaysFlags, PathwaysImages,

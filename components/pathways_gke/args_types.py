@@ -202,6 +202,22 @@ class AuthorizedNetwork(TypedDict):
     """A label for it."""
 
 
+class Autoprovisioning(TypedDict):
+    """Node auto-provisioning: GKE creates node pools for pending pods within these limits."""
+
+    enabled: NotRequired[bool]
+    """Turn node auto-provisioning on (the cluster's clusterAutoscaling.enabled). Default: false."""
+    tpu_chips_max: NotRequired[dict[str, int]]
+    """Most TPU chips GKE may provision, per accelerator: a generation (v6e) or GKE accelerator name
+    (tpu-v6e-slice) -> chips, e.g. {v6e: 64}."""
+    cpu_max: NotRequired[int]
+    """Most vCPUs across the cluster's auto-provisioned and autoscaled nodes; default 1000000 (as XPK)."""
+    memory_max_gb: NotRequired[int]
+    """Most memory in GB across those nodes; default 10000000 (as XPK)."""
+    locations: NotRequired[list[str]]
+    """Zones GKE may create auto-provisioned pools in; default: the zones of the TPU pool groups."""
+
+
 class Cluster(TypedDict):
     """The GKE cluster (created, or an existing one adopted)."""
 
@@ -253,6 +269,9 @@ class Cluster(TypedDict):
     """IPv4 CIDR blocks allowed to reach the control plane (master authorized networks); at most 50."""
     dns: NotRequired[ClusterDns]
     """Cluster DNS provider (created clusters only). Default: "auto"."""
+    autoprovisioning: NotRequired[Autoprovisioning]
+    """Node auto-provisioning (the cluster's clusterAutoscaling): GKE may create node pools for pending pods up to
+    these limits; provisioned nodes run as the stack's node service account (created clusters only)."""
 
 
 class CpuPool(TypedDict):
@@ -316,6 +335,9 @@ class TpuPool(TypedDict):
     """How the slices are obtained. Default: "on-demand"."""
     reservation: NotRequired[Reservation]
     """The reservation to consume (capacity reservation only)."""
+    reservations: NotRequired[list[Reservation]]
+    """A reservation per slice (capacity reservation only; instead of `reservation`): one entry that every slice
+    consumes, or one entry per slice, slice i consuming entry i (each a name, or {name, project, block, subBlock})."""
     max_run_duration: NotRequired[str]
     """flex-start only: maximum run time of a node, e.g. 24h (at most 7d)."""
     autoscaling: NotRequired[bool]
@@ -567,6 +589,10 @@ class Workload(TypedDict):
     """JobSet name: a DNS-1035 label of at most 22 characters (50 for a LeaderWorkerSet)."""
     tpu_pool: NotRequired[str]
     """TPU pool group the workload runs on (required for pathways; none = CPU for jax)."""
+    tpu_pools: NotRequired[list[str]]
+    """Ordered fallback instead of tpuPool: the TPU pool groups Kueue may admit the workload to, first choice first
+    (e.g. [reserved, queued]). The groups share one shape (generation, topology, machine type) and region; needs
+    kueue.enabled (the ClusterQueue's flavors follow this order)."""
     image: NotRequired[pulumi.Input[str]]
     """The user container's image, pinned to a tag other than latest or to a digest (may be an Output, e.g. an
     image built in the same program)."""
@@ -703,6 +729,10 @@ class JaxWorkloadSpec(TypedDict):
     """JobSet name: a DNS-1035 label of at most 22 characters (50 for a LeaderWorkerSet)."""
     tpu_pool: NotRequired[str]
     """TPU pool group the workload runs on (required for pathways; none = CPU for jax)."""
+    tpu_pools: NotRequired[list[str]]
+    """Ordered fallback instead of tpuPool: the TPU pool groups Kueue may admit the workload to, first choice first
+    (e.g. [reserved, queued]). The groups share one shape (generation, topology, machine type) and region; needs
+    kueue.enabled (the ClusterQueue's flavors follow this order)."""
     image: pulumi.Input[str]
     """The user container's image, pinned to a tag other than latest or to a digest (may be an Output, e.g. an
     image built in the same program)."""
@@ -767,6 +797,10 @@ class WorkloadPlacement(TypedDict):
     """tpu7x multi-host workload-policy name (node label cloud.google.com/placement-policy-name)."""
     queue_name: NotRequired[str]
     """Kueue LocalQueue; sets kueue.x-k8s.io/queue-name on the JobSet or LeaderWorkerSet."""
+    fallback_groups: NotRequired[list[str]]
+    """Ordered fallback: the TPU pool groups Kueue may admit the workload to, first choice first (instead of
+    tpu_group). The workers select the shape only (accelerator, topology): Kueue injects the admitted flavor's node
+    labels and tolerations. Needs queue_name; capacity stays unset (each group has its own)."""
 
 
 class PathwaysWorkloadArgs(TypedDict):
@@ -804,6 +838,10 @@ class PathwaysWorkloadArgs(TypedDict):
     """tpu7x multi-host workload-policy name (node label cloud.google.com/placement-policy-name)."""
     queue_name: NotRequired[str]
     """Kueue LocalQueue; sets kueue.x-k8s.io/queue-name on the JobSet or LeaderWorkerSet."""
+    fallback_groups: NotRequired[list[str]]
+    """Ordered fallback: the TPU pool groups Kueue may admit the workload to, first choice first (instead of
+    tpu_group). The workers select the shape only (accelerator, topology): Kueue injects the admitted flavor's node
+    labels and tolerations. Needs queue_name; capacity stays unset (each group has its own)."""
     secrets: NotRequired[dict[str, pulumi.Input[str]]]
     """Secret values by name (give Pulumi secrets, e.g. config.require_secret), for the workload's
     secretEnv (ENV_VAR: secret name); stored in a Kubernetes Secret."""
@@ -842,6 +880,10 @@ class JaxWorkloadArgs(TypedDict):
     """tpu7x multi-host workload-policy name (node label cloud.google.com/placement-policy-name)."""
     queue_name: NotRequired[str]
     """Kueue LocalQueue; sets kueue.x-k8s.io/queue-name on the JobSet or LeaderWorkerSet."""
+    fallback_groups: NotRequired[list[str]]
+    """Ordered fallback: the TPU pool groups Kueue may admit the workload to, first choice first (instead of
+    tpu_group). The workers select the shape only (accelerator, topology): Kueue injects the admitted flavor's node
+    labels and tolerations. Needs queue_name; capacity stays unset (each group has its own)."""
     secrets: NotRequired[dict[str, pulumi.Input[str]]]
     """Secret values by name (give Pulumi secrets, e.g. config.require_secret), for the workload's
     secretEnv (ENV_VAR: secret name); stored in a Kubernetes Secret."""
@@ -881,6 +923,10 @@ class PathwaysServingArgs(TypedDict):
     """tpu7x multi-host workload-policy name (node label cloud.google.com/placement-policy-name)."""
     queue_name: NotRequired[str]
     """Kueue LocalQueue; sets kueue.x-k8s.io/queue-name on the JobSet or LeaderWorkerSet."""
+    fallback_groups: NotRequired[list[str]]
+    """Ordered fallback: the TPU pool groups Kueue may admit the workload to, first choice first (instead of
+    tpu_group). The workers select the shape only (accelerator, topology): Kueue injects the admitted flavor's node
+    labels and tolerations. Needs queue_name; capacity stays unset (each group has its own)."""
     lws_version: NotRequired[str]
     """Release of the LWS controller in the cluster (vMAJOR.MINOR.PATCH, >= v0.5.0; releases.py). Default: "v0.10.0"."""
     kueue_version: NotRequired[str]

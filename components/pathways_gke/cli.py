@@ -8,6 +8,7 @@ The day-2 commands (status, wait, logs, preflight) talk to a cluster and Google'
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 from typing import Callable, Optional, Sequence
@@ -71,6 +72,14 @@ def cmd_plan(args: argparse.Namespace) -> int:
         invalid = print_critical_path(args, plan)
         if invalid:
             return invalid
+    elif args.cost:
+        from .cost.estimate import estimate, render_cost_text
+
+        cost = estimate(plan.to_json())
+        if args.json:  # the plan.json contract plus a top-level `cost`
+            print(json.dumps({**plan.to_json(), "cost": cost.to_json()}, indent=2, sort_keys=True))
+        else:
+            print(render_tree(plan) + "\n" + render_cost_text(cost), end="")
     else:
         print(plan.dumps() if args.json else render_tree(plan), end="")
     sys.stdout.flush()
@@ -85,6 +94,9 @@ def build_parser() -> argparse.ArgumentParser:
     add_source_arguments(plan)
     plan.add_argument("--json", action="store_true", help="print the plan as JSON (the plan.json contract)")
     plan.add_argument("--out", type=Path, help="also write plan.json and every Kubernetes object as YAML here")
+    plan.add_argument("--cost", action="store_true",
+                      help="add the hourly cost: per node pool and the cluster fee, from the dated price table shipped "
+                           "with the package (with --json: a top-level `cost`; docs/capacity-and-cost.md)")
     add_policy_arguments(plan)
     add_critical_path_arguments(plan)
     plan.set_defaults(handler=cmd_plan)

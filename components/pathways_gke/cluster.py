@@ -360,7 +360,9 @@ class PathwaysCluster(pulumi.ComponentResource):
         out: dict[str, pulumi.ComponentResource] = {}
         for workload in stack.workloads:
             # the pools its workers run on: a TPU group's slices, or the CPU pool for CPU jax workloads
-            pools = list(self.tpu_groups[workload.tpu_pool].node_pools) if workload.tpu_pool else [self.cpu_pool]
+            # (every group of an ordered fallback list)
+            pools = [pool for group in workload.pool_groups for pool in self.tpu_groups[group].node_pools] \
+                if workload.pool_groups else [self.cpu_pool]
             # a Pathways head also runs on the CPU pool; it is rescheduled, not replaced, when that pool changes
             head = [self.cpu_pool] if isinstance(workload, PathwaysWorkloadConfig) else []
             component: Any

@@ -260,6 +260,31 @@ def cluster_section(draw, name: str, region: str) -> tuple[dict[str, Any], str]:
     return cluster, location
 
 
+def _shape_key(pool: PoolFacts) -> tuple[str, str, str, str]:
+    return pool.generation, pool.shape.topology, pool.shape.machine_type, pool.zone.rsplit("-", 1)[0]
+
+
+def twin_pool(pools: list[dict[str, Any]], facts: list[PoolFacts]) -> None:
+    """Give the second group the first one's shape, slices and zone (keeping its own capacity where the generation
+    allows it): groups an ordered fallback may list together."""
+    first, second = pools[0], pools[1]
+    for key in ("type", "topology", "machineType", "slices", "zone"):
+        second.pop(key, None)
+        if key in first:
+            second[key] = first[key]
+    for key in ("diskType", "networkProfile"):  # each generation's own values
+        second.pop(key, None)
+    capacity = facts[1].capacity
+    if capacity in ("flex-start", "queued") and not GENERATIONS[facts[0].generation].flex_start:
+        capacity = "spot"
+        second["capacity"] = capacity
+        for key in ("maxRunDuration", "autoscaling"):
+            second.pop(key, None)
+    if capacity == "reservation" and len(second.get("reservations") or []) not in (0, 1, facts[0].slices):
+        second["reservations"] = second["reservations"][:1]
+    facts[1] = dataclasses.replace(facts[0], name=facts[1].name, capacity=capacity)
+
+
 @st.composite
 def tpu_pool(draw, name: str, slices: int, region: str, kueue: bool) -> tuple[dict[str, Any], PoolFacts]:
     gen = GENERATIONS[draw(choice(TPU_TYPES))]
@@ -293,7 +318,13 @@ def tpu_pool(draw, name: str, slices: int, region: str, kueue: bool) -> tuple[di
     capacity = draw(choice(capacities))
     if capacity != "on-demand" or draw(st.booleans()):
         pool["capacity"] = capacity
-    if capacity == "reservation":
+    if capacity == "reservation" and draw(st.integers(0, 3)) == 0:
+        # a reservation per slice: one entry every slice consumes, or one per slice (slice i takes entry i)
+        count = draw(choice(sorted({1, slices})))
+        pool["reservations"] = [draw(choice([f"res-{i}", {"name": f"res-{i}", "block": f"block-{i}"},
+                                             {"name": "shared", "project": "acme-shared-reservations",
+                                              "block": "b", "subBlock": f"s-{i}"}])) for i in range(count)]
+    elif capacity == "reservation":
         reservation = draw(choice(["acme-res", "v6e-east5", "shared-block-res"]))
         if draw(st.booleans()):
             pool["reservation"] = reservation
@@ -486,6 +517,9 @@ def valid_configs(draw) -> ValidDraw:
         pool, fact = draw(tpu_pool(name, slices, region, kueue))
         pools.append(pool)
         facts.append(fact)
+    if kueue and len(pools) >= 2 and draw(st.booleans()):
+        twin_pool(pools, facts)  # two groups of one shape: an ordered fallback may name both
+        features.add("fallback-twins")
     if pools or draw(st.booleans()):
         config[P + "tpuPools"] = pools
 
@@ -515,8 +549,29 @@ def valid_configs(draw) -> ValidDraw:
         workload_facts.append(WorkloadFacts(name=name, runtime=runtime, mode=mode, pool=pool.name if pool else None))
         features.add(f"workload:{runtime}:{mode}")
         features.update(key for key in ("env", "secretEnv", "priorityClass", "gcsFuse", "resources") if key in w)
+    if kueue:
+        for w in workloads:
+            same = [f.name for f in facts if w.get("tpuPool") and _shape_key(f) == _shape_key(
+                next(g for g in facts if g.name == w["tpuPool"]))]
+            if (len(same) > 1 and w.get("runtime") == "pathways" and w.get("mode", "default") in ("default", "headless")
+                    and draw(st.integers(0, 3)) != 0):
+                del w["tpuPool"]
+                w["tpuPools"] = same  # every group of the shape, in stack order (one order for every list)
+                features.add("ordered-fallback")
     if workloads or draw(st.booleans()):
         config[P + "workloads"] = workloads
+    if cluster.get("create", True) and cluster.get("nodeServiceAccount") != {"create": False} \
+            and draw(st.integers(0, 4)) == 0:
+        nap: dict[str, Any] = {"enabled": True}
+        if facts and draw(st.booleans()):
+            nap["tpuChipsMax"] = {facts[0].generation: facts[0].shape.chips * facts[0].slices}
+        if draw(st.booleans()):
+            nap["cpuMax"] = draw(st.integers(64, 4096))
+            nap["memoryMaxGb"] = draw(st.integers(256, 16384))
+        if not facts or draw(st.booleans()):
+            nap["locations"] = [draw(choice(region_zones(region)))]
+        cluster["autoprovisioning"] = nap
+        features.add("autoprovisioning")
 
     config[P + "cpuPool"] = draw(cpu_pool_section(region, location, facts, workloads,
                                                   [f"{cluster_name}-{p.name}-{i}" for p in facts
@@ -1103,6 +1158,7 @@ def _pool_reservation_missing(draw, cfg, base, taken):
     i, pool = site
     pool["capacity"] = "reservation"
     pool.pop("reservation", None)
+    pool.pop("reservations", None)
     pool.pop("maxRunDuration", None)
     return Mistake("pool-reservation-missing", f"tpuPools[{i}]", f"tpuPools[{i}].reservation",
                    ("required with capacity 'reservation'",), "pool")
@@ -1115,6 +1171,7 @@ def _pool_reservation_clash(draw, cfg, base, taken):
     i, pool = site
     capacity = draw(choice([c for c in CAPACITIES if c != "reservation"]))
     pool["capacity"] = capacity
+    pool.pop("reservations", None)
     pool["reservation"] = "acme-res"
     return Mistake("pool-reservation-with-other-capacity", f"tpuPools[{i}]", f"tpuPools[{i}].reservation",
                    ("'acme-res'", f"capacity '{capacity}'"), "pool")
@@ -1129,6 +1186,7 @@ def _pool_reservation_name(draw, cfg, base, taken):
     pool["capacity"] = "reservation"
     pool.pop("maxRunDuration", None)
     as_mapping = draw(st.booleans())
+    pool.pop("reservations", None)
     pool["reservation"] = {"name": bad} if as_mapping else bad
     path = f"tpuPools[{i}].reservation" + (".name" if as_mapping else "")
     return Mistake("pool-reservation-name-invalid", f"tpuPools[{i}]", path, (show(bad), "reservation"), "parse")
@@ -1141,6 +1199,7 @@ def _pool_sub_block(draw, cfg, base, taken):
     i, pool = site
     pool["capacity"] = "reservation"
     pool.pop("maxRunDuration", None)
+    pool.pop("reservations", None)
     pool["reservation"] = {"name": "acme-res", "subBlock": "sub-1"}
     return Mistake("pool-sub-block-without-block", f"tpuPools[{i}]", f"tpuPools[{i}].reservation",
                    ("subBlock needs block",), "parse")
@@ -1155,6 +1214,7 @@ def _pool_flex_fixed(draw, cfg, base, taken):
     capacity = draw(choice(capacities + (["queued"] if base.kueue else []) or ["flex-start"]))
     pool.update(capacity=capacity, autoscaling=False)
     pool.pop("reservation", None)
+    pool.pop("reservations", None)
     return Mistake("pool-fixed-size-without-size", f"tpuPools[{i}]", f"tpuPools[{i}].autoscaling",
                    ("false", f"capacity '{capacity}'", "no fixed size"), "pool")
 
@@ -1167,7 +1227,7 @@ def _pool_flex_generation(draw, cfg, base, taken):
     gen = draw(choice([g for g in GENERATIONS.values() if not g.flex_start]))
     topology = draw(choice(gen.topologies))
     pool.update(type=gen.name, topology=topology, capacity="flex-start")
-    for key in ("reservation", "machineType", "networkProfile"):
+    for key in ("reservation", "reservations", "machineType", "networkProfile"):
         pool.pop(key, None)
     return Mistake("pool-flex-start-not-offered", f"tpuPools[{i}]", f"tpuPools[{i}].capacity",
                    (f"not available for {gen.name}",), "pool")
@@ -1184,7 +1244,7 @@ def _pool_queued(draw, cfg, base, taken):
         cfg[P + "kueue"], base.kueue, also = {"enabled": False}, False, ("kueue",)
     i, pool = site
     pool["capacity"] = "queued"
-    for key in ("reservation", "maxRunDuration", "autoscaling"):
+    for key in ("reservation", "reservations", "maxRunDuration", "autoscaling"):
         pool.pop(key, None)
     return Mistake("pool-queued-without-kueue", f"tpuPools[{i}]", f"tpuPools[{i}].capacity",
                    ("'queued'", "kueue.enabled: true"), "pool", also)
@@ -1198,7 +1258,7 @@ def _kueue_off(draw, cfg, base, taken):
         i = queued[0]
     elif (site := _pool_site(draw, cfg, taken)) is not None:
         i, pool = site
-        for key in ("reservation", "maxRunDuration", "autoscaling"):
+        for key in ("reservation", "reservations", "maxRunDuration", "autoscaling"):
             pool.pop(key, None)
         pool["capacity"] = "queued"
         base.pools[i] = dataclasses.replace(base.pools[i], capacity="queued")
@@ -1538,6 +1598,7 @@ def _workload_pool(draw, cfg, base, taken):
     names = [p.name for p in base.pools]
     bad = draw(choice([n + "x" for n in names] + ["mian", "default", "v6e"]).filter(lambda n: n not in names))
     w["tpuPool"] = bad
+    w.pop("tpuPools", None)  # one way to name pools (both would fail the parse first)
     w.pop("jax", None)  # CPU-pool settings of a jax workload would add problems of their own
     allowed = ("allowed: " + ", ".join(names)) if names else "this stack has no tpuPools"
     return Mistake("workload-unknown-tpu-pool", f"workloads[{j}]", f"workloads[{j}].tpuPool", (show(bad), allowed),
@@ -1968,18 +2029,62 @@ def _jax_single_host(draw, cfg, base, taken):
                    if resolve(g.name, t).vms_per_slice == 1]
     generation, topology = draw(choice(single_host))
     pool = _pools(cfg)[i]
-    for key in ("machineType", "networkProfile", "reservation", "maxRunDuration", "autoscaling"):
+    for key in ("machineType", "networkProfile", "reservation", "reservations", "maxRunDuration", "autoscaling"):
         pool.pop(key, None)
     pool.update(type=generation, topology=topology, slices=draw(st.integers(2, 4)), capacity="on-demand")
     base.pools[i] = pool_facts = dataclasses.replace(base.pools[i], generation=generation, slices=pool["slices"],
                                                      shape=resolve(generation, topology), capacity="on-demand")
     w["tpuPool"] = pool_facts.name
+    w.pop("tpuPools", None)
     w.pop("jax", None)
     for key in ("env", "secretEnv"):  # names that were fine on the CPU pool may be managed on TPU
         if key in w:
             w[key] = {k: v for k, v in w[key].items() if k not in jax_managed_env("tpu")}
     return Mistake("jax-multislice-on-single-host-slices", f"workloads[{j}]", f"workloads[{j}].tpuPool",
                    (show(pool_facts.name), "multi-host slices"), "cross", (f"tpuPools[{i}]",))
+
+
+@mistake("pool-reservations-count")
+def _pool_reservations_count(draw, cfg, base, taken):
+    """One more reservation than the group has slices (XPK: 1, or one per new pool)."""
+    if (site := _pool_site(draw, cfg, taken)) is None:
+        return None
+    i, pool = site
+    slices = base.pools[i].slices
+    for key in ("reservation", "maxRunDuration"):
+        pool.pop(key, None)
+    if pool.get("autoscaling") is False:
+        pool.pop("autoscaling")
+    pool["capacity"] = "reservation"
+    pool["reservations"] = [f"res-{n}" for n in range(slices + 1)]
+    return Mistake("pool-reservations-count", f"tpuPools[{i}]", f"tpuPools[{i}].reservations",
+                   (f"{slices + 1} entries for {slices} slice(s)", "allowed: 1"), "pool")
+
+
+@mistake("workload-fallback-without-kueue")
+def _workload_fallback_without_kueue(draw, cfg, base, taken):
+    """An ordered fallback on a stack without Kueue (Kueue's flavor order is the fallback order)."""
+    if base.kueue or not base.pools:
+        return None
+    if (site := _workload_site(draw, cfg, base, taken, want=lambda w: w.pool is not None)) is None:
+        return None
+    j, w, facts = site
+    w.pop("tpuPool", None)
+    w["tpuPools"] = [facts.pool]
+    return Mistake("workload-fallback-without-kueue", f"workloads[{j}]", f"workloads[{j}].tpuPools",
+                   ("kueue.enabled is false",), "cross")
+
+
+@mistake("autoprovisioning-default-account", site="cluster")
+def _autoprovisioning_default_account(draw, cfg, base, taken):
+    """Node auto-provisioning for nodes that run as the Compute Engine default account."""
+    cluster = cfg.get(P + "cluster")
+    if not isinstance(cluster, dict) or cluster.get("create") is False:
+        return None
+    cluster["nodeServiceAccount"] = {"create": False}
+    cluster["autoprovisioning"] = {"enabled": True, "locations": [region_zones(base.region)[0]]}
+    return Mistake("autoprovisioning-default-account", "cluster", "cluster.autoprovisioning.enabled",
+                   ("Compute Engine default",), "cross")
 
 
 # --- drawing invalid configs ----------------------------------------------------------------------------------

@@ -22,6 +22,7 @@ from typing import Any, Optional
 
 from ..capacity import tpu_tolerations
 from ..catalog import gke_allocatable
+from ..config.fallback import tpu_flavor_order
 from ..config.stack import StackConfig
 from ..config.tpu import TpuPoolConfig
 from ..naming import (
@@ -93,7 +94,7 @@ def _resources(values: dict[str, Any]) -> list[dict[str, Any]]:
 
 def cluster_queue(stack: StackConfig) -> dict[str, Any]:
     flavors = [{"name": KUEUE_CPU_FLAVOR, "resources": _resources({**cpu_pool_quota(stack), TPU_RESOURCE: 0})}]
-    for pool in stack.tpu_pools:
+    for pool in tpu_flavor_order(stack):  # ordered fallback lists set the order (config/fallback.py)
         flavors.append({"name": kueue_tpu_flavor(pool.name),
                         "resources": _resources({**HOST_RESOURCES_NOT_LIMITED, TPU_RESOURCE: tpu_chips(pool)})})
     spec: dict[str, Any] = {
@@ -102,7 +103,9 @@ def cluster_queue(stack: StackConfig) -> dict[str, Any]:
         "preemption": {"reclaimWithinCohort": "Never", "withinClusterQueue": "LowerPriority"},
         "resourceGroups": [{"coveredResources": list(COVERED_RESOURCES), "flavors": flavors}],
     }
-    queued = [kueue_tpu_flavor(p.name) for p in stack.tpu_pools if p.capacity == "queued"]
+    # the ProvisioningRequest check only on the queued (DWS) flavors: a fallback from a reservation to a queued group
+    # is admitted without one on the reserved flavor (Kueue admissionChecksStrategy.onFlavors)
+    queued = [kueue_tpu_flavor(p.name) for p in tpu_flavor_order(stack) if p.capacity == "queued"]
     if queued:
         spec["admissionChecksStrategy"] = {"admissionChecks": [{"name": KUEUE_PROVISIONING, "onFlavors": queued}]}
     return {"apiVersion": KUEUE_API_VERSION, "kind": "ClusterQueue", "metadata": _meta(KUEUE_CLUSTER_QUEUE), "spec": spec}

@@ -12,6 +12,7 @@ from ..naming import PRIORITY_NAMES, jax_managed_env
 from ..releases import RELEASES, manifest_problems
 from ..gke_rules import (GCS_FUSE_HOST_NETWORK_MIN_GKE, JOBSET_METRICS_MIN_GKE, JOBSET_RESTARTS_MIN_GKE,
                          auto_upgrade_problem, below_floor, below_line_floors, version_floor_problems, version_floors)
+from .capacity_checks import capacity_problems
 from .cluster import CREATE_ONLY_CLUSTER_FIELDS
 from .serving_checks import serving_workload_problems
 from .model import StackConfig, run_across_sections
@@ -30,7 +31,7 @@ def cross_section_problems(stack: StackConfig) -> list[Problem]:
     """Every check across sections, in the order they are reported."""
     return [*cluster_and_pool_problems(stack), *addon_problems(stack), *workload_problems(stack),
             *jax_workload_problems(stack), *access_problems(stack), *at_scale_problems(stack),
-            *ignored_key_problems(stack)]
+            *ignored_key_problems(stack), *capacity_problems(stack)]
 
 
 def ignored_key_problems(stack: StackConfig) -> list[Problem]:
@@ -379,7 +380,11 @@ def workload_problems(stack: StackConfig) -> list[Problem]:
         if workload.tpu_pool is not None and workload.tpu_pool not in pools:
             out.append(Problem(f"{path}.tpuPool", f"names no TPU pool group; {allowed(pools) if pools else 'this stack has no tpuPools'}",
                                workload.tpu_pool))
-        if isinstance(workload, PathwaysWorkloadConfig) and workload.tpu_pool is None:
+        for j, group in enumerate(workload.tpu_pools or []):
+            if group not in pools:
+                out.append(Problem(f"{path}.tpuPools[{j}]", "names no TPU pool group; "
+                                   f"{allowed(pools) if pools else 'this stack has no tpuPools'}", group))
+        if isinstance(workload, PathwaysWorkloadConfig) and not workload.pool_groups:
             out.append(Problem(f"{path}.tpuPool", "is required for runtime 'pathways' (the workers run on a TPU "
                                f"pool group); {allowed(pools) if pools else 'this stack has no tpuPools'}"))
         if workload.image is None and not (isinstance(workload, PathwaysWorkloadConfig)
@@ -406,13 +411,11 @@ def pathways_problems(stack: StackConfig) -> list[Problem]:
     out: list[Problem] = []
     pools = {p.name for p in stack.tpu_pools}
     for i, workload in enumerate(stack.workloads):
-        if not isinstance(workload, PathwaysWorkloadConfig) or (workload.tpu_pool is not None
-                                                                and workload.tpu_pool not in pools):
+        if not isinstance(workload, PathwaysWorkloadConfig) or any(g not in pools for g in workload.pool_groups):
             continue
-        pool = stack.pool(workload.tpu_pool) if workload.tpu_pool else None
-        if pool is not None and pool.topology is None:
+        if any(stack.pool(g).topology is None for g in workload.pool_groups):  # type: ignore[union-attr]
             continue  # reported at tpuPools[i].topology
-        placement = Placement.for_pool(stack, pool)
+        placement = Placement.of(stack, workload)
         out.extend(pathways_workload_problems(workload, placement, f"workloads[{i}]"))
         out.extend(serving_workload_problems(workload, placement, f"workloads[{i}]", lws_version=stack.lws.version,
                                              kueue_version=stack.kueue.version if stack.kueue.enabled else None))
@@ -456,11 +459,10 @@ def jax_workload_problems(stack: StackConfig) -> list[Problem]:
         path = f"workloads[{i}]"
         if not isinstance(workload, JaxWorkloadConfig):
             continue  # the pathways model refuses a jax block
-        pool = stack.pool(workload.tpu_pool) if workload.tpu_pool is not None else None
-        if workload.tpu_pool is not None and pool is None:
+        if any(stack.pool(g) is None for g in workload.pool_groups):
             continue  # reported by workload_problems
         try:
-            placement = Placement.for_pool(stack, pool)
+            placement = Placement.of(stack, workload)
         except CatalogError:
             continue  # reported with the pool
         out.extend(jax_problems(workload, path, placement))

@@ -11,6 +11,7 @@ from ..catalog import cpu_machine
 from ..gke_rules import (MAINTENANCE_EXCLUSIONS_MAX, NO_UPGRADES_MAX_COUNT, default_disk_type, disk_type_problem,
                          maintenance_exclusion_problem, maintenance_window_problem)
 from .access import AUTHORIZED_NETWORKS_MAX, AuthorizedNetwork, NatConfig
+from .autoprovisioning import AutoprovisioningConfig
 from .base import Model, fail
 from .deferrable import TOKEN
 from .types import (NETWORK_LINK, SUBNETWORK_LINK, ZONE, ClusterName, ControlPlaneCidr, CpuMachineType, DiskImage,
@@ -164,6 +165,9 @@ class ClusterConfig(Model):
     """IPv4 CIDR blocks allowed to reach the control plane (master authorized networks); at most 50."""
     dns: ClusterDns = "auto"
     """Cluster DNS provider (created clusters only). Default: "auto"."""
+    autoprovisioning: Optional[AutoprovisioningConfig] = None
+    """Node auto-provisioning (the cluster's clusterAutoscaling): GKE may create node pools for pending pods up to
+    these limits; provisioned nodes run as the stack's node service account (created clusters only)."""
 
     @model_validator(mode="after")
     def _network_is_consistent(self) -> "ClusterConfig":
@@ -247,7 +251,7 @@ class ClusterConfig(Model):
 
 # ClusterConfig fields that only shape a cluster we create: refused with `create: false` (not ignored)
 CREATE_ONLY_CLUSTER_FIELDS = ("release_channel", "version", "subnetwork", "deletion_protection", "labels",
-                              "maintenance", "pods_range_name", "services_range_name")
+                              "maintenance", "pods_range_name", "services_range_name", "autoprovisioning")
 
 
 class CpuPoolConfig(Model):

@@ -37,6 +37,7 @@ STACK_FIELDS: dict[str, str] = {
     "cpuPool.labels.*": "text",
     "tpuPools[].labels.*": "text",
     "tpuPools[].reservation.project": "text",
+    "tpuPools[].reservations[].project": "text",
     **{f"workloads[].{path}": kind for path, kind in WORKLOAD_FIELDS.items()},
 }
 

@@ -38,13 +38,16 @@ def validate_jax_args(args: Mapping[str, Any]) -> tuple[JaxWorkloadConfig, Place
             problems.extend(problems_from(error, JaxWorkloadConfig, ["workload"]))
     placement, placement_errors = placement_problems(args, OWN_ARGS, tpu_required=False)
     problems.extend(placement_errors)
-    if placement is not None and placement.shape is not None and placement.tpu_group is None:
+    if placement is not None and placement.shape is not None and placement.tpu_group is None \
+            and not placement.fallback:
         problems.append(Problem("tpu_group", "is required with tpu_type for a JaxWorkload (the node label "
                                 "pathways-gke/tpu-group of its node pools)"))
     if config is not None:
         problems.extend(cluster_wired_problems(config, "workload"))
-        if placement is not None and placement.shape is not None and config.tpu_pool is None:
-            config = config.model_copy(update={"tpu_pool": placement.tpu_group})
+        if placement is not None and placement.shape is not None and not config.pool_groups:
+            update = ({"tpu_pools": list(placement.fallback_groups or [])} if placement.fallback else
+                      {"tpu_pool": placement.tpu_group})
+            config = config.model_copy(update=update)
         if placement is not None and placement.shape is None and config.tpu_pool is not None:
             problems.append(Problem("workload.tpu_pool", "names a TPU pool group but the placement has no tpu_type",
                                     config.tpu_pool))

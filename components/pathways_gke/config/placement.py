@@ -23,7 +23,7 @@ from .types import CpuMachineType, KubernetesName, LabelValue, Namespace, NodePo
 from .workloads import WorkloadBase
 from ..errors import Problem
 
-TPU_ONLY = ("tpu_topology", "tpu_machine_type", "slices", "tpu_group", "placement_policy")
+TPU_ONLY = ("tpu_topology", "tpu_machine_type", "slices", "tpu_group", "placement_policy", "fallback_groups")
 """Placement args that describe the TPU slices: without tpu_type there are none."""
 
 
@@ -61,6 +61,10 @@ class Placement(BaseModel):
     """tpu7x multi-host workload-policy name (node label cloud.google.com/placement-policy-name)."""
     queue_name: Optional[KubernetesName] = None
     """Kueue LocalQueue; sets kueue.x-k8s.io/queue-name on the JobSet or LeaderWorkerSet."""
+    fallback_groups: Optional[list[LabelValue]] = None
+    """Ordered fallback: the TPU pool groups Kueue may admit the workload to, first choice first (instead of
+    tpu_group). The workers select the shape only (accelerator, topology): Kueue injects the admitted flavor's node
+    labels and tolerations. Needs queue_name; capacity stays unset (each group has its own)."""
 
     @model_validator(mode="after")
     def _shape(self) -> "Placement":
@@ -75,14 +79,52 @@ class Placement(BaseModel):
             return self
         if self.slices is None:
             raise fail("tpu", "is required with tpu_type: the number of slices the workload may use", field="slices")
+        if self.fallback_groups is not None:
+            for other, wrong in (("tpu_group", self.tpu_group is not None),
+                                 ("capacity", self.capacity != "on-demand"),
+                                 ("placement_policy", self.placement_policy is not None)):
+                if wrong:
+                    raise fail("tpu", f"cannot be used with {other}, which selects one group or capacity: with "
+                               "fallback_groups the workers select the shape only and Kueue injects the admitted "
+                               f"group's labels and tolerations; remove {other}", field="fallback_groups")
+            if self.queue_name is None:
+                raise fail("tpu", "is required with fallback_groups: the fallback order is the Kueue ClusterQueue's "
+                           "flavor order, so the workload must be queued", field="queue_name")
         self.shape  # noqa: B018 - raises a field-named error when the catalog rejects the combination
         return self
 
     @classmethod
     def of(cls, stack: StackConfig, workload: WorkloadBase) -> "Placement":
-        """Where a workload of a validated stack runs: its TPU pool group, or the CPU pool when it names none."""
+        """Where a workload of a validated stack runs: its TPU pool group, its ordered fallback groups, or the CPU
+        pool when it names none."""
+        if workload.tpu_pools:
+            return cls.for_fallback(stack, [stack.pool(name) for name in workload.tpu_pools])
         pool = stack.pool(workload.tpu_pool) if workload.tpu_pool else None
         return cls.for_pool(stack, pool)
+
+    @classmethod
+    def for_fallback(cls, stack: StackConfig, pools: list[Optional[TpuPoolConfig]]) -> "Placement":
+        """An ordered fallback over pool groups of one shape (config/fallback.py checks that they are): the first
+        group's shape, the fewest slices any group has (the workload must fit whichever Kueue admits it to), no
+        group, capacity or placement-policy selector."""
+        present = [pool for pool in pools if pool is not None]
+        base = cls.for_pool(stack, present[0] if present else None)
+        if not present:
+            return base
+        values = {**dict(base), "slices": min(pool.slices for pool in present), "tpu_group": None,
+                  "capacity": "on-demand", "placement_policy": None,
+                  "fallback_groups": [pool.name for pool in present]}
+        return cls.model_construct(**values)
+
+    @property
+    def group_text(self) -> str:
+        """The group(s) for messages: the one group, or the fallback list."""
+        return self.tpu_group or " or ".join(self.fallback_groups or []) or "(none)"
+
+    @property
+    def fallback(self) -> bool:
+        """Placed by Kueue on one of several groups: workers select the shape only."""
+        return bool(self.fallback_groups)
 
     @classmethod
     def for_pool(cls, stack: StackConfig, pool: Optional[TpuPoolConfig]) -> "Placement":

@@ -184,11 +184,11 @@ def _serving_problems(workload: PathwaysWorkloadConfig, placement: Placement, la
     needed = (layout.replicas + layout.surge) * layout.slices
     if layout.replicas * layout.slices > placement.slice_count:
         out.append(Problem(at("replicas"), f"x serving.slicesPerReplica {layout.slices} = "
-                           f"{layout.replicas * layout.slices} slices, more than TPU pool '{placement.tpu_group}' has "
+                           f"{layout.replicas * layout.slices} slices, more than TPU pool '{placement.group_text}' has "
                            f"({placement.slice_count}); every group holds whole slices", layout.replicas))
     elif needed > placement.slice_count:
         out.append(Problem(at("maxSurge"), f"spare group(s) of {layout.slices} slice(s) during a rolling update need "
-                           f"{needed} slices with the replicas, but TPU pool '{placement.tpu_group}' has {placement.slice_count}",
+                           f"{needed} slices with the replicas, but TPU pool '{placement.group_text}' has {placement.slice_count}",
                            layout.surge))
     # the server container shares the leader pod with the proxy and the resource manager only (no hostNetwork:
     # the workers' ports are in their own pods), so only those ports clash
@@ -218,7 +218,7 @@ def _service_problems(workload: PathwaysWorkloadConfig, placement: Placement, pa
     at = lambda field: f"{path}.{field}"  # noqa: E731
     if service.client_slices > placement.slice_count:
         out.append(Problem(at("service.clientSlices"), f"is more than the backend's {placement.slice_count} slice(s) "
-                           f"(TPU pool '{placement.tpu_group}')", service.client_slices))
+                           f"(TPU pool '{placement.group_text}')", service.client_slices))
     for i, client in enumerate(service.clients):
         name = naming.client_proxy_name(workload.name, client)
         if len(name) > MAX_DNS_LABEL:

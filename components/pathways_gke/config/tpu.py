@@ -76,6 +76,9 @@ class TpuPoolConfig(Model):
     """How the slices are obtained. Default: "on-demand"."""
     reservation: Optional[Union[ReservationName, Reservation]] = None
     """The reservation to consume (capacity reservation only)."""  # NAME is short for {name: NAME}
+    reservations: Optional[list[Union[ReservationName, Reservation]]] = None
+    """A reservation per slice (capacity reservation only; instead of `reservation`): one entry that every slice
+    consumes, or one entry per slice, slice i consuming entry i (each a name, or {name, project, block, subBlock})."""
     max_run_duration: Optional[MaxRunDuration] = None
     """flex-start only: maximum run time of a node, e.g. 24h (at most 7d)."""
     autoscaling: Optional[bool] = None
@@ -184,9 +187,21 @@ class TpuPoolConfig(Model):
 
     @property
     def reservation_spec(self) -> Optional[Reservation]:
-        if isinstance(self.reservation, str):
-            return Reservation(name=self.reservation)
-        return self.reservation
+        """The reservation of slice 0 (every slice's, unless `reservations` gives one per slice)."""
+        return self.reservation_for(0)
+
+    @property
+    def reservation_specs(self) -> list[Reservation]:
+        """Each distinct reservation the group consumes, in slice order (one for `reservation`)."""
+        entries = self.reservations if self.reservations else ([self.reservation] if self.reservation else [])
+        return [Reservation(name=e) if isinstance(e, str) else e for e in entries]
+
+    def reservation_for(self, index: int) -> Optional[Reservation]:
+        """The reservation slice `index` consumes: entry i of a per-slice list, else the one reservation."""
+        specs = self.reservation_specs
+        if not specs:
+            return None
+        return specs[index] if len(specs) > 1 else specs[0]
 
     def node_pool_name(self, cluster: str, index: int) -> str:
         return f"{cluster}-{self.name}-{index}"
@@ -205,9 +220,10 @@ def pool_problems(pool: TpuPoolConfig, path: str) -> list[Problem]:
     disk_problem = tpu_disk_type_problem(pool.type, pool.disk_type)
     if disk_problem:
         out.append(Problem(at("diskType"), disk_problem, pool.disk_type))
-    if pool.capacity == "reservation" and pool.reservation is None:
+    out += reservations_problems(pool, at)
+    if pool.capacity == "reservation" and pool.reservation is None and not pool.reservations:
         out.append(Problem(at("reservation"), "is required with capacity 'reservation': give the reservation "
-                           "name, or {name, project, block, subBlock}"))
+                           "name, or {name, project, block, subBlock} (or `reservations`, one per slice)"))
     if pool.capacity != "reservation" and pool.reservation is not None:
         out.append(Problem(at("reservation"), f"cannot be used with capacity '{pool.capacity}'; only capacity "
                            "'reservation' consumes a reservation (spot, flex-start and queued need NO_RESERVATION)",
@@ -225,3 +241,21 @@ def pool_problems(pool: TpuPoolConfig, path: str) -> list[Problem]:
         out.append(Problem(at("networkProfile"), f"the accelerator network profile exists on v6e and tpu7x only, "
                            f"not {gen.name}", True))
     return out
+
+
+def reservations_problems(pool: TpuPoolConfig, at: Any) -> list[Problem]:
+    """`reservations`: exclusive with `reservation`, capacity reservation only, 1 entry or one per slice (XPK 1.16
+    core/nodepool.py accepts a reservation count of 1 or the number of new pools, pool i taking entry i)."""
+    if pool.reservations is None:
+        return []
+    count = len(pool.reservations)
+    if pool.reservation is not None:
+        return [Problem(at("reservations"), "cannot be used with `reservation`: give one reservation for every "
+                        "slice (`reservation`) or a list (`reservations`), not both", f"{count} entries")]
+    if pool.capacity != "reservation":
+        return [Problem(at("reservations"), f"cannot be used with capacity '{pool.capacity}'; only capacity "
+                        "'reservation' consumes a reservation", f"{count} entries")]
+    if count not in (1, pool.slices):
+        return [Problem(at("reservations"), f"has {count} entries for {pool.slices} slice(s); allowed: 1 (every "
+                        f"slice consumes it) or {pool.slices} (slice i consumes entry i)", f"{count} entries")]
+    return []

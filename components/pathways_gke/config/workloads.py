@@ -88,6 +88,10 @@ class WorkloadBase(Model):
     """JobSet name: a DNS-1035 label of at most 22 characters (50 for a LeaderWorkerSet)."""
     tpu_pool: Optional[str] = None
     """TPU pool group the workload runs on (required for pathways; none = CPU for jax)."""
+    tpu_pools: Optional[list[str]] = Field(default=None, min_length=1)
+    """Ordered fallback instead of tpuPool: the TPU pool groups Kueue may admit the workload to, first choice first
+    (e.g. [reserved, queued]). The groups share one shape (generation, topology, machine type) and region; needs
+    kueue.enabled (the ClusterQueue's flavors follow this order)."""
     image: Optional[ImageRef] = None
     """The user container's image, pinned to a tag other than latest or to a digest (may be an Output, e.g. an
     image built in the same program)."""
@@ -128,6 +132,29 @@ class WorkloadBase(Model):
     def on_lws(self) -> bool:
         """Rendered as a LeaderWorkerSet (modes serving and service) instead of a JobSet."""
         return False
+
+    @property
+    def pool_groups(self) -> list[str]:
+        """Every TPU pool group the workload may run on, first choice first (none: the CPU pool)."""
+        if self.tpu_pools:
+            return list(self.tpu_pools)
+        return [self.tpu_pool] if self.tpu_pool else []
+
+    @property
+    def first_pool(self) -> Optional[str]:
+        """The group that gives the workload its shape: tpuPool, or the first of tpuPools."""
+        groups = self.pool_groups
+        return groups[0] if groups else None
+
+    @model_validator(mode="after")
+    def _one_way_to_name_pools(self) -> "WorkloadBase":
+        if self.tpu_pools is not None and self.tpu_pool is not None:
+            raise fail("tpu_pools", "cannot be used with tpuPool: give one group (tpuPool) or an ordered fallback "
+                       "list (tpuPools), not both", field="tpuPools")
+        if self.tpu_pools is not None and len(set(self.tpu_pools)) != len(self.tpu_pools):
+            raise fail("tpu_pools", "names a group more than once; each group is one fallback step",
+                       field="tpuPools")
+        return self
 
     @model_validator(mode="wrap")
     @classmethod

@@ -165,12 +165,14 @@ def quota_checks(project: str, pools: Sequence[Any], region: str, quotas: Option
     return out
 
 
-def reservation_check(pool: Any, project: str, reservation: Optional[Mapping[str, Any]], error: str = "") -> Check:
-    """reservations.get: `specificReservation {count, inUseCount, instanceProperties.machineType}`."""
-    spec = pool.reservation_spec
+def reservation_check(pool: Any, project: str, reservation: Optional[Mapping[str, Any]], error: str = "",
+                      spec: Any = None, slices: Optional[int] = None) -> Check:
+    """reservations.get: `specificReservation {count, inUseCount, instanceProperties.machineType}`. `spec` and
+    `slices`: one entry of a per-slice `reservations` list and the number of slices that consume it."""
+    spec = spec or pool.reservation_spec
     owner = spec.project or project
     name = f"reservation {spec.name} ({pool.name}, {pool.zone})"
-    needed = pool.slices * pool.shape.vms_per_slice
+    needed = (pool.slices if slices is None else slices) * pool.shape.vms_per_slice
     if reservation is None:
         if error.startswith("404"):
             return Check(name, FAIL, f"no reservation {spec.name} in zone {pool.zone} of project {owner}",
@@ -193,12 +195,13 @@ def reservation_check(pool: Any, project: str, reservation: Optional[Mapping[str
     return Check(name, PASS, detail)
 
 
-def reservation_block_check(pool: Any, project: str, block: Optional[Mapping[str, Any]], error: str = "") -> Check:
+def reservation_block_check(pool: Any, project: str, block: Optional[Mapping[str, Any]], error: str = "",
+                            spec: Any = None, slices: Optional[int] = None) -> Check:
     """reservationBlocks.get: `{count, inUseCount, status}` of the block the pool names."""
-    spec = pool.reservation_spec
+    spec = spec or pool.reservation_spec
     owner = spec.project or project
     name = f"reservation block {spec.name}/{spec.block} ({pool.name})"
-    needed = pool.slices * pool.shape.vms_per_slice
+    needed = (pool.slices if slices is None else slices) * pool.shape.vms_per_slice
     if block is None:
         if error.startswith("404"):
             return Check(name, FAIL, f"no block {spec.block} in reservation {spec.name} ({pool.zone}, {owner})",

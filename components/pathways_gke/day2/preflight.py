@@ -53,13 +53,14 @@ def run_checks(stack: Any, resources: Sequence[Any], google: Any) -> list[Check]
         out += quota_checks(project, pools, region,
                             answer.get("quotas") if answer is not None else None, error)
     for pool in stack.tpu_pools:
-        spec = pool.reservation_spec
-        if spec is not None:
+        specs = pool.reservation_specs
+        for spec in specs:  # one reservation for every slice, or one per slice
+            slices = pool.slices if len(specs) == 1 else 1
             answer, error = google.reservation(spec.project or project, pool.zone, spec.name)
-            out.append(reservation_check(pool, project, answer, error))
+            out.append(reservation_check(pool, project, answer, error, spec, slices))
             if spec.block and answer is not None:
                 block, error = google.reservation_block(spec.project or project, pool.zone, spec.name, spec.block)
-                out.append(reservation_block_check(pool, project, block, error))
+                out.append(reservation_block_check(pool, project, block, error, spec, slices))
     machines = {(p.shape.machine_type, p.zone) for p in stack.tpu_pools}
     cpu_zone = head_pool_zone(stack)  # where the node-pool builder puts the CPU pool
     if stack.cpu_pool.create and region_of(cpu_zone) != cpu_zone:

@@ -195,6 +195,31 @@ def shared_vpc_notes(stack: StackConfig) -> list[str]:
     ]
 
 
+def autoprovisioning_locations(stack: StackConfig) -> list[str]:
+    """Zones node auto-provisioning may use: as given, else the TPU pool groups' zones."""
+    nap = stack.cluster.autoprovisioning
+    if nap is not None and nap.locations:
+        return list(nap.locations)
+    return sorted({pool.zone for pool in stack.tpu_pools})
+
+
+def cluster_autoscaling(stack: StackConfig, service_account: Any) -> Optional[dict[str, Any]]:
+    """clusterAutoscaling for node auto-provisioning (config/autoprovisioning.py says what GKE requires): cpu and
+    memory limits always, a chip limit per TPU accelerator, provisioned nodes as the stack's node service account
+    with the cloud-platform scope (TFB defaults serviceAccount to "default", the Compute Engine account), in the TPU
+    zones. Edits update in place (TFB google_container_cluster: no ForceNew under cluster_autoscaling; GKE API
+    ClusterUpdate.desiredClusterAutoscaling)."""
+    nap = stack.cluster.autoprovisioning
+    if nap is None or not nap.enabled:
+        return None
+    return {
+        "enabled": True,
+        "resource_limits": nap.resource_limits(),
+        "auto_provisioning_defaults": {"service_account": service_account, "oauth_scopes": [CLOUD_PLATFORM_SCOPE]},
+        "auto_provisioning_locations": autoprovisioning_locations(stack),
+    }
+
+
 def cluster_args(stack: StackConfig, service_account: Any = None) -> dict[str, Any]:
     """`service_account`: the node SA email; GKE's transient default pool runs as it (an organisation that
     disabled the Compute Engine default account cannot create the cluster otherwise; Cluster Toolkit
@@ -221,6 +246,8 @@ def cluster_args(stack: StackConfig, service_account: Any = None) -> dict[str, A
     }
     if service_account is not None:
         args["node_config"] = {"service_account": service_account, "oauth_scopes": [CLOUD_PLATFORM_SCOPE]}
+    if (autoscaling := cluster_autoscaling(stack, service_account)) is not None:
+        args["cluster_autoscaling"] = autoscaling
     policy = maintenance_policy(stack)
     if policy is not None:
         args["maintenance_policy"] = policy

@@ -131,10 +131,12 @@ def cpu_pool_spec(stack: StackConfig, *, component: str, cluster: Any, service_a
     )
 
 
-def reservation_affinity(project: str, pool: TpuPoolConfig) -> Optional[dict[str, Any]]:
-    """`project`: the cluster's, where the reservation lives unless it names its own."""
+def reservation_affinity(project: str, pool: TpuPoolConfig, index: int = 0) -> Optional[dict[str, Any]]:
+    """`project`: the cluster's, where the reservation lives unless it names its own; slice `index` consumes its own
+    entry of `reservations` (the GKE/TFB form of a block or sub-block:
+    projects/P/reservations/NAME/reservationBlocks/B/reservationSubBlocks/S)."""
     if pool.capacity == "reservation":
-        res = pool.reservation_spec
+        res = pool.reservation_for(index)
         assert res is not None
         path = f"projects/{res.project or project}/reservations/{res.name}"
         if res.block:
@@ -197,7 +199,7 @@ def _tpu_pool_spec(
         node_config["flex_start"] = True
         if pool.max_run_duration:
             node_config["max_run_duration"] = f"{parse_duration_seconds(pool.max_run_duration)}s"
-    affinity = reservation_affinity(facts.project, pool)
+    affinity = reservation_affinity(facts.project, pool, index)
     if affinity is not None:
         node_config["reservation_affinity"] = affinity
 

@@ -59,12 +59,16 @@ def cmd_diff(args: argparse.Namespace) -> int:
             raise
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_INVALID
+    from ..cost.estimate import cost_change, render_change_markdown, render_change_text
+
+    cost = cost_change(old, new)  # the hourly change (cost/estimate.py), in every format
     if args.json:
-        sys.stdout.write(diff.dumps())
+        sys.stdout.write(json.dumps({**diff.to_json(), "cost": cost}, indent=2, sort_keys=True) + "\n")
     elif args.markdown:
-        sys.stdout.write(render_markdown(diff, title=args.title, graph=not args.no_graph))
+        sys.stdout.write(render_markdown(diff, title=args.title, graph=not args.no_graph) + "\n"
+                         + render_change_markdown(cost))
     else:
-        sys.stdout.write(render_text(diff))
+        sys.stdout.write(render_text(diff) + render_change_text(cost))
     if diff.refused:  # the real `pulumi up` fails: always a failure, whatever the flags
         return EXIT_REFUSED
     if args.fail_on_node_pool_disruption and node_pool_warnings(diff):

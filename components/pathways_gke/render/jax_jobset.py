@@ -167,17 +167,18 @@ def _pod_spec(workload: JaxWorkloadConfig, placement: Placement, layout: JaxLayo
     }
     spec: dict[str, Any] = {"restartPolicy": "Never"}
     if layout.platform == "tpu":
-        assert placement.shape is not None and placement.tpu_group is not None
+        assert placement.shape is not None and (placement.tpu_group is not None or placement.fallback)
         chips = str(placement.shape.chips_per_vm)
         container["resources"] = {"limits": {TPU_RESOURCE: chips}}  # requests default to the limit
         selector = {
             TPU_ACCELERATOR_LABEL: placement.shape.accelerator_label,
             TPU_TOPOLOGY_LABEL: placement.shape.topology,
-            TPU_GROUP_LABEL: placement.tpu_group,
         }
-        if placement.placement_policy:
-            selector[PLACEMENT_POLICY_LABEL] = placement.placement_policy
-        selector.update(capacity_node_selector(placement.capacity))
+        if not placement.fallback:  # ordered fallback: Kueue injects the admitted flavor's labels
+            selector[TPU_GROUP_LABEL] = placement.tpu_group or ""
+            if placement.placement_policy:
+                selector[PLACEMENT_POLICY_LABEL] = placement.placement_policy
+            selector.update(capacity_node_selector(placement.capacity))
         spec.update({
             "hostNetwork": True,  # TPU runtime and DCN traffic on the VM's NICs; one process per VM
             "dnsPolicy": "ClusterFirstWithHostNet",  # keep cluster DNS (the coordinator's name) with hostNetwork

@@ -178,6 +178,8 @@ def tpu_node_selector(placement: Placement) -> dict[str, str]:
         naming.TPU_ACCELERATOR_LABEL: shape.accelerator_label,
         naming.TPU_TOPOLOGY_LABEL: shape.topology,
     }
+    if placement.fallback:  # ordered fallback: Kueue injects the admitted flavor's group and capacity labels
+        return dict(sorted(selector.items()))
     if placement.tpu_group:
         selector[naming.TPU_GROUP_LABEL] = placement.tpu_group
     if placement.placement_policy:
@@ -187,6 +189,8 @@ def tpu_node_selector(placement: Placement) -> dict[str, str]:
 
 
 def tpu_pod_tolerations(placement: Placement) -> list[dict[str, str]]:
+    # ordered fallback: only the google.com/tpu toleration every TPU node needs; the admitted flavor's capacity
+    # tolerations are injected by Kueue (capacity stays "on-demand", which adds none)
     return tpu_tolerations(placement.capacity)
 
 
