@@ -15,7 +15,8 @@ placed is what would be applied:
   `subgroup-exclusive-topology` on `cloud.google.com/gke-nodepool`): each Job / group / subgroup takes a node pool
   of its own. A workload whose groups find no pools even alone never schedules (refused); groups that fit alone
   but not beside another workload's wait for its pools (a warning with the number waiting), as do Kueue-admitted
-  pods;
+  pods that fit the pools alone (Kueue admits in turn; pods that cannot fit even with nothing else running are
+  refused with or without it);
 - LeaderWorkerSet subgroups follow the version's formula (kubernetes-sigs/lws pkg/webhooks/pod_webhook.go
   getSubGroupIndex): from v0.10.0 (lws#918, commit 574b8a4) a group whose size divides evenly by subGroupSize is
   cut into equal subgroups, so with subGroupSize 1 the leader is alone in subgroup 0 (a TPU-placed leader then
@@ -542,8 +543,8 @@ def place(resources: Sequence[Mapping[str, Any]], lws_version: str = "v0.10.0") 
         else:
             reason = "its groups wait for node pools other workloads hold (exclusive topology)"
             waits = True
-        for pod in pods:
-            count(replace(pod, queued=pod.queued or waits), reason, 1, 1, candidates)
+        for pod in pods:  # a group that finds no pools even alone is refused, Kueue or not
+            count(replace(pod, queued=waits), reason, 1, 1, candidates)
 
     # then everything else, on whatever room is left
     loose: dict[Pod, int] = {}
@@ -572,8 +573,12 @@ def place(resources: Sequence[Mapping[str, Any]], lws_version: str = "v0.10.0") 
             # TPU slices are shared by workloads that run in turn; what must run side by side on the CPU pool
             # (heads, client proxies, leaders) never waits legitimately
             fresh = [n for fresh_pool in pools_of(resources) if _matches(pod, fresh_pool) for n in fresh_pool.nodes]
-            if pod.tpu and _pack([pod] * total, fresh) == 0:
+            fits_alone = _pack([pod] * total, fresh) == 0
+            if pod.tpu and fits_alone:
                 reason, pod = "they wait for TPU hosts other workloads hold", replace(pod, queued=True)
+            elif not fits_alone and not pod.surge:
+                # Kueue admits pods in turn; it cannot make room the pools lack even with nothing else running
+                pod = replace(pod, queued=False)
             count(pod, reason, missing, total, matching)
         elif total:
             count(pod, "", 0, total, matching)

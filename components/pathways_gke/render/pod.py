@@ -122,7 +122,7 @@ def sidecar_container(workload: PathwaysWorkloadConfig, sidecar: Sidecar, *, nat
     container: dict[str, Any] = {"name": sidecar.name, "image": sidecar.image,
                                  "imagePullPolicy": image_pull_policy(workload)}
     if sidecar.command is not None:
-        container["command"] = list(sidecar.command)
+        container["command"] = sidecar.argv
     if sidecar.args:
         container["args"] = list(sidecar.args)
     if sidecar.env:

@@ -44,8 +44,6 @@ LEADER_ADDRESS = "$(LWS_LEADER_ADDRESS)"
 INSECURE_CREDENTIALS_ENV = naming.IFRT_PROXY_INSECURE_ENV
 DEFAULT_CONTAINER_ANNOTATION = "kubectl.kubernetes.io/default-container"
 SKIP_AWAIT_ANNOTATION = "pulumi.com/skipAwait"
-# Liveness after startup: a server that stops answering for this long is restarted (its group recreated).
-LIVENESS_FAILURES = 6
 READINESS_FAILURES = 3
 
 
@@ -135,7 +133,10 @@ def probes(workload: PathwaysWorkloadConfig) -> dict[str, Any]:
         "startupProbe": {**_probe(workload), "periodSeconds": period,
                          "failureThreshold": -(-p.startup_seconds // period)},
         "readinessProbe": {**_probe(workload), "periodSeconds": period, "failureThreshold": READINESS_FAILURES},
-        "livenessProbe": {**_probe(workload), "periodSeconds": period, "failureThreshold": LIVENESS_FAILURES},
+        # liveness after startup: a server that stops answering for this long is restarted (its group recreated)
+        "livenessProbe": {**_probe(workload), "periodSeconds": period, "failureThreshold": p.liveness_failures,
+                          **({"timeoutSeconds": p.liveness_timeout_seconds} if p.liveness_timeout_seconds != 1
+                             else {})},
     }
 
 
