@@ -123,6 +123,37 @@ def jobset_rule_errors(js: dict[str, Any]) -> list[str]:
                     err(f"failurePolicy.rules[{k}] target {target_name!r} does not exist")
     if spec.get("ttlSecondsAfterFinished", 0) < 0:
         err("ttlSecondsAfterFinished must be >= 0")
+    for rjob in rjobs:
+        errors.extend(f"{rjob['name']}: {e}" for e in job_pod_failure_policy_errors(rjob["template"]["spec"]))
+    return errors
+
+
+def job_pod_failure_policy_errors(job: dict[str, Any]) -> list[str]:
+    """Kubernetes' Job validation of podFailurePolicy (pkg/apis/batch/validation/validation.go,
+    validateJobSpec / validatePodFailurePolicyRuleOnExitCodes): only with restartPolicy Never; an onExitCodes
+    containerName names a container or init container; 1-255 values, unique and ordered; no 0 for In."""
+    policy = job.get("podFailurePolicy")
+    if policy is None:
+        return []
+    errors: list[str] = []
+    pod = job["template"]["spec"]
+    if pod.get("restartPolicy") != "Never":
+        errors.append(f"spec.template.spec.restartPolicy: Invalid value: {pod.get('restartPolicy')!r}: only "
+                      "\"Never\" is supported when podFailurePolicy is specified")
+    names = {c["name"] for c in pod.get("containers", []) + pod.get("initContainers", [])}
+    for k, rule in enumerate(policy.get("rules") or []):
+        codes = rule.get("onExitCodes")
+        if codes is None:
+            continue
+        if "containerName" in codes and codes["containerName"] not in names:
+            errors.append(f"podFailurePolicy.rules[{k}].onExitCodes.containerName names no container")
+        values = codes.get("values") or []
+        if not 1 <= len(values) <= 255:
+            errors.append(f"podFailurePolicy.rules[{k}].onExitCodes.values: 1-255 values")
+        if values != sorted(set(values)):
+            errors.append(f"podFailurePolicy.rules[{k}].onExitCodes.values must be ordered and unique")
+        if codes.get("operator") == "In" and 0 in values:
+            errors.append(f"podFailurePolicy.rules[{k}].onExitCodes.values must not be 0 for the In operator")
     return errors
 
 

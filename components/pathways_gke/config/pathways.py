@@ -160,6 +160,15 @@ def jax_release_of(tag: str) -> Optional[tuple[int, int, int]]:
     return int(match.group(1)), int(match.group(2)), int(match.group(3) or 0)
 
 
+_ABSL_DURATION = re.compile(r"([0-9]+(\.[0-9]+)?(h|m|s|ms|us|ns))+")
+
+
+def _absl_duration(value: str) -> str:
+    if not _ABSL_DURATION.fullmatch(value) or not any(ch in "123456789" for ch in value):
+        raise fail("duration", "is not a positive Abseil duration; e.g. 60s, 5m, 1h30m (units h, m, s, ms, us, ns)")
+    return value
+
+
 class PathwaysSettings(Model):
     """Pathways server options."""
 
@@ -179,6 +188,11 @@ class PathwaysSettings(Model):
     """Extra environment variables per component."""
     metrics: bool = False
     """Enable metrics collection on every Pathways server. Default: false."""
+    pipe_unreachable_timeout: Optional[Annotated[str, AfterValidator(_absl_duration)]] = None
+    """How long a Pathways pipe may stay unreachable (e.g. a slice restarting) before the run fails, as an Abseil
+    duration (60s, 5m, 1h30m): `ABSL_FLAGS=--pathways_pipe_unreachable_timeout=<it>` on the proxy, resource manager,
+    user container and workers, as Cluster Toolkit's template sets 60s (cluster-toolkit 7c70d26). Default: unset
+    (the servers' own default)."""
 
     @property
     def uses_default_images(self) -> bool:
