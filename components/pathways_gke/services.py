@@ -233,6 +233,14 @@ class ClusterServices(pulumi.ComponentResource):
                 opts=pulumi.ResourceOptions(parent=self, **child_options("queue", protected),
                                             depends_on=[*installs, *(namespace if needs_namespace else [])]))
 
+        # multi-tier checkpointing: the kind comes with the cluster's HighScaleCheckpointing add-on
+        checkpointing = [
+            k8s.apiextensions.CustomResource(
+                f"{name}-{suffix}", api_version=obj["apiVersion"], kind=obj["kind"], metadata=obj["metadata"],
+                spec=obj["spec"], opts=pulumi.ResourceOptions(parent=self, **child_options("checkpointing", protected)))
+            for suffix, obj in spec.checkpoint_configurations
+        ]
+
         # The gate is created last: after the awaited installs (controller Deployments Available, so the
         # webhooks answer), the namespace, the PriorityClasses and the LocalQueue.
         marker = spec.marker
@@ -240,7 +248,7 @@ class ClusterServices(pulumi.ComponentResource):
             f"{name}-ready", metadata=marker["metadata"], data=marker["data"],
             opts=pulumi.ResourceOptions(parent=self, **child_options("readiness", protected), depends_on=[
                 *installs, *namespace, *priorities, *([queues["local-queue"]] if "local-queue" in queues else []),
-                *gate_job]))
+                *gate_job, *checkpointing]))
 
         self.installs = installs
         self.gate = gate

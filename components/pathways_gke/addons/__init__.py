@@ -11,6 +11,7 @@ from typing import Any, Optional
 
 from ..config.stack import StackConfig
 from ..naming import JOBSET_CRD, LOCAL_QUEUE_NAME, LWS_CRD, MANAGED_BY_LABELS, SERVICES_CONFIGMAP
+from .checkpointing import checkpoint_configurations
 from .install import InstallSource, install_source
 from .jobset_config import describe_gates, effective_feature_gates
 from .kueue import kueue_objects
@@ -36,6 +37,7 @@ class ServicesSpec:
     lws: Optional[InstallSource] = None  # only when a workload runs in mode serving or service
     lws_gate: tuple[tuple[str, dict[str, Any]], ...] = ()  # the LWS webhook gate (addons/lws.py)
     jobset_feature_gates: tuple[tuple[str, bool], ...] = ()  # written into jobset-manager-config (jobset_config.py)
+    checkpoint_configurations: tuple[tuple[str, dict[str, Any]], ...] = ()  # multi-tier checkpointing (checkpointing.py)
 
 
 def namespace_object(name: str) -> dict[str, Any]:
@@ -94,6 +96,7 @@ def services_spec(stack: StackConfig) -> ServicesSpec:
         lws=lws,
         lws_gate=gate_objects(stack.namespace, stack.lws.gate_image, stack.cpu_pool.name) if lws is not None else (),
         jobset_feature_gates=tuple(gates.items()),
+        checkpoint_configurations=tuple(checkpoint_configurations(stack)),
     )
 
 

@@ -11,6 +11,7 @@ from ..catalog import cpu_machine
 from ..gke_rules import (MAINTENANCE_EXCLUSIONS_MAX, NO_UPGRADES_MAX_COUNT, default_disk_type, disk_type_problem,
                          maintenance_exclusion_problem, maintenance_window_problem)
 from .access import AUTHORIZED_NETWORKS_MAX, AuthorizedNetwork, NatConfig
+from .checkpointing import ClusterCheckpointing
 from .base import Model, fail
 from .deferrable import TOKEN
 from .types import (NETWORK_LINK, SUBNETWORK_LINK, ZONE, ClusterName, ControlPlaneCidr, CpuMachineType, DiskImage,
@@ -164,6 +165,9 @@ class ClusterConfig(Model):
     """IPv4 CIDR blocks allowed to reach the control plane (master authorized networks); at most 50."""
     dns: ClusterDns = "auto"
     """Cluster DNS provider (created clusters only). Default: "auto"."""
+    multi_tier_checkpointing: Optional[ClusterCheckpointing] = None
+    """GKE's multi-tier checkpointing (the HighScaleCheckpointing add-on): bucket, inMemoryVolumeSize, mountOptions
+    (docs/resilience.md)."""
 
     @model_validator(mode="after")
     def _network_is_consistent(self) -> "ClusterConfig":

@@ -3,7 +3,9 @@ codes and the pipe-unreachable timeout (docs/resilience.md). Path-named Problems
 
 from __future__ import annotations
 
+from .. import naming
 from ..errors import Problem
+from ..gke_rules import MTC_MIN_GKE, below_floor
 from ..pathways_facts import ABSL_FLAGS_ENV
 from ..releases import RESTART_JOB_GATE, RESTART_JOB_SINCE, version_key
 from .model import StackConfig
@@ -12,8 +14,63 @@ from .workloads import JaxWorkloadConfig, PathwaysWorkloadConfig, is_given
 RESTART_ON_EXIT_CODES_MODES = ("default", "colocated")
 
 
-def resilience_problems(stack: StackConfig) -> list[Problem]:
+# XPK's JobSet controller for MTC (src/xpk/core/mtc.py update_jobset_manifest): requests at least 1000m CPU and
+# 1Gi memory, a memory limit of at least 2Gi. Our sizing's floors (addons/sizing.py: 1000m, 4096Mi requests =
+# limits) meet them; the release manifest's own (500m / 128Mi at v0.12.0) do not.
+XPK_MTC_CONTROLLER = {"cpu": "1000m", "memory": "1Gi", "memory limit": "2Gi"}
+
+
+def checkpointing_problems(stack: StackConfig) -> list[Problem]:
+    """cluster.multiTierCheckpointing and workloads[].multiTierCheckpointing (docs/resilience.md)."""
     out: list[Problem] = []
+    mtc = stack.cluster.multi_tier_checkpointing
+    if mtc is not None:
+        at = "cluster.multiTierCheckpointing"
+        if not stack.cluster.project_number:
+            out.append(Problem("cluster.projectNumber", f"is required with {at}: the add-on's node agent is granted "
+                               "roles/storage.objectUser on the bucket as the Workload Identity principal "
+                               "principal://iam.googleapis.com/projects/<number>/locations/global/workloadIdentityPools/"
+                               f"{stack.project}.svc.id.goog/subject/ns/{naming.MTC_AGENT_NAMESPACE}/sa/"
+                               f"{naming.MTC_AGENT_KSA} (gcloud projects describe {stack.project} "
+                               "--format='value(projectNumber)')"))
+        if stack.cluster.version and below_floor(stack.cluster.version, MTC_MIN_GKE):
+            out.append(Problem("cluster.version", f"is older than {MTC_MIN_GKE}, the first GKE version with "
+                               f"multi-tier checkpointing ({at}; GKE's multi-tier checkpointing guide, "
+                               "Requirements): raise the version", stack.cluster.version))
+        if not stack.tpu_pools:
+            out.append(Problem(at, "needs a TPU pool group: each CheckpointConfiguration selects the nodes of one "
+                               "TPU machine type, and this stack has no tpuPools"))
+        if not stack.jobset.size_for_cluster:
+            out.append(Problem("jobset.sizeForCluster", f"is false, but {at} needs the JobSet controller at least "
+                               "as XPK sizes it for multi-tier checkpointing (requests 1000m CPU / 1Gi, memory limit "
+                               "2Gi; the release manifest's are 500m / 128Mi): leave sizeForCluster on"))
+    for i, w in enumerate(stack.workloads):
+        if w.multi_tier_checkpointing is None:
+            continue
+        at = f"workloads[{i}].multiTierCheckpointing"
+        if mtc is None:
+            out.append(Problem(at, "needs cluster.multiTierCheckpointing (the add-on, its bucket and the RAM disk "
+                               "per TPU VM): add it, or remove this"))
+        if isinstance(w, JaxWorkloadConfig) and w.tpu_pool is None:
+            out.append(Problem(at, "needs a TPU workload: the RAM disk exists only on the TPU VMs a "
+                               "CheckpointConfiguration selects, and this jax workload runs on the CPU pool"))
+        if isinstance(w, PathwaysWorkloadConfig):
+            if w.on_lws:
+                out.append(Problem(at, f"is refused in mode '{w.mode}': no source gives a LeaderWorkerSet layout for "
+                                   "it (Cluster Toolkit's and XPK's are JobSets)"))
+            elif not w.pathways.images.colocated_python:
+                out.append(Problem(at, "needs pathways.images.colocatedPython: on Pathways the workers write the "
+                                   "local checkpoints through the colocated-python sidecar (Cluster Toolkit's MTC "
+                                   "layout pairs the RAM disk with it), where the volume is mounted"))
+            for j, volume in enumerate(w.gcs_fuse):
+                if volume.mount_path == w.multi_tier_checkpointing.mount_path:
+                    out.append(Problem(f"{at}.mountPath", f"is also gcsFuse[{j}].mountPath",
+                                       volume.mount_path))
+    return out
+
+
+def resilience_problems(stack: StackConfig) -> list[Problem]:
+    out: list[Problem] = checkpointing_problems(stack)
     gates = stack.jobset.feature_gates
     for i, w in enumerate(stack.workloads):
         at = f"workloads[{i}]"

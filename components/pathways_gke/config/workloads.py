@@ -14,6 +14,7 @@ from ..pathways_facts import PATHWAYS_CONTAINERS
 from .access import BucketAccess
 from .base import Model, fail
 from .pathways import ContainerResources, GcsFuseVolume, ImagePullPolicy, PathwaysSettings, Sidecar
+from .checkpointing import WorkloadCheckpointing
 from .restart import RestartSettings, check_exit_codes
 from .serving import ServiceSettings, ServingSettings
 from .types import (DNS_1035_LABEL, ContainerName, CpuQuantity, EnvVars, ImageRef, MemoryQuantity, SecretNames,
@@ -127,6 +128,9 @@ class WorkloadBase(Model):
     """imagePullPolicy of every container; default IfNotPresent (all images are pinned)."""
     image_pull_secrets: SecretNames = Field(default_factory=list)
     """Kubernetes Secrets for private registries, on head and worker pods."""
+    multi_tier_checkpointing: Optional[WorkloadCheckpointing] = None
+    """The multi-tier checkpointing RAM disk mounted at mountPath in the TPU pods that write checkpoints (needs
+    cluster.multiTierCheckpointing; docs/resilience.md)."""
     restart: RestartSettings = Field(default_factory=RestartSettings)
     """How the JobSet restarts after a failure: strategy (Recreate or BlockingRecreate) and perSlice (JobSet modes
     only; a LeaderWorkerSet restarts its group)."""

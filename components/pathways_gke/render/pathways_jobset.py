@@ -19,7 +19,8 @@ from ..pathways_facts import (COLOCATED_PYTHON_CONTAINER, COLOCATED_PYTHON_PORT,
                               WORKER_BACKOFF_PER_VM, WORKER_CONTAINER, pipe_timeout_env)
 from .head import guard_head
 from .pod import (PROXY_PORT, RM_PORT, RM_PORTS, WORKER_PORT, WORKER_PORTS, client_container, component_images,
-                  container_ports, custom_env, field_env, fuse_mounts, fuse_volumes, image_pull_policy, pod_options,
+                  container_ports, custom_env, field_env, fuse_mounts, fuse_volumes, image_pull_policy, mtc_mounts,
+                  mtc_volumes, pod_options,
                   server_resources, sidecar_container, tpu_node_selector, tpu_pod_tolerations, tpu_shape, value_env)
 
 # --- constants from the references ----------------------------------------------------------------------
@@ -158,7 +159,8 @@ def worker_container(workload: PathwaysWorkloadConfig, placement: Placement) -> 
         "env": env,
         "ports": container_ports(*WORKER_PORTS),
         "resources": {"limits": {naming.TPU_RESOURCE: str(shape.chips_per_vm)}},
-        "volumeMounts": [{"name": SHARED_TMP, "mountPath": "/tmp"}, *fuse_mounts(workload, workers=True)],
+        "volumeMounts": [{"name": SHARED_TMP, "mountPath": "/tmp"}, *fuse_mounts(workload, workers=True),
+                         *mtc_mounts(workload)],
     }
 
 
@@ -170,7 +172,8 @@ def colocated_python_container(workload: PathwaysWorkloadConfig) -> dict[str, An
         "env": [value_env("GRPC_SERVER_ADDRESS", f"0.0.0.0:{COLOCATED_PYTHON_PORT}"),
                 value_env("PYTHONUNBUFFERED", "1")],
         "ports": container_ports(COLOCATED_PYTHON_PORT),
-        "volumeMounts": [{"name": SHARED_TMP, "mountPath": "/tmp"}],
+        # the sidecar writes the workers' local checkpoints (Orbax on Pathways): the RAM disk is mounted here too
+        "volumeMounts": [{"name": SHARED_TMP, "mountPath": "/tmp"}, *mtc_mounts(workload)],
         "restartPolicy": "Always",
     }
 
@@ -226,6 +229,7 @@ def worker_pod_spec(workload: PathwaysWorkloadConfig, placement: Placement) -> d
     spec["volumes"] = [
         {"name": SHARED_TMP, "hostPath": {"path": "/tmp", "type": "DirectoryOrCreate"}},
         *fuse_volumes(workload, workers=True),
+        *mtc_volumes(workload),
     ]
     return spec
 
