@@ -252,7 +252,7 @@ def build_jax_jobset(workload: JaxWorkloadConfig, placement: Placement, *,
             "network": {"enableDNSHostnames": True, "publishNotReadyAddresses": True},
             "failurePolicy": {
                 "maxRestarts": workload.max_restarts,
-                "restartStrategy": "Recreate",
+                "restartStrategy": workload.restart.strategy,
                 "rules": [{"name": "disruption", "action": "RestartJobSetAndIgnoreMaxRestarts",
                            "onJobFailureReasons": ["PodFailurePolicy"]}],
             },
