@@ -15,7 +15,7 @@ from pathways_gke.gke.adopt import adopted_cluster_problems
 from pathways_gke.plan.engine import plan_config
 from tests.support.crd import jobset_schema_errors
 from tests.support.jobset_rules import jobset_rule_errors
-from tests.support.stacks import merged, parsed, stack
+from tests.support.stacks import merged, parsed
 
 P = "pathways-gke:"
 MTC = {"bucket": "acme-ckpt", "inMemoryVolumeSize": "64Gi"}

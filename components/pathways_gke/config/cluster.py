@@ -11,8 +11,8 @@ from ..catalog import cpu_machine
 from ..gke_rules import (MAINTENANCE_EXCLUSIONS_MAX, NO_UPGRADES_MAX_COUNT, default_disk_type, disk_type_problem,
                          maintenance_exclusion_problem, maintenance_window_problem)
 from .access import AUTHORIZED_NETWORKS_MAX, AuthorizedNetwork, NatConfig
-from .checkpointing import ClusterCheckpointing
 from .base import Model, fail
+from .checkpointing import ClusterCheckpointing
 from .deferrable import TOKEN
 from .types import (NETWORK_LINK, SUBNETWORK_LINK, ZONE, ClusterName, ControlPlaneCidr, CpuMachineType, DiskImage,
                     GceLabels, GkeVersion, Location, MaintenanceExclusionName, Network, NodeLabels, NodePoolName,

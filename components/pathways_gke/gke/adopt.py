@@ -12,8 +12,7 @@ from typing import Any, Mapping, Optional
 
 from ..config.stack import StackConfig
 from ..gke_rules import (GCS_FUSE_HOST_NETWORK_MIN_GKE, JOBSET_RESTARTS_MIN_GKE, MTC_MIN_GKE, auto_upgrade_problem,
-                         below_floor,
-                         below_line_floors, version_floor_problems, version_floors)
+                         below_floor, below_line_floors, version_floor_problems, version_floors)
 
 ADVANCED_DATAPATH = "ADVANCED_DATAPATH"
 
