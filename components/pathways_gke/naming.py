@@ -227,7 +227,7 @@ MTC_API_VERSION = "checkpointing.gke.io/v1"
 MTC_KIND = "CheckpointConfiguration"
 MTC_AGENT_NAMESPACE = "gke-managed-checkpointing"
 MTC_AGENT_KSA = "gke-checkpointing-multitier-node"
-INSTANCE_TYPE_LABEL = "node.kubernetes.io/instance-type"
+INSTANCE_TYPE_NODE_KEY = "node.kubernetes.io/instance-type"
 
 
 def checkpoint_configuration_name(machine_type: str) -> str:

@@ -34,7 +34,7 @@ def checkpoint_configurations(stack: StackConfig) -> list[tuple[str, dict[str, A
                          "labels": dict(naming.MANAGED_BY_LABELS)},
             "spec": {
                 "cloudStorageBucketName": mtc.bucket,
-                "nodeSelector": {naming.INSTANCE_TYPE_LABEL: machine_type},
+                "nodeSelector": {naming.INSTANCE_TYPE_NODE_KEY: machine_type},
                 "tolerations": [{"key": naming.TPU_RESOURCE, "operator": "Exists", "effect": "NoSchedule"}],
                 "inMemoryVolumeSize": mtc.in_memory_volume_size,
                 "mountOptions": list(mtc.mount_options),
