@@ -225,3 +225,42 @@ def test_a_user_absl_flags_beside_the_pipe_timeout_is_refused(where, path):
     changes = {"pathways": {"version": "jax-0.9.2", "gcsScratch": "gs://acme-pw/tmp", "pipeUnreachableTimeout": "60s",
                             **where.get("pathways", {})}, **{k: v for k, v in where.items() if k != "pathways"}}
     assert "pipeUnreachableTimeout" in _problems(_stack(changes))[path]
+
+
+# --- the same checks for a workload component on its own, and the serving layout ----------------------------------
+
+
+def _component_problems(validate, workload) -> dict[str, str]:
+    with pytest.raises(ConfigError) as caught:
+        validate({"workload": workload, "tpu_type": "v6e-16", "slices": 2})
+    return {p.path: p.message for p in caught.value.problems}
+
+
+PW = {"name": "train", "image": "us-docker.pkg.dev/acme/train:2026-11", "command": "python3 t.py",
+      "pathways": {"version": "jax-0.9.2", "gcsScratch": "gs://acme-pw/tmp"}}
+
+
+def test_a_standalone_pathways_workload_refuses_what_a_stack_refuses():
+    from pathways_gke.workloads.pathways import validate_args
+    headless = {**PW, "mode": "headless", "image": None, "command": None, "restartOnExitCodes": [3]}
+    headless = {k: v for k, v in headless.items() if v is not None}
+    assert "no user container" in _component_problems(validate_args, headless)["workload.restartOnExitCodes"]
+    absl = {**PW, "env": {"ABSL_FLAGS": "--v=1"},
+            "pathways": {**PW["pathways"], "pipeUnreachableTimeout": "60s"}}
+    assert "pipeUnreachableTimeout" in _component_problems(validate_args, absl)["workload.env.ABSL_FLAGS"]
+    mtc = {**PW, "multiTierCheckpointing": {"mountPath": "/local"}}
+    assert "colocatedPython" in _component_problems(validate_args, mtc)["workload.multiTierCheckpointing"]
+
+
+def test_a_serving_workload_gets_the_pipe_timeout_on_its_servers_workers_and_server():
+    from pathways_gke.workloads.serving import validate_args
+    serving = {**PW, "mode": "serving", "serving": {"port": 8000},
+               "pathways": {**PW["pathways"], "pipeUnreachableTimeout": "60s"}}
+    lws = validate_args({"workload": serving, "tpu_type": "v6e-16", "slices": 2}).objects.primary
+    template = lws["spec"]["leaderWorkerTemplate"]
+    leader = {c["name"]: c for c in template["leaderTemplate"]["spec"]["containers"]}
+    [worker] = template["workerTemplate"]["spec"]["containers"]
+    for container in (leader["pathways-proxy"], leader["pathways-rm"], leader["jax-tpu"], worker):
+        assert TIMEOUT_ENV in container["env"], container["name"]
+    problems = _component_problems(validate_args, {**serving, "restart": {"strategy": "BlockingRecreate"}})
+    assert "LeaderWorkerSet" in problems["workload.restart"]
