@@ -64,7 +64,7 @@ def test_per_slice_restart_is_a_restart_job_rule_on_the_worker_replicated_job():
     js = _jobset(restart={"strategy": "BlockingRecreate", "perSlice": True}, maxRestarts=5)
     policy = js["spec"]["failurePolicy"]
     assert policy == {"maxRestarts": 5, "restartStrategy": "BlockingRecreate", "rules": [
-        {"name": "restart-failed-slice", "action": "RestartJob", "targetReplicatedJobs": ["worker"]}]}
+        {"name": "restartFailedSlice", "action": "RestartJob", "targetReplicatedJobs": ["worker"]}]}
     errors = jobset_schema_errors(js)
     assert errors["v0.12.0"] == [] and jobset_rule_errors(js) == []
     assert any("RestartJob" in e for e in errors["v0.8.2"])  # the action JobSet < v0.12.0 does not have
@@ -155,7 +155,7 @@ def test_restart_on_exit_codes_is_a_pod_failure_policy_on_the_head_job_only():
         "containerName": "jax-tpu", "operator": "NotIn", "values": [3, 42]}}]}
     assert jobs["pathways-head"]["template"]["spec"]["restartPolicy"] == "Never"
     assert "podFailurePolicy" not in jobs["worker"]
-    assert js["spec"]["failurePolicy"]["rules"] == [{"name": "fail-on-other-exit-codes", "action": "FailJobSet",
+    assert js["spec"]["failurePolicy"]["rules"] == [{"name": "failOnOtherExitCodes", "action": "FailJobSet",
                                                     "onJobFailureReasons": ["PodFailurePolicy"]}]
     assert jobset_schema_errors(js) == {"v0.8.2": [], "v0.12.0": []}
     assert jobset_rule_errors(js) == []
@@ -264,3 +264,12 @@ def test_a_serving_workload_gets_the_pipe_timeout_on_its_servers_workers_and_ser
         assert TIMEOUT_ENV in container["env"], container["name"]
     problems = _component_problems(validate_args, {**serving, "restart": {"strategy": "BlockingRecreate"}})
     assert "LeaderWorkerSet" in problems["workload.restart"]
+
+
+def test_rule_names_match_the_jobset_webhooks_pattern():
+    """jobset_webhook.go ruleNameFmt `^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$`: a '-' is refused at create."""
+    js = _jobset(restart={"perSlice": True}, restartOnExitCodes=[3])
+    names = [r["name"] for r in js["spec"]["failurePolicy"]["rules"]]
+    assert names == ["failOnOtherExitCodes", "restartFailedSlice"] and jobset_rule_errors(js) == []
+    js["spec"]["failurePolicy"]["rules"][0]["name"] = "fail-on-other-exit-codes"
+    assert any("name is invalid" in e for e in jobset_rule_errors(js))

@@ -18,7 +18,8 @@ DNS_1035 = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
 DNS_1123_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 DNS_1123_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
 C_IDENTIFIER_ISH = re.compile(r"^[-._a-zA-Z][-._a-zA-Z0-9]*$")  # Kubernetes env-var name rule
-RULE_NAME = re.compile(r"^[a-zA-Z]([-_a-zA-Z0-9]{0,126}[a-zA-Z0-9])?$")
+# jobset_webhook.go ruleNameFmt (the same from v0.6.0 to v0.12.0; no '-'), 1-128 characters
+RULE_NAME = re.compile(r"^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$")
 FIELD_PATH = re.compile(r"^metadata\.(labels|annotations)\['[^']+'\]$|^metadata\.(name|namespace|uid)$|"
                         r"^spec\.(nodeName|serviceAccountName)$|^status\.(hostIP|podIP|podIPs|hostIPs)$")
 FAILURE_REASONS = {"BackoffLimitExceeded", "DeadlineExceeded", "FailedIndexes", "MaxFailedIndexesExceeded",
@@ -111,7 +112,7 @@ def jobset_rule_errors(js: dict[str, Any]) -> list[str]:
         if not 0 <= failure.get("maxRestarts", 0) <= INT32:
             err("failurePolicy.maxRestarts out of int32 range")
         for k, rule in enumerate(failure.get("rules") or []):
-            if not RULE_NAME.match(rule.get("name", "x")):
+            if not RULE_NAME.match(rule.get("name", "x")) or len(rule.get("name", "x")) > 128:
                 err(f"failurePolicy.rules[{k}].name is invalid")
             if rule.get("action") not in RULE_ACTIONS:
                 err(f"failurePolicy.rules[{k}].action is invalid")

@@ -268,10 +268,10 @@ def failure_policy(workload: PathwaysWorkloadConfig) -> dict[str, Any]:
     policy: dict[str, Any] = {"maxRestarts": workload.max_restarts, "restartStrategy": workload.restart.strategy}
     rules = []
     if workload.restart_on_exit_codes:
-        rules.append({"name": "fail-on-other-exit-codes", "action": "FailJobSet",
+        rules.append({"name": "failOnOtherExitCodes", "action": "FailJobSet",
                       "onJobFailureReasons": ["PodFailurePolicy"]})
     if workload.restart.per_slice:
-        rules.append({"name": "restart-failed-slice", "action": "RestartJob",
+        rules.append({"name": "restartFailedSlice", "action": "RestartJob",
                       "targetReplicatedJobs": [naming.PATHWAYS_WORKER_JOB]})
     if rules:
         policy["rules"] = rules
