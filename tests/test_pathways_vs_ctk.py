@@ -60,9 +60,12 @@ CTK_FACTS: list[tuple[tuple[str, ...], Any, str]] = [
     ((*HEAD, "spec", "parallelism"), 1, SAME),
     ((*HEAD, "spec", "completions"), 1, SAME),
     ((*HEAD, "spec", "backoffLimit"), 0, SAME),
-    ((*HEAD, "spec", "podFailurePolicy", "rules", 0, "action"), "FailJob", SAME),
-    ((*HEAD, "spec", "podFailurePolicy", "rules", 0, "onExitCodes", "operator"), "NotIn", SAME),
-    ((*HEAD, "spec", "podFailurePolicy", "rules", 0, "onExitCodes", "values"), [42], SAME),
+    ((*HEAD, "spec", "podFailurePolicy", "rules", 0, "action"), "FailJob",
+     "ours first counts an eviction (DisruptionTarget: the run restarts instead of ending on the SIGTERM exit code); "
+     "CTK's FailJob rule is our second"),
+    ((*HEAD, "spec", "podFailurePolicy", "rules", "has=onExitCodes", "action"), "FailJob", SAME),
+    ((*HEAD, "spec", "podFailurePolicy", "rules", "has=onExitCodes", "onExitCodes", "operator"), "NotIn", SAME),
+    ((*HEAD, "spec", "podFailurePolicy", "rules", "has=onExitCodes", "onExitCodes", "values"), [42], SAME),
     ((*HEAD_POD, "nodeSelector", "cloud.google.com/gke-nodepool"), "cpu-np", SAME),
     ((*HEAD_POD, "hostNetwork"), True, SAME),
     ((*HEAD_POD, "dnsPolicy"), "ClusterFirstWithHostNet", SAME),
@@ -122,7 +125,8 @@ CTK_FACTS: list[tuple[tuple[str, ...], Any, str]] = [
 
 
 def value_at(obj: Any, path: tuple[Any, ...]) -> Any:
-    """The value at `path` (list items by index or by `name=<name>`), or ABSENT."""
+    """The value at `path` (list items by index, by `name=<name>` or as the first with a key, `has=<key>`), or
+    ABSENT."""
     for part in path:
         if isinstance(part, int):
             if not isinstance(obj, list) or part >= len(obj):
@@ -130,6 +134,8 @@ def value_at(obj: Any, path: tuple[Any, ...]) -> Any:
             obj = obj[part]
         elif isinstance(part, str) and part.startswith("name="):
             obj = next((item for item in obj or [] if item.get("name") == part[5:]), ABSENT)
+        elif isinstance(part, str) and part.startswith("has="):  # the first item holding that key
+            obj = next((item for item in obj or [] if part[4:] in item), ABSENT)
         elif isinstance(obj, dict) and part in obj:
             obj = obj[part]
         else:

@@ -151,8 +151,9 @@ def test_restart_on_a_leaderworkerset_is_refused():
 def test_restart_on_exit_codes_is_a_pod_failure_policy_on_the_head_job_only():
     js = _jobset(restartOnExitCodes=[42, 3], maxRestarts=2)
     jobs = _jobs(js)
-    assert jobs["pathways-head"]["podFailurePolicy"] == {"rules": [{"action": "FailJob", "onExitCodes": {
-        "containerName": "jax-tpu", "operator": "NotIn", "values": [3, 42]}}]}
+    assert jobs["pathways-head"]["podFailurePolicy"] == {"rules": [
+        {"action": "Count", "onPodConditions": [{"type": "DisruptionTarget", "status": "True"}]},
+        {"action": "FailJob", "onExitCodes": {"containerName": "jax-tpu", "operator": "NotIn", "values": [3, 42]}}]}
     assert jobs["pathways-head"]["template"]["spec"]["restartPolicy"] == "Never"
     assert "podFailurePolicy" not in jobs["worker"]
     assert js["spec"]["failurePolicy"]["rules"] == [{"name": "failOnOtherExitCodes", "action": "FailJobSet",

@@ -250,16 +250,20 @@ def _head_pod_template(workload: PathwaysWorkloadConfig, placement: Placement, *
 
 def head_pod_failure_policy(workload: PathwaysWorkloadConfig) -> dict[str, Any]:
     """`restartOnExitCodes`: any other failure of the user container fails the head Job at once (FailJob, reason
-    PodFailurePolicy, which the JobSet rule turns into FailJobSet); a listed code spends the head's backoffLimit 0
-    and the JobSet restarts (maxRestarts). Cluster Toolkit's --restart-on-exit-codes rule (7c70d26), scoped to the
+    PodFailurePolicy, which the JobSet rule turns into FailJobSet); a listed code, or an eviction (DisruptionTarget,
+    counted first), spends the head's backoffLimit 0 and the JobSet restarts (maxRestarts). Cluster Toolkit's --restart-on-exit-codes rule (7c70d26), scoped to the
     user container so the servers' SIGTERM exits at pod end never count. Only here: the head's pods restart Never;
     the Job API refuses a podFailurePolicy on the workers' OnFailure pods (Cluster Toolkit puts it there too)."""
     if not workload.restart_on_exit_codes:
         return {}
-    return {"podFailurePolicy": {"rules": [{
-        "action": "FailJob",
-        "onExitCodes": {"containerName": workload.container_name, "operator": "NotIn",
-                        "values": list(workload.restart_on_exit_codes)}}]}}
+    return {"podFailurePolicy": {"rules": [
+        # a head evicted (node drain, spot preemption, maintenance) is counted as before: the run restarts rather
+        # than ending on the SIGTERM exit code (143) of its user container
+        {"action": "Count", "onPodConditions": [{"type": "DisruptionTarget", "status": "True"}]},
+        {"action": "FailJob",
+         "onExitCodes": {"containerName": workload.container_name, "operator": "NotIn",
+                         "values": list(workload.restart_on_exit_codes)}},
+    ]}}
 
 
 def failure_policy(workload: PathwaysWorkloadConfig) -> dict[str, Any]:
