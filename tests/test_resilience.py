@@ -274,3 +274,31 @@ def test_rule_names_match_the_jobset_webhooks_pattern():
     assert names == ["failOnOtherExitCodes", "restartFailedSlice"] and jobset_rule_errors(js) == []
     js["spec"]["failurePolicy"]["rules"][0]["name"] = "fail-on-other-exit-codes"
     assert any("name is invalid" in e for e in jobset_rule_errors(js))
+
+
+def test_the_registered_jobset_install_transforms_write_the_gates_into_its_configuration():
+    """Run the JobSet install's transforms as the engine does (each on the previous result): the release's
+    ConfigMap gets featureGates, the controller's pod template the annotation that rolls it; Kueue's install not."""
+    import pulumi
+
+    from pathways_gke.addons import services_spec
+    from pathways_gke.services import install_transforms
+
+    spec = services_spec(parse_stack(_stack({"restart": {"perSlice": True}},
+                                            jobset={"featureGates": {"TLSOptions": True}})))
+    configmap = {"apiVersion": "v1", "kind": "ConfigMap",
+                 "metadata": {"name": JOBSET_CONFIG_MAP, "namespace": "jobset-system"},
+                 "data": {JOBSET_CONFIG_KEY: "apiVersion: config.jobset.x-k8s.io/v1alpha1\nkind: Configuration\n"}}
+
+    def through(addon, type_, props):
+        opts = pulumi.ResourceOptions()
+        for transform in install_transforms(spec, addon):
+            result = transform(pulumi.ResourceTransformArgs(True, type_, "x", props, opts))
+            if result is not None:
+                props, opts = result.props, result.opts
+        return props
+
+    written = yaml.safe_load(through("jobset", CONFIG_MAP, configmap)["data"][JOBSET_CONFIG_KEY])
+    assert written["featureGates"] == {"RestartJob": True, "TLSOptions": True}
+    assert JOBSET_CONFIG_KEY in through("kueue", CONFIG_MAP, configmap)["data"]
+    assert "featureGates" not in through("kueue", CONFIG_MAP, configmap)["data"][JOBSET_CONFIG_KEY]
