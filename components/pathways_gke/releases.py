@@ -295,10 +295,14 @@ JOBSET_FEATURE_GATES: dict[tuple[int, int], dict[str, bool]] = {
 RESTART_JOB_GATE = "RestartJob"  # v0.12.0: the RestartJob / RestartJobAndIgnoreMaxRestarts failure-policy actions
 RESTART_JOB_SINCE = "v0.12.0"
 IN_PLACE_RESTART_GATE = "InPlaceRestart"
+# KEP-467 (jobset keps/467-InPlaceRestart): restartPolicyRules / RestartPod, alpha in Kubernetes 1.34 / 1.35; GKE
+# changes feature gates only on alpha clusters ("You can modify Kubernetes feature gates in GKE only with alpha
+# clusters", GKE docs concepts/feature-gates), which are deleted after 30 days (pulumi-gcp Cluster
+# enableKubernetesAlpha).
 IN_PLACE_RESTART_REASON = (
     "JobSet's InPlaceRestart (alpha, KEP-467) restarts pods through the container restartPolicyRules / RestartPod "
-    "action, alpha Kubernetes features (1.34/1.35) that are off on a GKE cluster unless it is an alpha cluster, and "
-    "an agent sidecar the JobSet project does not release as an image; use restart.strategy BlockingRecreate or "
+    "action, alpha Kubernetes features (1.34/1.35) that GKE turns on only in alpha clusters (deleted after 30 days), "
+    "and an agent sidecar the JobSet project does not release as an image; use restart.strategy BlockingRecreate or "
     "restart.perSlice instead")
 
 
