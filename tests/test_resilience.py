@@ -109,6 +109,12 @@ def test_per_slice_restart_below_jobset_v0_12_is_refused_with_the_reason():
     assert "RestartJob" in problems["workloads[0].restart.perSlice"]
 
 
+def test_per_slice_restart_without_restarts_is_refused():
+    """JobSet v0.12.0 failure_policy.go: RestartJob fails the JobSet once its restarts reach maxRestarts."""
+    cfg = _stack({"restart": {"perSlice": True}, "maxRestarts": 0})
+    assert "maxRestarts is 0" in _problems(cfg)["workloads[0].restart.perSlice"]
+
+
 def test_per_slice_restart_with_the_gate_turned_off_is_refused():
     problems = _problems(_stack({"restart": {"perSlice": True}}, jobset={"featureGates": {"RestartJob": False}}))
     assert "turns off" in problems["workloads[0].restart.perSlice"]

@@ -423,8 +423,8 @@ class RestartSettings(TypedDict):
     once every old one is gone (no pod of the old run overlaps the new one; JobSet >= v0.7). Default: "Recreate"."""
     per_slice: NotRequired[bool]
     """Restart only the failed slice's Job (a `RestartJob` failure-policy rule on the worker replicated job)
-    instead of the whole JobSet: JobSet >= v0.12.0, whose alpha gate RestartJob pathways-gke turns on in the
-    controller's configuration. Pathways only. Default: false."""
+    instead of the whole JobSet, within maxRestarts: JobSet >= v0.12.0, whose alpha gate RestartJob pathways-gke
+    turns on in the controller's configuration. Pathways only. Default: false."""
 
 
 class JaxSettings(TypedDict):

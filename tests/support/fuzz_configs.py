@@ -542,6 +542,7 @@ def valid_configs(draw) -> ValidDraw:
         for w, fact in zip(workloads, workload_facts):
             if fact.runtime == "pathways" and draw(st.integers(0, 4)) == 0:
                 w["restart"] = {**w.get("restart", {}), "perSlice": True}
+                w["maxRestarts"] = w.get("maxRestarts") or 1  # per-slice restarts count against maxRestarts
                 features.add("restart:perSlice")
     gates = jobset_feature_gates(jobset_version)
     if gates and draw(st.integers(0, 4)) == 0:  # gates the release knows; never InPlaceRestart on

@@ -21,6 +21,12 @@ def workload_resilience_problems(w: WorkloadBase, path: str) -> list[Problem]:
         out.append(Problem(f"{path}.restart.perSlice", "is refused for runtime 'jax': every process of a "
                            "multi-controller JAX run joins one jax.distributed group, so a slice's Job restarted "
                            "alone waits for peers that never rejoin; the JobSet restarts them all"))
+    elif w.restart.per_slice and w.max_restarts == 0:
+        # jobset v0.12.0 pkg/controllers/failure_policy.go restartJobActionApplier: the JobSet fails once its
+        # restarts (RestartJob's included) reach maxRestarts, so with 0 the first failed slice ends the run
+        out.append(Problem(f"{path}.restart.perSlice", "restarts a failed slice within maxRestarts (JobSet's "
+                           "RestartJob fails the JobSet once its restarts reach maxRestarts), and maxRestarts is 0: "
+                           "the first failed slice would end the run; set maxRestarts"))
     mtc = w.multi_tier_checkpointing
     if mtc is not None and isinstance(w, JaxWorkloadConfig) and w.tpu_pool is None:
         out.append(Problem(f"{path}.multiTierCheckpointing", "needs a TPU workload: the RAM disk exists only on the "
