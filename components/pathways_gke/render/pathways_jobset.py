@@ -20,8 +20,8 @@ from ..pathways_facts import (COLOCATED_PYTHON_CONTAINER, COLOCATED_PYTHON_PORT,
 from .head import guard_head
 from .pod import (PROXY_PORT, RM_PORT, RM_PORTS, WORKER_PORT, WORKER_PORTS, client_container, component_images,
                   container_ports, custom_env, field_env, fuse_mounts, fuse_volumes, image_pull_policy, mtc_mounts,
-                  mtc_volumes, pod_options,
-                  server_resources, sidecar_container, tpu_node_selector, tpu_pod_tolerations, tpu_shape, value_env)
+                  mtc_volumes, pod_options, server_resources, sidecar_container, tpu_node_selector,
+                  tpu_pod_tolerations, tpu_shape, value_env)
 
 # --- constants from the references ----------------------------------------------------------------------
 
@@ -251,9 +251,10 @@ def _head_pod_template(workload: PathwaysWorkloadConfig, placement: Placement, *
 def head_pod_failure_policy(workload: PathwaysWorkloadConfig) -> dict[str, Any]:
     """`restartOnExitCodes`: any other failure of the user container fails the head Job at once (FailJob, reason
     PodFailurePolicy, which the JobSet rule turns into FailJobSet); a listed code, or an eviction (DisruptionTarget,
-    counted first), spends the head's backoffLimit 0 and the JobSet restarts (maxRestarts). Cluster Toolkit's --restart-on-exit-codes rule (7c70d26), scoped to the
-    user container so the servers' SIGTERM exits at pod end never count. Only here: the head's pods restart Never;
-    the Job API refuses a podFailurePolicy on the workers' OnFailure pods (Cluster Toolkit puts it there too)."""
+    counted first), spends the head's backoffLimit 0 and the JobSet restarts (maxRestarts). Cluster Toolkit's
+    --restart-on-exit-codes rule (7c70d26), scoped to the user container so the servers' SIGTERM exits at pod end
+    never count. Only here: the head's pods restart Never; the Job API refuses a podFailurePolicy on the workers'
+    OnFailure pods (Cluster Toolkit puts it there too)."""
     if not workload.restart_on_exit_codes:
         return {}
     return {"podFailurePolicy": {"rules": [
