@@ -31,7 +31,7 @@ class RestartSettings(Model):
     @classmethod
     def _in_place(cls, value: Any) -> Any:
         if value == "InPlaceRestart":
-            raise fail("strategy", f"InPlaceRestart is refused: {IN_PLACE_RESTART_REASON}")
+            raise fail("strategy", f"is refused: {IN_PLACE_RESTART_REASON}")
         return value
 
 
