@@ -716,3 +716,54 @@ def test_every_attribute_replaces_exactly_when_it_is_force_new(type_):
             new = _nested(path, {})
             reasons = [format_path(r) for r in B.replace_paths(type_, old, new)]  # its ancestors exist on both sides
             assert reasons == ([path] if "F" in flags else []), (path, flags, reasons)
+# --- what editing the resilience keys does (docs/resilience.md) ---------------------------------------------------
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("edit", [
+    {"restart": {"strategy": "BlockingRecreate"}},
+    {"restartOnExitCodes": [42]},
+    {"pathways": {"version": "jax-0.9.2", "gcsScratch": "gs://acme-ml-dev-pathways/tmp",
+                  "pipeUnreachableTimeout": "90s"}},
+], ids=["restart-strategy", "exit-codes", "pipe-timeout"])
+def test_a_restart_or_pipe_timeout_edit_replaces_only_the_jobset_delete_first(dev, edit):
+    """The JobSet's spec is immutable (its webhook): the component replaces it, delete-first (same name)."""
+    cfg = shipped("dev")
+    cfg[P + "workloads"][0].update(edit)
+    diff = diff_plans(dev, _plan(cfg))
+    replaced = [c for c in diff.changed if c.replace]
+    assert [c.type for c in replaced] == [tokens.JOBSET]
+    assert replaced[0].replace_mode == "delete-first" and not diff.refused and not diff.added
+
+
+@pytest.mark.slow
+def test_per_slice_restart_turns_the_gate_on_in_the_diff(dev):
+    cfg = shipped("dev")
+    cfg[P + "workloads"][0]["restart"] = {"perSlice": True}
+    diff = diff_plans(dev, _plan(cfg))
+    gate = [c for c in diff.changed if c.type == tokens.CONFIG_MAP]
+    assert gate and any(p.endswith("jobset.featureGates") or "featureGates" in p for c in gate for p in c.properties)
+    assert not diff.refused
+
+
+@pytest.mark.slow
+def test_turning_multi_tier_checkpointing_on_updates_the_cluster_in_place_and_adds_its_objects(dev):
+    """addons_config is not ForceNew in google_container_cluster: GKE enables the add-on on the running cluster."""
+    cfg = merged("dev", cluster={"multiTierCheckpointing": {"bucket": "acme-ckpt", "inMemoryVolumeSize": "64Gi"},
+                                 "projectNumber": "123456789012"})
+    diff = diff_plans(dev, _plan(cfg))
+    [cluster] = [c for c in diff.changed if c.type == tokens.GKE_CLUSTER]
+    assert cluster.verdict == "update"
+    assert any("highScaleCheckpointingConfig" in p for p in cluster.properties)
+    assert any("CheckpointConfiguration" in r["urn"] for r in diff.added)
+    assert any("BucketIAMMember" in r["urn"] and "mtc-node-agent" in r["urn"] for r in diff.added)
+    assert not diff.refused and not [c for c in diff.changed if c.replace]
+
+
+@pytest.mark.slow
+def test_a_liveness_tolerance_edit_rolls_the_leader_worker_set_in_place():
+    old = _plan(shipped("serve"), "serve")
+    cfg = shipped("serve")
+    cfg[P + "workloads"][0]["serving"].setdefault("probes", {})["livenessFailureThreshold"] = 20
+    lws = [c for c in diff_plans(old, _plan(cfg, "serve")).changed if c.type == tokens.LEADER_WORKER_SET]
+    assert lws and all(c.verdict == "update" for c in lws)

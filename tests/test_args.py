@@ -11,7 +11,8 @@ from pydantic import BaseModel
 
 from pathways_gke import args as A
 from pathways_gke.cluster import PathwaysCluster
-from pathways_gke.config import access, addons, autoprovisioning, cluster, observability, pathways, serving, stack, tpu, workloads
+from pathways_gke.config import (access, addons, autoprovisioning, checkpointing, cluster, observability, pathways, restart,
+                                  serving, stack, tpu, workloads)
 from pathways_gke.config.stack import parse_stack, read_stack_file
 from pathways_gke.errors import ConfigError
 from pathways_gke.plan.engine import plan_stack
@@ -52,6 +53,9 @@ SECTIONS = [
     (A.ServingPort, serving.ServingPort),
     (A.ServingProbes, serving.ServingProbes),
     (A.ServiceSettings, serving.ServiceSettings),
+    (A.ClusterCheckpointing, checkpointing.ClusterCheckpointing),
+    (A.WorkloadCheckpointing, checkpointing.WorkloadCheckpointing),
+    (A.RestartSettings, restart.RestartSettings),
 ]
 # TypedDict field -> Enum, and the pydantic field whose Literal it must equal
 ENUMS = [
@@ -68,6 +72,7 @@ ENUMS = [
     (A.LeaderPlacement, serving.ServingSettings, "leader"),
     (A.LeaderPlacement, serving.ServiceSettings, "leader"),
     (A.LoadBalancer, serving.ServingSettings, "load_balancer"),
+    (A.RestartStrategy, restart.RestartSettings, "strategy"),
 ]
 
 

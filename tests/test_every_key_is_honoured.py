@@ -23,7 +23,7 @@ from pathways_gke.errors import ConfigError
 from pathways_gke.workloads import jax as jax_workload
 from pathways_gke.workloads import pathways, serving
 from pathways_gke.gke.identity import grant_plan, ksa_bindings
-from tests.support.stacks import parsed
+from tests.support.stacks import merged, parsed
 
 IMAGE = "us-docker.pkg.dev/acme/train:2026-11"
 OTHER_IMAGE = "us-docker.pkg.dev/acme/other:2026-12"
@@ -83,17 +83,28 @@ SAMPLES: dict[str, Any] = {
     "jax.slices": 2,
     "jax.cpu": "2",
     "jax.memory": "8Gi",
+    "pathways.pipeUnreachableTimeout": "60s",
+    "restart": {"strategy": "BlockingRecreate"},
+    "restartOnExitCodes": [42],
+    "multiTierCheckpointing": {"mountPath": "/local-ckpt"},
 }
+# The cluster the walk's workloads run on has multi-tier checkpointing (a workload's own key needs it), and the
+# Pathways bases a colocated-python sidecar (where a Pathways worker mounts the RAM disk).
+MTC_CLUSTER = {"projectNumber": "123456789012",
+               "multiTierCheckpointing": {"bucket": "acme-ckpt", "inMemoryVolumeSize": "64Gi"}}
+COLOCATED = "us-docker.pkg.dev/acme/colocated:2026-11"
 
 BASES = {
     "pathways": {"name": "train", "runtime": "pathways", "tpuPool": "main", "image": IMAGE, "command": "python3 t.py",
-                 "serviceAccount": "trainer", "pathways": {"version": "jax-0.9.2", "gcsScratch": "gs://acme-pw/tmp"}},
+                 "serviceAccount": "trainer", "pathways": {"version": "jax-0.9.2", "gcsScratch": "gs://acme-pw/tmp",
+                                                           "images": {"colocatedPython": COLOCATED}}},
     "jax-tpu": {"name": "train", "runtime": "jax", "tpuPool": "main", "image": IMAGE, "command": "python3 t.py",
                 "serviceAccount": "trainer"},
     "jax-cpu": {"name": "train", "runtime": "jax", "image": IMAGE, "command": "python3 t.py",
                 "serviceAccount": "trainer", "jax": {"processes": 2}},
     "headless": {"name": "train", "runtime": "pathways", "mode": "headless", "tpuPool": "main",
-                 "serviceAccount": "trainer", "pathways": {"version": "jax-0.9.2", "gcsScratch": "gs://acme-pw/tmp"}},
+                 "serviceAccount": "trainer", "pathways": {"version": "jax-0.9.2", "gcsScratch": "gs://acme-pw/tmp",
+                                                           "images": {"colocatedPython": COLOCATED}}},
     "serving": {"name": "train", "runtime": "pathways", "mode": "serving", "tpuPool": "main", "image": IMAGE,
                 "command": "python3 serve.py", "serviceAccount": "trainer", "serving": {"port": 8000},
                 "pathways": {"version": "jax-0.9.2", "gcsScratch": "gs://acme-pw/tmp"}},
@@ -136,8 +147,9 @@ def with_key(workload: dict, key: str, sample: Any) -> dict:
 
 def render(workload: dict) -> tuple:
     """What a workload makes: its JobSet, and the service accounts and grants the stack creates for it."""
-    st = parsed(tpuPools=[{"name": "main", **POOL}, {"name": "alt", **POOL}], secrets={"hf": "not-a-real-token"},
-                workloads=[workload])
+    base = merged(cluster=MTC_CLUSTER)
+    st = parsed(base, tpuPools=[{"name": "main", **POOL}, {"name": "alt", **POOL}],
+                secrets={"hf": "not-a-real-token"}, workloads=[workload])
     w = st.workloads[0]
     secrets = {"hf": "not-a-real-token"}
     # through the args PathwaysCluster hands each workload component, as the component validates and builds them
@@ -219,6 +231,8 @@ STACK_SAMPLES: dict[str, Any] = {
     "observability.stuckMinutes": 30,
     "jobset.version": "v0.9.0",
     "jobset.sizeForCluster": False,
+    "jobset.featureGates": {"RestartJob": True},
+    "cluster.multiTierCheckpointing": {"bucket": "acme-ckpt", "inMemoryVolumeSize": "64Gi"},
     "kueue.enabled": True,
     "kueue.version": "v0.18.0",
     "kueue.sizeForCluster": False,

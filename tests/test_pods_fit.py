@@ -154,3 +154,36 @@ def test_a_controller_that_does_not_fit_beside_the_heads_is_refused():
     assert "cpu-np (1 x n2-standard-64)" in short.message() and "cpuPool.maxNodes" in short.message()
     del marker["inputs"]["data"]["jobset.resources"]  # the manifest's 500m / 128Mi: the head fits again
     assert place(resources) == []
+
+
+def _cpu_jax(processes: int, cpu: str = "60") -> dict:
+    return {"name": "sweep", "runtime": "jax", "image": "us-docker.pkg.dev/acme/sweep:1", "command": "python3 s.py",
+            "jax": {"processes": processes, "cpu": cpu, "memory": "8Gi"}}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("kueue", [False, True])
+def test_cpu_pods_that_cannot_fit_the_pool_even_alone_are_refused_with_or_without_kueue(kueue):
+    """Kueue admits workloads in turn; it cannot make room that the pool lacks at its maximum size."""
+    cfg = merged("dev", cpuPool={"machineType": "n2-standard-64", "minNodes": 1, "maxNodes": 2},
+                 kueue={"enabled": kueue})
+    cfg[P + "workloads"] = [_cpu_jax(processes=3)]  # one 60-CPU process per n2-standard-64 node: 3 > 2 nodes
+    resources = _resources(cfg, "dev")
+    [short] = [s for s in place(resources) if s.owner == "JobSet sweep"]
+    assert (short.missing, short.queued) == (1, False)
+    mandatory = [v for v in policies.check_resources(resources)
+                 if v.policy == "pathways-gke-pods-fit" and v.level == policies.MANDATORY]
+    assert mandatory and "JobSet sweep" in mandatory[0].message
+
+
+@pytest.mark.slow
+def test_cpu_pods_that_fit_alone_but_not_together_wait_their_turn_under_kueue():
+    """Two workloads each fitting the pool alone, not side by side: with Kueue they run in turn (a warning)."""
+    cfg = merged("dev", cpuPool={"machineType": "n2-standard-64", "minNodes": 1, "maxNodes": 2},
+                 kueue={"enabled": True})
+    cfg[P + "workloads"] = [dict(_cpu_jax(processes=2), name=n) for n in ("sweep", "sweep-b")]
+    resources = _resources(cfg, "dev")
+    waiting = [s for s in place(resources) if s.owner.startswith("JobSet sweep")]
+    assert waiting and all(s.queued for s in waiting)
+    levels = {v.level for v in policies.check_resources(resources) if "JobSet sweep" in v.message}
+    assert levels == {policies.ADVISORY}

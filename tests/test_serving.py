@@ -229,6 +229,31 @@ def test_startup_probe_allows_the_configured_checkpoint_loading_time():
     assert server["livenessProbe"]["periodSeconds"] * server["livenessProbe"]["failureThreshold"] < 2400
 
 
+def _serve_probes(**probes):
+    config = shipped("serve")
+    config[f"{P}workloads"][0]["serving"]["probes"] = {**config[f"{P}workloads"][0]["serving"].get("probes", {}),
+                                                       **probes}
+    return next(c for c in objects_of(config)["llama-serve"].lws["spec"]["leaderWorkerTemplate"]["leaderTemplate"]
+                ["spec"]["containers"] if c["name"] == "jax-tpu")
+
+
+@pytest.mark.parametrize("period", [1, 7, 10, 60, 300])
+def test_liveness_tolerates_at_least_googles_600_seconds_of_failed_checks_by_default(period):
+    """Google's JetStream manifests: liveness every 60 s, failureThreshold 10. A liveness restart recreates the
+    whole group (a 405B reload is 10-20 minutes), so the default never restarts sooner than they do."""
+    live = _serve_probes(periodSeconds=period)["livenessProbe"]
+    assert live["periodSeconds"] == period
+    assert 600 <= live["periodSeconds"] * live["failureThreshold"] < 600 + period
+    assert "timeoutSeconds" not in live  # Kubernetes' default 1 s
+
+
+def test_the_liveness_threshold_and_timeout_are_set_apart_from_startup_and_readiness():
+    server = _serve_probes(livenessFailureThreshold=4, livenessTimeoutSeconds=5)
+    assert (server["livenessProbe"]["failureThreshold"], server["livenessProbe"]["timeoutSeconds"]) == (4, 5)
+    for probe in ("startupProbe", "readinessProbe"):
+        assert "timeoutSeconds" not in server[probe] and server[probe]["failureThreshold"] != 4
+
+
 def test_kueue_on_puts_the_queue_label_on_the_leaderworkerset():
     config = shipped("serve")
     config[f"{P}kueue"] = {"enabled": True}

@@ -155,11 +155,27 @@ def test_a_training_head_runs_sidecars_as_native_sidecars_so_its_job_still_compl
      "workload.sidecars[0].env.LWS_LEADER_ADDRESS", "LeaderWorkerSet controller"),
     ([{"name": "a", "image": "nginx:latest"}], "workload.sidecars[0].image", ""),
     ([{"name": "a", "image": HTTP_IMAGE, "command": []}], "workload.sidecars[0].command", "empty"),
+    ([{"name": "a", "image": HTTP_IMAGE, "command": "  "}], "workload.sidecars[0].command", "empty"),
+    ([{"name": "a", "image": HTTP_IMAGE, "command": "python3 -c 'x"}], "workload.sidecars[0].command",
+     "cannot be split into words"),
 ], ids=["user-name", "pathways-name", "twice", "rm-port", "worker-port", "port-twice", "port-range", "lws-env",
-        "latest", "empty-command"])
+        "latest", "empty-command", "blank-command", "unclosed-quote"])
 def test_bad_sidecars_are_refused_at_their_path(sidecars, path, fragment):
     problems = problems_of(serving_args(containerName="jax-tpu", sidecars=sidecars))
     assert path in problems and fragment in problems[path], problems
+
+
+@pytest.mark.parametrize("command, argv", [
+    ("python3 -m server.main", ["python3", "-m", "server.main"]),
+    ("python3 -c 'print(1)' --flag=\"a b\"", ["python3", "-c", "print(1)", "--flag=a b"]),
+    (["python3", "-m", "server.main"], ["python3", "-m", "server.main"]),
+], ids=["documented-string", "quoted-words", "list"])
+def test_a_sidecar_command_is_a_string_split_as_a_shell_would_or_a_list(command, argv):
+    """The documented contract writes `command: python3 -m server.main`; Kubernetes takes an argument list."""
+    objects = objects_of(serving_args(sidecars=[{"name": "jetstream-http", "image": HTTP_IMAGE, "command": command,
+                                                 "ports": [8000]}]))
+    [http] = [c for c in leader(objects.primary)["spec"]["containers"] if c["name"] == "jetstream-http"]
+    assert http["command"] == argv
 
 
 def test_a_service_backend_leader_takes_sidecars_but_no_args():

@@ -135,6 +135,15 @@ class BucketAccessMode(str, Enum):
     READ_WRITE = "readWrite"
 
 
+class RestartStrategy(str, Enum):
+    """How a JobSet restarts after a failure (its failurePolicy)."""
+
+    RECREATE = "Recreate"
+    """Delete the failed run's Jobs and create new ones at once (JobSet's default)."""
+    BLOCKING_RECREATE = "BlockingRecreate"
+    """Create the new Jobs only once every old Job and pod is gone (JobSet >= v0.7)."""
+
+
 class NodeServiceAccount(TypedDict):
     """The GCP service account the nodes run as."""
 
@@ -218,6 +227,20 @@ class Autoprovisioning(TypedDict):
     """Zones GKE may create auto-provisioned pools in; default: the zones of the TPU pool groups."""
 
 
+class ClusterCheckpointing(TypedDict):
+    """GKE's multi-tier checkpointing on the cluster: the HighScaleCheckpointing add-on (with GCS FUSE), one
+    CheckpointConfiguration per TPU machine type of the stack, and roles/storage.objectUser on the bucket for the
+    add-on's node agent (a Workload Identity principal: cluster.projectNumber is required)."""
+
+    bucket: str
+    """Backup bucket of the checkpoints (create it with hierarchical namespace, e.g. buckets[].create)."""
+    in_memory_volume_size: str
+    """RAM disk per TPU VM that holds the local checkpoints, e.g. 64Gi; it comes out of the VM's memory, so the
+    pod fit counts it against every pod that mounts it."""
+    mount_options: NotRequired[list[str]]
+    """gcsfuse mount options of the backup bucket. Default: XPK's (templates/mtc-cpc.yaml)."""
+
+
 class Cluster(TypedDict):
     """The GKE cluster (created, or an existing one adopted)."""
 
@@ -272,6 +295,9 @@ class Cluster(TypedDict):
     autoprovisioning: NotRequired[Autoprovisioning]
     """Node auto-provisioning (the cluster's clusterAutoscaling): GKE may create node pools for pending pods up to
     these limits; provisioned nodes run as the stack's node service account (created clusters only)."""
+    multi_tier_checkpointing: NotRequired[ClusterCheckpointing]
+    """GKE's multi-tier checkpointing (the HighScaleCheckpointing add-on): bucket, inMemoryVolumeSize, mountOptions
+    (docs/resilience.md)."""
 
 
 class CpuPool(TypedDict):
@@ -375,6 +401,10 @@ class JobSet(TypedDict):
     """Path of a vendored install manifest to use instead of the pinned release's manifest URL (releases.py)."""
     size_for_cluster: NotRequired[bool]
     """Controller CPU/memory from the stack's VM count (docs/at-scale.md); false keeps the manifest's. Default: true."""
+    feature_gates: NotRequired[dict[str, bool]]
+    """JobSet feature gates written into the controller's configuration (ConfigMap jobset-manager-config;
+    JobSet >= v0.11.0), e.g. {RestartJob: true}; only the gates the pinned release knows. RestartJob is turned on
+    for you when a workload sets restart.perSlice; InPlaceRestart is refused (docs/resilience.md)."""
 
 
 class Kueue(TypedDict):
@@ -397,6 +427,26 @@ class BucketAccess(TypedDict):
     """Bucket name (without gs://)."""
     access: NotRequired[BucketAccessMode]
     """read or readWrite. Default: "readWrite"."""
+
+
+class WorkloadCheckpointing(TypedDict):
+    """The multi-tier checkpointing CSI volume in the workload's TPU pods (needs cluster.multiTierCheckpointing)."""
+
+    mount_path: str
+    """Where the program writes its local checkpoints (Orbax's local directory), an absolute path other than / and
+    /tmp."""
+
+
+class RestartSettings(TypedDict):
+    """How the JobSet restarts after a failure (its `failurePolicy`; restarts count against maxRestarts)."""
+
+    strategy: NotRequired[RestartStrategy]
+    """Recreate: delete and recreate the failed Jobs' peers at once; BlockingRecreate: create the new Jobs only
+    once every old one is gone (no pod of the old run overlaps the new one; JobSet >= v0.7). Default: "Recreate"."""
+    per_slice: NotRequired[bool]
+    """Restart only the failed slice's Job (a `RestartJob` failure-policy rule on the worker replicated job)
+    instead of the whole JobSet, within maxRestarts: JobSet >= v0.12.0, whose alpha gate RestartJob pathways-gke
+    turns on in the controller's configuration. Pathways only. Default: false."""
 
 
 class JaxSettings(TypedDict):
@@ -466,6 +516,11 @@ class PathwaysSettings(TypedDict):
     """Extra environment variables per component."""
     metrics: NotRequired[bool]
     """Enable metrics collection on every Pathways server. Default: false."""
+    pipe_unreachable_timeout: NotRequired[str]
+    """How long a Pathways pipe may stay unreachable (e.g. a slice restarting) before the run fails, as an Abseil
+    duration (60s, 5m, 1h30m): `ABSL_FLAGS=--pathways_pipe_unreachable_timeout=<it>` on the proxy, resource manager,
+    user container and workers, as Cluster Toolkit's template sets 60s (cluster-toolkit 7c70d26). Default: unset
+    (the servers' own default)."""
 
 
 class ContainerResources(TypedDict):
@@ -514,7 +569,8 @@ class Sidecar(TypedDict):
     image: pulumi.Input[str]
     """Image, pinned to a tag other than latest or to a digest."""
     command: NotRequired[list[str]]
-    """Entrypoint as an argument list (Kubernetes `command`; no shell): default the image's."""
+    """Entrypoint (Kubernetes `command`; no shell): an argument list, or one string split into words as a shell
+    would (`python3 -m server.main`, quotes group words); default the image's."""
     args: NotRequired[list[str]]
     """Arguments (Kubernetes `args`)."""
     env: NotRequired[dict[str, pulumi.Input[str]]]
@@ -546,6 +602,13 @@ class ServingProbes(TypedDict):
     """Time allowed for checkpoint loading before liveness applies (60-86400). Default: 3600."""
     period_seconds: NotRequired[int]
     """Probe period (1-300 s). Default: 10."""
+    liveness_failure_threshold: NotRequired[int]
+    """Failed liveness checks in a row before the server is restarted (and its group recreated), 1-10000; apart
+    from startup and readiness. Default: enough checks for 600 s at periodSeconds (Google's JetStream manifests:
+    60 s x 10)."""
+    liveness_timeout_seconds: NotRequired[int]
+    """Seconds one liveness check may take before it counts as failed (1-3600); apart from startup and readiness
+    (which keep Kubernetes' 1 s). Default: 1."""
     enabled: NotRequired[bool]
     """Probe the server at all. Default: true."""
 
@@ -628,6 +691,12 @@ class Workload(TypedDict):
     """imagePullPolicy of every container; default IfNotPresent (all images are pinned)."""
     image_pull_secrets: NotRequired[list[str]]
     """Kubernetes Secrets for private registries, on head and worker pods."""
+    multi_tier_checkpointing: NotRequired[WorkloadCheckpointing]
+    """The multi-tier checkpointing RAM disk mounted at mountPath in the TPU pods that write checkpoints (needs
+    cluster.multiTierCheckpointing; docs/resilience.md)."""
+    restart: NotRequired[RestartSettings]
+    """How the JobSet restarts after a failure: strategy (Recreate or BlockingRecreate) and perSlice (JobSet modes
+    only; a LeaderWorkerSet restarts its group)."""
     runtime: NotRequired[Runtime]
     """Pathways, or multi-controller JAX. Default: "pathways"."""
     jax: NotRequired[JaxSettings]
@@ -649,6 +718,11 @@ class Workload(TypedDict):
     """mode serving: ports, replicas, probes, load balancer."""
     service: NotRequired[ServiceSettings]
     """mode service: the clients."""
+    restart_on_exit_codes: NotRequired[list[int]]
+    """Exit codes of the user container after which the run restarts (JobSet maxRestarts); any other failure
+    ends it at once: a podFailurePolicy on the head Job (FailJob on the other codes) and a FailJobSet rule on
+    PodFailurePolicy, as Cluster Toolkit's --restart-on-exit-codes (never on the workers, whose pods restart
+    OnFailure, which the Job API refuses with a podFailurePolicy). Modes default and colocated."""
 
 
 class Bucket(TypedDict):
@@ -761,6 +835,12 @@ class JaxWorkloadSpec(TypedDict):
     """imagePullPolicy of every container; default IfNotPresent (all images are pinned)."""
     image_pull_secrets: NotRequired[list[str]]
     """Kubernetes Secrets for private registries, on head and worker pods."""
+    multi_tier_checkpointing: NotRequired[WorkloadCheckpointing]
+    """The multi-tier checkpointing RAM disk mounted at mountPath in the TPU pods that write checkpoints (needs
+    cluster.multiTierCheckpointing; docs/resilience.md)."""
+    restart: NotRequired[RestartSettings]
+    """How the JobSet restarts after a failure: strategy (Recreate or BlockingRecreate) and perSlice (JobSet modes
+    only; a LeaderWorkerSet restarts its group)."""
     jax: NotRequired[JaxSettings]
     """Multi-controller JAX options."""
 

@@ -8,14 +8,16 @@ placed is what would be applied:
 - a pool holds at most its maximum node count (autoscaling's max per zone times its zones, or its fixed size);
   each node offers GKE Standard allocatable (catalog.gke_allocatable, the one allocatable function) and its TPU
   chips; a pod's requests are its containers' requests (a limit without a request is the request, as the API
-  server defaults it) and the largest init container's;
+  server defaults it) and the largest init container's, plus the multi-tier checkpointing RAM disk when it mounts
+  it (the plan's CheckpointConfiguration inMemoryVolumeSize: memory-backed, it counts against the node's memory);
 - a pod whose required pod anti-affinity on `kubernetes.io/hostname` selects pods like it (the head guard) takes
   a node no other such pod is on: one head per node;
 - exclusive topology (`alpha.jobset.sigs.k8s.io/exclusive-topology`, LeaderWorkerSet `exclusive-topology` and
   `subgroup-exclusive-topology` on `cloud.google.com/gke-nodepool`): each Job / group / subgroup takes a node pool
   of its own. A workload whose groups find no pools even alone never schedules (refused); groups that fit alone
   but not beside another workload's wait for its pools (a warning with the number waiting), as do Kueue-admitted
-  pods;
+  pods that fit the pools alone (Kueue admits in turn; pods that cannot fit even with nothing else running are
+  refused with or without it);
 - LeaderWorkerSet subgroups follow the version's formula (kubernetes-sigs/lws pkg/webhooks/pod_webhook.go
   getSubGroupIndex): from v0.10.0 (lws#918, commit 574b8a4) a group whose size divides evenly by subGroupSize is
   cut into equal subgroups, so with subGroupSize 1 the leader is alone in subgroup 0 (a TPU-placed leader then
@@ -46,7 +48,7 @@ from . import tokens
 from .catalog import GENERATIONS, TPU_HOSTS, cpu_machine, gke_allocatable
 from .config.types import parse_quantity
 from .naming import (EXCLUSIVE_TOPOLOGY_ANNOTATION, LWS_EXCLUSIVE_TOPOLOGY, LWS_SUBGROUP_EXCLUSIVE_TOPOLOGY,
-                     HEAD_ROLE, QUEUE_NAME_LABEL, ROLE_LABEL, SERVICES_CONFIGMAP)
+                     HEAD_ROLE, MTC_CSI_DRIVER, MTC_KIND, QUEUE_NAME_LABEL, ROLE_LABEL, SERVICES_CONFIGMAP)
 from .property_paths import value_at
 from .releases import MANAGER, controller_manifest
 
@@ -248,9 +250,23 @@ def _anti(metadata: Mapping[str, Any], spec: Mapping[str, Any]) -> Optional[str]
     return None
 
 
-def _pod(owner: str, role: str, template: Mapping[str, Any]) -> Pod:
+def _ramdisk_bytes(resources: Iterable[Mapping[str, Any]]) -> int:
+    """The multi-tier checkpointing RAM disk a pod mounting it holds on its node: the largest inMemoryVolumeSize of
+    the plan's CheckpointConfigurations (a memory-backed volume counts against the node's memory)."""
+    sizes = [_quantity(value_at(r, "inputs.spec.inMemoryVolumeSize")) for r in resources
+             if value_at(r, "inputs.kind") == MTC_KIND]
+    return int(max(sizes, default=Decimal(0)))
+
+
+def _mounts_ramdisk(spec: Mapping[str, Any]) -> bool:
+    return any(value_at(v, "csi.driver") == MTC_CSI_DRIVER for v in spec.get("volumes") or [])
+
+
+def _pod(owner: str, role: str, template: Mapping[str, Any], ramdisk: int = 0) -> Pod:
     metadata, spec = template.get("metadata") or {}, template.get("spec") or {}
     cpu_m, memory, tpu = _requests(spec)
+    if ramdisk and _mounts_ramdisk(spec):
+        memory += ramdisk
     selector = tuple(sorted((k, str(v)) for k, v in (spec.get("nodeSelector") or {}).items()))
     tolerations = tuple((str(t.get("key", "")), t.get("value") if t.get("operator") != "Exists" else None,
                          str(t.get("effect", ""))) for t in spec.get("tolerations") or [])
@@ -289,16 +305,17 @@ Group = tuple[list[Pod], bool]
 def groups_of(resources: Iterable[Mapping[str, Any]], lws_version: str) -> list[Group]:
     resources = list(resources)
     cluster = clusters_of(resources)
+    ramdisk = _ramdisk_bytes(resources)
     out: list[Group] = []
     for r in resources:
-        groups = _object_groups(r, lws_version)
+        groups = _object_groups(r, lws_version, ramdisk)
         home = cluster.get(str(r.get("urn")))
         out += [([replace(p, cluster=home) for p in pods], exclusive) for pods, exclusive in groups] \
             if home is not None else groups
     return out + _controller_groups(resources, cluster)
 
 
-def _object_groups(r: Mapping[str, Any], lws_version: str) -> list[Group]:
+def _object_groups(r: Mapping[str, Any], lws_version: str, ramdisk: int = 0) -> list[Group]:
     """The pod groups of one planned Kubernetes object (none for anything else)."""
     inputs = r.get("inputs") or {}
     kind, name = inputs.get("kind"), value_at(inputs, "metadata.name")
@@ -314,7 +331,7 @@ def _object_groups(r: Mapping[str, Any], lws_version: str) -> list[Group]:
             topology = (value_at(rj, ("template", "metadata", "annotations", EXCLUSIVE_TOPOLOGY_ANNOTATION))
                         or value_at(inputs, ("metadata", "annotations", EXCLUSIVE_TOPOLOGY_ANNOTATION)))
             exclusive = topology == NODEPOOL_LABEL
-            pod = _queued(_pod(owner, str(rj.get("name", "pod")), job.get("template") or {}), inputs)
+            pod = _queued(_pod(owner, str(rj.get("name", "pod")), job.get("template") or {}, ramdisk), inputs)
             if topology == HOSTNAME:  # each Job alone on its node
                 pod = replace(pod, anti=pod.anti or "exclusive-node")
             for _ in range(_int(rj.get("replicas")) or 1):
@@ -542,8 +559,8 @@ def place(resources: Sequence[Mapping[str, Any]], lws_version: str = "v0.10.0") 
         else:
             reason = "its groups wait for node pools other workloads hold (exclusive topology)"
             waits = True
-        for pod in pods:
-            count(replace(pod, queued=pod.queued or waits), reason, 1, 1, candidates)
+        for pod in pods:  # a group that finds no pools even alone is refused, Kueue or not
+            count(replace(pod, queued=waits), reason, 1, 1, candidates)
 
     # then everything else, on whatever room is left
     loose: dict[Pod, int] = {}
@@ -572,8 +589,12 @@ def place(resources: Sequence[Mapping[str, Any]], lws_version: str = "v0.10.0") 
             # TPU slices are shared by workloads that run in turn; what must run side by side on the CPU pool
             # (heads, client proxies, leaders) never waits legitimately
             fresh = [n for fresh_pool in pools_of(resources) if _matches(pod, fresh_pool) for n in fresh_pool.nodes]
-            if pod.tpu and _pack([pod] * total, fresh) == 0:
+            fits_alone = _pack([pod] * total, fresh) == 0
+            if pod.tpu and fits_alone:
                 reason, pod = "they wait for TPU hosts other workloads hold", replace(pod, queued=True)
+            elif not fits_alone and not pod.surge:
+                # Kueue admits pods in turn; it cannot make room the pools lack even with nothing else running
+                pod = replace(pod, queued=False)
             count(pod, reason, missing, total, matching)
         elif total:
             count(pod, "", 0, total, matching)

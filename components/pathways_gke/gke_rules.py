@@ -50,6 +50,10 @@ JOBSET_RESTARTS_MIN_GKE = ("1.32.4-gke.1767000", "1.33.0-gke.1868000")
 # GCS FUSE volumes on hostNetwork pods (`hostNetworkPodKSA`): gcs-fuse-csi-driver docs/releases.md, GKE
 # 1.33.3-gke.1226000 (https://cloud.google.com/kubernetes-engine/docs/how-to/persistent-volumes/cloud-storage-fuse-csi-driver-setup)
 GCS_FUSE_HOST_NETWORK_MIN_GKE = "1.33.3-gke.1226000"
+# Multi-tier checkpointing: "Multi-Tier Checkpointing requires GKE cluster version 1.32.4-gke.1415000 or later"
+# (https://cloud.google.com/kubernetes-engine/docs/how-to/machine-learning/training/multi-tier-checkpointing,
+# Requirements; read 2026-11). Autopilot is not supported (same page, Limitations).
+MTC_MIN_GKE = "1.32.4-gke.1415000"
 
 
 def below_line_floors(version: str, floors: tuple[str, ...]) -> bool:
@@ -453,6 +457,12 @@ RULES: tuple[Rule, ...] = (
          "adopted cluster's running version at preview)",
          "the FUSE sidecar cannot authenticate: the volume never mounts and the pods stay ContainerCreating",
          "GoogleCloudPlatform/gcs-fuse-csi-driver docs/releases.md, docs/authentication.md"),
+    Rule("mtc-version", "multi-tier checkpointing (`cluster.multiTierCheckpointing`) needs a pinned "
+         f"`cluster.version` of at least {MTC_MIN_GKE} (an adopted cluster's running version and its "
+         "HighScaleCheckpointing add-on at preview)",
+         "the add-on is not offered below it: the CheckpointConfiguration kind does not exist and the workloads' "
+         "RAM-disk volumes never mount",
+         "https://cloud.google.com/kubernetes-engine/docs/how-to/machine-learning/training/multi-tier-checkpointing"),
     Rule("hyperdisk-only", "Hyperdisk-only machine families (" + ", ".join(HYPERDISK_ONLY_FAMILIES) + ") boot from "
          "`hyperdisk-balanced` (the default for them) and refuse `pd-*` disk types",
          "node-pool create fails: the machine type does not support the disk type",

@@ -218,3 +218,21 @@ PRIORITY_LADDER: tuple[tuple[str, int], ...] = (
     ("very-high", 1000),
 )
 PRIORITY_NAMES = tuple(name for name, _ in PRIORITY_LADDER)
+
+
+# Multi-tier checkpointing (GKE's HighScaleCheckpointing add-on; XPK src/xpk/core/mtc.py, docker_resources.py):
+# the CSI driver of the RAM-disk volume, the volume's name in our pods (XPK and Cluster Toolkit call it `cache`; a
+# name of ours keeps it apart from a user's volumes), the CheckpointConfiguration kind, and the Kubernetes service
+# account the add-on's node agent runs as (its Workload Identity principal gets the bucket grant).
+MTC_CSI_DRIVER = "multitier-checkpoint.csi.storage.gke.io"
+MTC_VOLUME = "mtc-local-checkpoints"
+MTC_API_VERSION = "checkpointing.gke.io/v1"
+MTC_KIND = "CheckpointConfiguration"
+MTC_AGENT_NAMESPACE = "gke-managed-checkpointing"
+MTC_AGENT_KSA = "gke-checkpointing-multitier-node"
+INSTANCE_TYPE_NODE_KEY = "node.kubernetes.io/instance-type"
+
+
+def checkpoint_configuration_name(machine_type: str) -> str:
+    """The CheckpointConfiguration of one TPU machine type (cluster-scoped, one per machine type)."""
+    return f"pathways-gke-{machine_type}"

@@ -37,3 +37,17 @@ MANAGED_ENV = {
 }
 """Env names pathways-gke sets per container (server = resource manager, proxy, worker, the user container):
 custom env must not repeat them."""
+
+ABSL_FLAGS_ENV = "ABSL_FLAGS"
+PIPE_UNREACHABLE_TIMEOUT_FLAG = "--pathways_pipe_unreachable_timeout"
+"""Cluster Toolkit's template (cluster-toolkit 7c70d26, PR #5849, pkg/orchestrator/gke/templates/pathways_jobset.tmpl)
+sets `ABSL_FLAGS=--pathways_pipe_unreachable_timeout=60s` on the proxy, the resource manager, the user container and
+the workers: how long a Pathways pipe may be unreachable before the run fails (a worker slice restarting)."""
+CTK_PIPE_UNREACHABLE_TIMEOUT = "60s"
+PIPE_TIMEOUT_CONTAINERS = ("server", "proxy", "worker", "user")
+"""The containers that get the flag (server = resource manager), in pathways.env's and MANAGED_ENV's names."""
+
+
+def pipe_timeout_env(timeout: str | None) -> list[dict[str, str]]:
+    """The ABSL_FLAGS env entry of `pathways.pipeUnreachableTimeout` (none when it is not set)."""
+    return [{"name": ABSL_FLAGS_ENV, "value": f"{PIPE_UNREACHABLE_TIMEOUT_FLAG}={timeout}"}] if timeout else []

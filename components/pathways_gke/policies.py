@@ -271,8 +271,8 @@ def stack_pods_fit(resources: Sequence[Resource], settings: Mapping[str, Any],
 
 def stack_queued_pods_fit(resources: Sequence[Resource], settings: Mapping[str, Any]) \
         -> list[tuple[Optional[Resource], str]]:
-    """Pods that cannot all run at once but wait their turn (Kueue-admitted, or groups waiting for pools another
-    workload holds): advisory, with the number waiting."""
+    """Pods that cannot all run at once but wait their turn (Kueue-admitted ones that fit their pools alone, or
+    groups waiting for pools another workload holds): advisory, with the number waiting."""
     return stack_pods_fit(resources, settings, queued=True)
 
 

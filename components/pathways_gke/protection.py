@@ -43,6 +43,7 @@ CHILD_PROTECTION: dict[str, str] = {
     "install": REPLACEABLE,  # the yaml/v2 ConfigFile component itself (its children decide per object)
     "priority-class": REPLACEABLE,
     "queue": REPLACEABLE,  # Kueue flavors, ClusterQueue, LocalQueue
+    "checkpointing": REPLACEABLE,  # multi-tier checkpointing's CheckpointConfigurations: derived from config
     "readiness": REPLACEABLE,  # the readiness ConfigMap
     "workload": REPLACEABLE,  # PathwaysWorkload / JaxWorkload components
     "jobset": REPLACEABLE,  # spec immutable: replaced on change

@@ -280,3 +280,32 @@ def manifest_problems(addon: str, version: str, path: str, base: Path | None = N
         out.append(f"runs the {release.image} controller image tagged {', '.join(other)}, but {addon}.version is "
                    f"{version}; set {addon}.version to the manifest's version (it is what the plan reports)")
     return out
+
+
+# --- JobSet feature gates (kubernetes-sigs/jobset pkg/features/features.go per tag) ----------------------------
+# The controller reads `featureGates` from its Configuration (ConfigMap `jobset-manager-config`, key
+# controller_manager_config.yaml; api/config/v1alpha1 Configuration.FeatureGates, added in v0.11.0) and refuses to
+# start on a gate it does not know (main.go: DefaultMutableFeatureGate.SetFromMap). Gate -> default, per minor.
+JOBSET_CONFIG_KEY = "controller_manager_config.yaml"
+JOBSET_CONFIG_MAP = "jobset-manager-config"
+JOBSET_FEATURE_GATES: dict[tuple[int, int], dict[str, bool]] = {
+    (0, 11): {"InPlaceRestart": False},
+    (0, 12): {"InPlaceRestart": False, "TLSOptions": True, "RestartJob": False, "ElasticJobSet": False},
+}
+RESTART_JOB_GATE = "RestartJob"  # v0.12.0: the RestartJob / RestartJobAndIgnoreMaxRestarts failure-policy actions
+RESTART_JOB_SINCE = "v0.12.0"
+IN_PLACE_RESTART_GATE = "InPlaceRestart"
+# KEP-467 (jobset keps/467-InPlaceRestart): restartPolicyRules / RestartPod, alpha in Kubernetes 1.34 / 1.35; GKE
+# changes feature gates only on alpha clusters ("You can modify Kubernetes feature gates in GKE only with alpha
+# clusters", GKE docs concepts/feature-gates), which are deleted after 30 days (pulumi-gcp Cluster
+# enableKubernetesAlpha).
+IN_PLACE_RESTART_REASON = (
+    "JobSet's InPlaceRestart (alpha, KEP-467) restarts pods through the container restartPolicyRules / RestartPod "
+    "action, alpha Kubernetes features (1.34/1.35) that GKE turns on only in alpha clusters (deleted after 30 days), "
+    "and an agent sidecar the JobSet project does not release as an image; use restart.strategy BlockingRecreate or "
+    "restart.perSlice instead")
+
+
+def jobset_feature_gates(version: str) -> dict[str, bool]:
+    """The gates (and their defaults) the JobSet `version` knows; empty before v0.11.0 (no featureGates field)."""
+    return dict(JOBSET_FEATURE_GATES.get(version_key(version)[:2], {}))

@@ -24,6 +24,7 @@ from .addons import ServicesSpec
 from .addons.install import (InstallSource, install_resource_name, is_protected_crd, legacy_child_name,
                              pin_to_node_pool, resource_prefix, with_force_apply)
 from .addons.lws import GATE_DEADLINE_SECONDS
+from .addons.jobset_config import with_feature_gates
 from .addons.sizing import ControllerResources, size_controller
 from .component import rehydrated, split_options
 from .config.model import ClusterFacts
@@ -111,12 +112,26 @@ def sized_for_cluster(resources: ControllerResources) -> Callable[[pulumi.Resour
     return transform
 
 
+def feature_gates(gates: dict[str, bool]) -> Callable[[pulumi.ResourceTransformArgs], Optional[pulumi.ResourceTransformResult]]:
+    """Transform: the JobSet controller's configuration gets the stack's feature gates (and rolls the controller)."""
+
+    def transform(args: pulumi.ResourceTransformArgs) -> Optional[pulumi.ResourceTransformResult]:
+        props = with_feature_gates(args.type_, args.props or {}, gates)
+        if props is None:
+            return None
+        return pulumi.ResourceTransformResult(props=props, opts=args.opts)
+
+    return transform
+
+
 def install_transforms(spec: ServicesSpec, addon: Optional[str] = None, protected: bool = False, prefix: str = "",
                        legacy_prefix: str = "", adopted: bool = False) -> list:
     """The transforms registered on one install (`addon`), in the order the engine applies them; on an adopted
     cluster every object is also retained on destroy."""
     sized = spec.resources.get(addon) if addon else None
+    gates = dict(spec.jobset_feature_gates) if addon == "jobset" else {}
     out = [force_apply(), keep_on_node_pool(spec.cpu_pool), *([sized_for_cluster(sized)] if sized else []),
+           *([feature_gates(gates)] if gates else []),
            protect_crds(spec.protected_crds, protected), *([retain_on_delete()] if adopted else [])]
     if prefix and legacy_prefix and prefix != legacy_prefix:
         out.append(alias_legacy_names(prefix, legacy_prefix))
@@ -218,6 +233,14 @@ class ClusterServices(pulumi.ComponentResource):
                 opts=pulumi.ResourceOptions(parent=self, **child_options("queue", protected),
                                             depends_on=[*installs, *(namespace if needs_namespace else [])]))
 
+        # multi-tier checkpointing: the kind comes with the cluster's HighScaleCheckpointing add-on
+        checkpointing = [
+            k8s.apiextensions.CustomResource(
+                f"{name}-{suffix}", api_version=obj["apiVersion"], kind=obj["kind"], metadata=obj["metadata"],
+                spec=obj["spec"], opts=pulumi.ResourceOptions(parent=self, **child_options("checkpointing", protected)))
+            for suffix, obj in spec.checkpoint_configurations
+        ]
+
         # The gate is created last: after the awaited installs (controller Deployments Available, so the
         # webhooks answer), the namespace, the PriorityClasses and the LocalQueue.
         marker = spec.marker
@@ -225,7 +248,7 @@ class ClusterServices(pulumi.ComponentResource):
             f"{name}-ready", metadata=marker["metadata"], data=marker["data"],
             opts=pulumi.ResourceOptions(parent=self, **child_options("readiness", protected), depends_on=[
                 *installs, *namespace, *priorities, *([queues["local-queue"]] if "local-queue" in queues else []),
-                *gate_job]))
+                *gate_job, *checkpointing]))
 
         self.installs = installs
         self.gate = gate

@@ -33,7 +33,7 @@ import yaml
 from hypothesis import reject
 from hypothesis import strategies as st
 
-from pathways_gke.releases import RELEASES, version_key
+from pathways_gke.releases import RELEASES, RESTART_JOB_SINCE, jobset_feature_gates, version_key
 from pathways_gke.addons.priority import PRIORITY_NAMES
 from pathways_gke.catalog import GENERATIONS, TPU_TYPES, SliceShape, chips_of, cpu_machine, machine_types_for, \
     parse_shorthand, resolve
@@ -46,6 +46,7 @@ from pathways_gke.config.stack import KNOWN_KEYS
 from pathways_gke.config.stack_file import parse_stack_yaml  # the CLI-compatible reader
 from pathways_gke.errors import ConfigError
 from pathways_gke.config.tpu import Capacity, TpuPoolConfig
+from pathways_gke.config.restart import RestartStrategy
 from pathways_gke.config.workloads import JOBSET_MODES, MAX_WORKLOAD_NAME, RESERVED_CONTAINER_NAMES, WORKLOAD_MODELS, \
     Runtime
 from pathways_gke.gke_rules import TPU_BOOT_DISK_TYPES, hyperdisk_only
@@ -67,6 +68,7 @@ RELEASE_CHANNELS: tuple[str, ...] = get_args(ReleaseChannel)
 DISK_TYPES: tuple[str, ...] = get_args(get_args(TpuPoolConfig.model_fields["disk_type"].annotation)[0])
 MAINTENANCE: tuple[str, ...] = get_args(TpuPoolConfig.model_fields["host_maintenance_interval"].annotation)
 PULL_POLICIES: tuple[str, ...] = get_args(ImagePullPolicy)
+RESTART_STRATEGIES: tuple[str, ...] = get_args(RestartStrategy)
 # Predefined CPU machine types users pick for the head pool; their size comes from catalog.cpu_machine.
 CPU_MACHINES = (
     "n2-standard-8", "n2-standard-16", "n2-standard-32", "n2-standard-48", "n2-standard-64", "n2-standard-80",
@@ -422,14 +424,19 @@ def pathways_workload(draw, name: str, pool: PoolFacts, secrets: list[str], mode
         flags = choice(["--foo=bar", "--xla_tpu_enable=true", "--v=1", "--temporary_flags_for_debugging=x=30m"])
         pw["flags"] = {c: draw(st.lists(flags, max_size=2, unique=True)) for c in ("server", "proxy", "worker")}
     if draw(st.integers(0, 3)) == 0:
-        pw["env"] = {c: draw(st.dictionaries(env_names(MANAGED_ENV[c]), env_values(), max_size=2))
+        pw["env"] = {c: draw(st.dictionaries(env_names(MANAGED_ENV[c] + ("ABSL_FLAGS",)), env_values(), max_size=2))
                      for c in ("server", "proxy", "worker")}
+    if draw(st.integers(0, 3)) == 0:  # Cluster Toolkit's ABSL_FLAGS (a user ABSL_FLAGS beside it is refused)
+        pw["pipeUnreachableTimeout"] = draw(choice(["60s", "90s", "5m", "1h30m", "250ms"]))
     w["pathways"] = pw
+    if mode in ("default", "colocated") and draw(st.integers(0, 3)) == 0:
+        w["restartOnExitCodes"] = draw(st.lists(st.integers(1, 255), min_size=1, max_size=4, unique=True))
     if mode != "headless":
         w["image"] = draw(image())
         if draw(st.integers(0, 4)):
             w["command"] = draw(command())
-        env = draw(st.dictionaries(env_names(MANAGED_ENV["user"]), env_values(), max_size=3))
+        absl = ("ABSL_FLAGS",) if "pipeUnreachableTimeout" in pw else ()
+        env = draw(st.dictionaries(env_names(MANAGED_ENV["user"] + absl), env_values(), max_size=3))
         if env:
             w["env"] = env
         if secrets and draw(st.booleans()):
@@ -458,6 +465,8 @@ def pathways_workload(draw, name: str, pool: PoolFacts, secrets: list[str], mode
 def common_workload_options(draw, w: dict[str, Any]) -> None:
     if draw(st.booleans()):
         w["maxRestarts"] = draw(st.integers(0, 1000))
+    if draw(st.integers(0, 3)) == 0:  # JobSet modes of both runtimes (perSlice is drawn with the JobSet release)
+        w["restart"] = {"strategy": draw(choice(RESTART_STRATEGIES))}
     if draw(st.integers(0, 2)) == 0:
         w["priorityClass"] = draw(choice(PRIORITY_NAMES))
     if draw(st.integers(0, 3)) == 0:
@@ -582,6 +591,31 @@ def valid_configs(draw) -> ValidDraw:
         # Kueue settings with kueue.enabled false are refused (nothing is installed)
         config[P + "kueue"] = {"enabled": kueue, **(draw(addon_version("kueue")) if kueue else {})}
     jobset = draw(addon_version("jobset"))
+    jobset_version = jobset.get("version", RELEASES["jobset"].default)
+    # per-slice restart: JobSet >= v0.12.0 (its RestartJob gate is turned on), Pathways JobSet workloads only
+    if version_key(jobset_version) >= version_key(RESTART_JOB_SINCE):
+        for w, fact in zip(workloads, workload_facts):
+            if fact.runtime == "pathways" and draw(st.integers(0, 4)) == 0:
+                w["restart"] = {**w.get("restart", {}), "perSlice": True}
+                w["maxRestarts"] = w.get("maxRestarts") or 1  # per-slice restarts count against maxRestarts
+                features.add("restart:perSlice")
+    gates = jobset_feature_gates(jobset_version)
+    if gates and draw(st.integers(0, 4)) == 0:  # gates the release knows; never InPlaceRestart on
+        names = draw(st.lists(choice(tuple(sorted(gates))), min_size=1, max_size=2, unique=True))
+        jobset["featureGates"] = {n: False if n == "InPlaceRestart" else draw(st.booleans()) for n in names}
+        if jobset["featureGates"].get("RestartJob") is False:
+            jobset["featureGates"]["RestartJob"] = True  # perSlice may be drawn above
+    # multi-tier checkpointing: the cluster's, and the JobSet TPU workloads that mount it
+    if facts and draw(st.integers(0, 4)) == 0:
+        cluster["multiTierCheckpointing"] = {"bucket": "acme-ckpt",
+                                             "inMemoryVolumeSize": draw(choice(["1Gi", "4Gi", "16Gi"]))}
+        cluster["projectNumber"] = "123456789012"
+        features.add("mtc")
+        for w, fact in zip(workloads, workload_facts):
+            pathways_ok = (fact.runtime == "pathways" and w.get("pathways", {}).get("images", {}).get("colocatedPython")
+                           and not any(v["mountPath"] == "/local-ckpt" for v in w.get("gcsFuse", [])))
+            if (pathways_ok or (fact.runtime == "jax" and fact.pool is not None)) and draw(st.booleans()):
+                w["multiTierCheckpointing"] = {"mountPath": "/local-ckpt"}
     if jobset or draw(st.booleans()):
         config[P + "jobset"] = jobset
     if draw(st.integers(0, 2)) == 0:

@@ -18,7 +18,8 @@ DNS_1035 = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
 DNS_1123_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 DNS_1123_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
 C_IDENTIFIER_ISH = re.compile(r"^[-._a-zA-Z][-._a-zA-Z0-9]*$")  # Kubernetes env-var name rule
-RULE_NAME = re.compile(r"^[a-zA-Z]([-_a-zA-Z0-9]{0,126}[a-zA-Z0-9])?$")
+# jobset_webhook.go ruleNameFmt (the same from v0.6.0 to v0.12.0; no '-'), 1-128 characters
+RULE_NAME = re.compile(r"^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$")
 FIELD_PATH = re.compile(r"^metadata\.(labels|annotations)\['[^']+'\]$|^metadata\.(name|namespace|uid)$|"
                         r"^spec\.(nodeName|serviceAccountName)$|^status\.(hostIP|podIP|podIPs|hostIPs)$")
 FAILURE_REASONS = {"BackoffLimitExceeded", "DeadlineExceeded", "FailedIndexes", "MaxFailedIndexesExceeded",
@@ -111,7 +112,7 @@ def jobset_rule_errors(js: dict[str, Any]) -> list[str]:
         if not 0 <= failure.get("maxRestarts", 0) <= INT32:
             err("failurePolicy.maxRestarts out of int32 range")
         for k, rule in enumerate(failure.get("rules") or []):
-            if not RULE_NAME.match(rule.get("name", "x")):
+            if not RULE_NAME.match(rule.get("name", "x")) or len(rule.get("name", "x")) > 128:
                 err(f"failurePolicy.rules[{k}].name is invalid")
             if rule.get("action") not in RULE_ACTIONS:
                 err(f"failurePolicy.rules[{k}].action is invalid")
@@ -123,6 +124,37 @@ def jobset_rule_errors(js: dict[str, Any]) -> list[str]:
                     err(f"failurePolicy.rules[{k}] target {target_name!r} does not exist")
     if spec.get("ttlSecondsAfterFinished", 0) < 0:
         err("ttlSecondsAfterFinished must be >= 0")
+    for rjob in rjobs:
+        errors.extend(f"{rjob['name']}: {e}" for e in job_pod_failure_policy_errors(rjob["template"]["spec"]))
+    return errors
+
+
+def job_pod_failure_policy_errors(job: dict[str, Any]) -> list[str]:
+    """Kubernetes' Job validation of podFailurePolicy (pkg/apis/batch/validation/validation.go,
+    validateJobSpec / validatePodFailurePolicyRuleOnExitCodes): only with restartPolicy Never; an onExitCodes
+    containerName names a container or init container; 1-255 values, unique and ordered; no 0 for In."""
+    policy = job.get("podFailurePolicy")
+    if policy is None:
+        return []
+    errors: list[str] = []
+    pod = job["template"]["spec"]
+    if pod.get("restartPolicy") != "Never":
+        errors.append(f"spec.template.spec.restartPolicy: Invalid value: {pod.get('restartPolicy')!r}: only "
+                      "\"Never\" is supported when podFailurePolicy is specified")
+    names = {c["name"] for c in pod.get("containers", []) + pod.get("initContainers", [])}
+    for k, rule in enumerate(policy.get("rules") or []):
+        codes = rule.get("onExitCodes")
+        if codes is None:
+            continue
+        if "containerName" in codes and codes["containerName"] not in names:
+            errors.append(f"podFailurePolicy.rules[{k}].onExitCodes.containerName names no container")
+        values = codes.get("values") or []
+        if not 1 <= len(values) <= 255:
+            errors.append(f"podFailurePolicy.rules[{k}].onExitCodes.values: 1-255 values")
+        if values != sorted(set(values)):
+            errors.append(f"podFailurePolicy.rules[{k}].onExitCodes.values must be ordered and unique")
+        if codes.get("operator") == "In" and 0 in values:
+            errors.append(f"podFailurePolicy.rules[{k}].onExitCodes.values must not be 0 for the In operator")
     return errors
 
 

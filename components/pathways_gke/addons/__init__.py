@@ -11,7 +11,9 @@ from typing import Any, Optional
 
 from ..config.stack import StackConfig
 from ..naming import JOBSET_CRD, LOCAL_QUEUE_NAME, LWS_CRD, MANAGED_BY_LABELS, SERVICES_CONFIGMAP
+from .checkpointing import checkpoint_configurations
 from .install import InstallSource, install_source
+from .jobset_config import describe_gates, effective_feature_gates
 from .kueue import kueue_objects
 from .lws import gate_objects
 from .priority import PRIORITY_LADDER, priority_class
@@ -34,6 +36,8 @@ class ServicesSpec:
     resources: dict[str, ControllerResources]  # per addon whose controller is sized for the cluster
     lws: Optional[InstallSource] = None  # only when a workload runs in mode serving or service
     lws_gate: tuple[tuple[str, dict[str, Any]], ...] = ()  # the LWS webhook gate (addons/lws.py)
+    jobset_feature_gates: tuple[tuple[str, bool], ...] = ()  # written into jobset-manager-config (jobset_config.py)
+    checkpoint_configurations: tuple[tuple[str, dict[str, Any]], ...] = ()  # multi-tier checkpointing (checkpointing.py)
 
 
 def namespace_object(name: str) -> dict[str, Any]:
@@ -42,7 +46,8 @@ def namespace_object(name: str) -> dict[str, Any]:
 
 def readiness_marker(namespace: str, jobset: InstallSource, kueue: Optional[InstallSource],
                      queue_name: Optional[str], lws: Optional[InstallSource] = None,
-                     resources: Optional[dict[str, ControllerResources]] = None) -> dict[str, Any]:
+                     resources: Optional[dict[str, ControllerResources]] = None,
+                     jobset_feature_gates: Optional[dict[str, bool]] = None) -> dict[str, Any]:
     """ConfigMap created only once the installs are awaited (their controllers Available).
 
     Workloads depend on it (and on the installs): it is the readiness gate as an object the plan
@@ -56,6 +61,8 @@ def readiness_marker(namespace: str, jobset: InstallSource, kueue: Optional[Inst
         data.update({"lws.version": lws.version, "lws.source": lws.file})
     for addon, sized in (resources or {}).items():
         data[f"{addon}.resources"] = sized.describe()
+    if jobset_feature_gates:
+        data["jobset.featureGates"] = describe_gates(jobset_feature_gates)
     return {"apiVersion": "v1", "kind": "ConfigMap",
             "metadata": {"name": SERVICES_CONFIGMAP, "namespace": namespace, "labels": dict(MANAGED_BY_LABELS)},
             "data": dict(sorted(data.items()))}
@@ -73,6 +80,7 @@ def services_spec(stack: StackConfig) -> ServicesSpec:
     priorities = tuple((f"priority-{name}", priority_class(name, value)) for name, value in PRIORITY_LADDER) \
         if needs_priority_classes(stack) else ()
     resources = stack_controller_resources(stack)
+    gates = effective_feature_gates(stack)
     return ServicesSpec(
         namespace=stack.namespace,
         namespace_object=None if stack.namespace == "default" else namespace_object(stack.namespace),
@@ -82,11 +90,13 @@ def services_spec(stack: StackConfig) -> ServicesSpec:
         protected_crds=(JOBSET_CRD, *((LWS_CRD,) if lws is not None else ())),
         priority_classes=priorities,
         kueue_objects=tuple(kueue_objects(stack)) if stack.kueue.enabled else (),
-        marker=readiness_marker(stack.namespace, jobset, kueue, queue_name, lws, resources),
+        marker=readiness_marker(stack.namespace, jobset, kueue, queue_name, lws, resources, gates),
         queue_name=queue_name,
         resources=resources,
         lws=lws,
         lws_gate=gate_objects(stack.namespace, stack.lws.gate_image, stack.cpu_pool.name) if lws is not None else (),
+        jobset_feature_gates=tuple(gates.items()),
+        checkpoint_configurations=tuple(checkpoint_configurations(stack)),
     )
 
 

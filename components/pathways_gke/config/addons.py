@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Annotated, Optional
 
-from pydantic import AfterValidator, Field
+from pydantic import AfterValidator, Field, model_validator
 
-from ..releases import MINIMUM_REASON, RELEASES, default_version, release_description, version_key
+from ..releases import (IN_PLACE_RESTART_GATE, IN_PLACE_RESTART_REASON, MINIMUM_REASON, RELEASES, default_version,
+                        jobset_feature_gates, release_description, version_key)
 from .base import Model, fail
 from .types import RELEASE_TAG, ImageRef
 
@@ -46,6 +47,24 @@ class JobSetConfig(Model):
     """Path of a vendored install manifest to use instead of the pinned release's manifest URL (releases.py)."""
     size_for_cluster: bool = True
     """Controller CPU/memory from the stack's VM count (docs/at-scale.md); false keeps the manifest's. Default: true."""
+    feature_gates: dict[str, bool] = Field(default_factory=dict)
+    """JobSet feature gates written into the controller's configuration (ConfigMap jobset-manager-config;
+    JobSet >= v0.11.0), e.g. {RestartJob: true}; only the gates the pinned release knows. RestartJob is turned on
+    for you when a workload sets restart.perSlice; InPlaceRestart is refused (docs/resilience.md)."""
+
+    @model_validator(mode="after")
+    def _known_gates(self) -> "JobSetConfig":
+        known = jobset_feature_gates(self.version)
+        for gate, on in self.feature_gates.items():
+            if gate == IN_PLACE_RESTART_GATE and on:
+                raise fail("feature_gates", f"turns on {gate}: {IN_PLACE_RESTART_REASON}",
+                           field=f"featureGates.{gate}")
+            if gate not in known:
+                allowed = f"; JobSet {self.version} knows: {', '.join(sorted(known))}" if known else \
+                    f"; JobSet {self.version} has no feature gates (featureGates arrived in v0.11.0)"
+                raise fail("feature_gates", f"is not a feature gate of JobSet {self.version}, whose controller "
+                           f"refuses to start on an unknown gate{allowed}", field=f"featureGates.{gate}")
+        return self
 
 
 class KueueConfig(Model):

@@ -17,6 +17,8 @@ from .cluster import CREATE_ONLY_CLUSTER_FIELDS
 from .serving_checks import serving_workload_problems
 from .model import StackConfig, run_across_sections
 from .pathways_checks import pathways_workload_problems, shortfall
+from .resilience_checks import resilience_problems
+from .resilience_workload import workload_resilience_problems
 from .placement import Placement
 from .tpu import TpuPoolConfig, pool_problems
 from .types import NODE_POOL_NAME, parse_quantity, region_of
@@ -31,7 +33,7 @@ def cross_section_problems(stack: StackConfig) -> list[Problem]:
     """Every check across sections, in the order they are reported."""
     return [*cluster_and_pool_problems(stack), *addon_problems(stack), *workload_problems(stack),
             *jax_workload_problems(stack), *access_problems(stack), *at_scale_problems(stack),
-            *ignored_key_problems(stack), *capacity_problems(stack)]
+            *ignored_key_problems(stack), *capacity_problems(stack), *resilience_problems(stack)]
 
 
 def ignored_key_problems(stack: StackConfig) -> list[Problem]:
@@ -479,7 +481,7 @@ def jax_problems(workload: JaxWorkloadConfig, path: str, placement: Placement) -
     """One jax workload where `placement` puts it: on the CPU pool (no shape; each process checked against a node of
     its `cpu_machine_type`) or on the slices of its TPU pool group."""
 
-    out: list[Problem] = []
+    out: list[Problem] = workload_resilience_problems(workload, path)
     shape, slices, pool_name = placement.shape, placement.slice_count, placement.tpu_group
     cpu_machine_type = placement.cpu_machine_type
     managed = jax_managed_env("cpu" if shape is None else "tpu")

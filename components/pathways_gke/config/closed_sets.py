@@ -13,6 +13,7 @@ from ..capacity import Capacity
 from .access import Access
 from .cluster import ClusterDns, DiskType, MaintenanceScope, ReleaseChannel
 from .pathways import ImagePullPolicy
+from .restart import RestartStrategy
 from .serving import LeaderPlacement, LoadBalancer
 from .tpu import HostMaintenanceInterval
 from .workloads import Mode, Runtime
@@ -73,6 +74,9 @@ CLOSED_SETS: tuple[ClosedSet, ...] = (
                'gke-default': "Send no DNS settings: GKE's default for the cluster version."}),
     ClosedSet("ImagePullPolicy", ImagePullPolicy, 'Kubernetes imagePullPolicy of every container of a workload.'),
     ClosedSet("BucketAccessMode", Access, 'What a workload does with a declared bucket.'),
+    ClosedSet("RestartStrategy", RestartStrategy, "How a JobSet restarts after a failure (its failurePolicy).",
+              {'Recreate': "Delete the failed run's Jobs and create new ones at once (JobSet's default).",
+               'BlockingRecreate': 'Create the new Jobs only once every old Job and pod is gone (JobSet >= v0.7).'}),
 )
 
 

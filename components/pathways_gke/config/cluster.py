@@ -13,6 +13,7 @@ from ..gke_rules import (MAINTENANCE_EXCLUSIONS_MAX, NO_UPGRADES_MAX_COUNT, defa
 from .access import AUTHORIZED_NETWORKS_MAX, AuthorizedNetwork, NatConfig
 from .autoprovisioning import AutoprovisioningConfig
 from .base import Model, fail
+from .checkpointing import ClusterCheckpointing
 from .deferrable import TOKEN
 from .types import (NETWORK_LINK, SUBNETWORK_LINK, ZONE, ClusterName, ControlPlaneCidr, CpuMachineType, DiskImage,
                     GceLabels, GkeVersion, Location, MaintenanceExclusionName, Network, NodeLabels, NodePoolName,
@@ -168,6 +169,9 @@ class ClusterConfig(Model):
     autoprovisioning: Optional[AutoprovisioningConfig] = None
     """Node auto-provisioning (the cluster's clusterAutoscaling): GKE may create node pools for pending pods up to
     these limits; provisioned nodes run as the stack's node service account (created clusters only)."""
+    multi_tier_checkpointing: Optional[ClusterCheckpointing] = None
+    """GKE's multi-tier checkpointing (the HighScaleCheckpointing add-on): bucket, inMemoryVolumeSize, mountOptions
+    (docs/resilience.md)."""
 
     @model_validator(mode="after")
     def _network_is_consistent(self) -> "ClusterConfig":

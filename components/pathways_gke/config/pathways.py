@@ -9,9 +9,10 @@ the differences are in docs/coming-from-xpk.md.
 from __future__ import annotations
 
 import re
-from typing import Annotated, Literal, Optional
+import shlex
+from typing import Annotated, Literal, Optional, Union
 
-from pydantic import AfterValidator, BeforeValidator, Field, model_validator
+from pydantic import AfterValidator, BeforeValidator, Field, field_validator, model_validator
 
 from .base import Model, fail
 from .types import _number_as_text
@@ -159,6 +160,15 @@ def jax_release_of(tag: str) -> Optional[tuple[int, int, int]]:
     return int(match.group(1)), int(match.group(2)), int(match.group(3) or 0)
 
 
+_ABSL_DURATION = re.compile(r"([0-9]+(\.[0-9]+)?(h|m|s|ms|us|ns))+")
+
+
+def _absl_duration(value: str) -> str:
+    if not _ABSL_DURATION.fullmatch(value) or not any(ch in "123456789" for ch in value):
+        raise fail("duration", "is not a positive Abseil duration; e.g. 60s, 5m, 1h30m (units h, m, s, ms, us, ns)")
+    return value
+
+
 class PathwaysSettings(Model):
     """Pathways server options."""
 
@@ -178,6 +188,11 @@ class PathwaysSettings(Model):
     """Extra environment variables per component."""
     metrics: bool = False
     """Enable metrics collection on every Pathways server. Default: false."""
+    pipe_unreachable_timeout: Optional[Annotated[str, AfterValidator(_absl_duration)]] = None
+    """How long a Pathways pipe may stay unreachable (e.g. a slice restarting) before the run fails, as an Abseil
+    duration (60s, 5m, 1h30m): `ABSL_FLAGS=--pathways_pipe_unreachable_timeout=<it>` on the proxy, resource manager,
+    user container and workers, as Cluster Toolkit's template sets 60s (cluster-toolkit 7c70d26). Default: unset
+    (the servers' own default)."""
 
     @property
     def uses_default_images(self) -> bool:
@@ -242,8 +257,9 @@ class Sidecar(Model):
     """Container name (DNS label), unique in the pod; not containerName nor a Pathways container's name."""
     image: ImageRef
     """Image, pinned to a tag other than latest or to a digest."""
-    command: Optional[list[str]] = None
-    """Entrypoint as an argument list (Kubernetes `command`; no shell): default the image's."""
+    command: Optional[Union[str, list[str]]] = None
+    """Entrypoint (Kubernetes `command`; no shell): an argument list, or one string split into words as a shell
+    would (`python3 -m server.main`, quotes group words); default the image's."""
     args: list[str] = Field(default_factory=list)
     """Arguments (Kubernetes `args`)."""
     env: EnvVars = Field(default_factory=dict)
@@ -256,11 +272,29 @@ class Sidecar(Model):
 
     @model_validator(mode="after")
     def _shape(self) -> "Sidecar":
-        if self.command is not None and not self.command:
-            raise fail("command", "is an empty list; remove it to run the image's entrypoint", field="command")
+        if self.command is not None and not self.argv:
+            raise fail("command", "is empty; remove it to run the image's entrypoint", field="command")
         for port in self.ports:
             if not 1 <= port <= 65535:
                 raise fail("ports", f"{port} is not a port number (1-65535)", field="ports")
         if len(set(self.ports)) != len(self.ports):
             raise fail("ports", "lists a port twice", field="ports")
         return self
+
+    @field_validator("command")
+    @classmethod
+    def _splittable(cls, value: Optional[Union[str, list[str]]]) -> Optional[Union[str, list[str]]]:
+        if isinstance(value, str):
+            try:
+                shlex.split(value)
+            except ValueError as exc:  # an unclosed quote
+                raise fail("command", f"cannot be split into words: {exc} (quote it as a shell would, or give "
+                           "a list)") from None
+        return value
+
+    @property
+    def argv(self) -> list[str]:
+        """The entrypoint as Kubernetes takes it: a string is split as the workload's command is read by bash."""
+        if self.command is None:
+            return []
+        return shlex.split(self.command) if isinstance(self.command, str) else list(self.command)

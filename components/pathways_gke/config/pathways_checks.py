@@ -15,6 +15,7 @@ from ..errors import Problem
 from ..pathways_facts import MANAGED_ENV, PROXY_CONTAINER, SERVER_LIMITS
 from .pathways import ContainerResources, SidecarResources, parse_quantity
 from .placement import Placement
+from .resilience_workload import workload_resilience_problems
 from .workloads import RESERVED_CONTAINER_NAMES, PathwaysWorkloadConfig, is_given
 
 
@@ -132,7 +133,7 @@ def shortfall(need: dict[str, Decimal], alloc: Allocatable) -> Optional[str]:
 
 def pathways_workload_problems(workload: PathwaysWorkloadConfig, placement: Placement, path: str) -> list[Problem]:
     """Every problem of a Pathways workload that the JobSet builder relies on being absent."""
-    out: list[Problem] = []
+    out: list[Problem] = workload_resilience_problems(workload, path)
     pw = workload.pathways
     at = lambda field: f"{path}.{field}"  # noqa: E731
 

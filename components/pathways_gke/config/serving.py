@@ -21,6 +21,10 @@ LoadBalancer = Literal["internal"]
 # Startup budget default: checkpoint restore of a 405B model takes 7-20 min in Google's serving guides; an
 # hour leaves room for a cold image pull and compilation before the first ready answer.
 DEFAULT_STARTUP_SECONDS = 3600
+# Liveness tolerance default: Google's JetStream-on-Pathways manifests probe liveness every 60 s with
+# failureThreshold 10 (600 s of failed checks before a restart; PATHWAYS_SERVING.md, the GKE JetStream guides).
+# A liveness restart recreates the whole LeaderWorkerSet group, and a 405B reload takes 10-20 minutes.
+GOOGLE_LIVENESS_TOLERANCE_SECONDS = 600
 
 
 class ServingPort(Model):
@@ -47,8 +51,22 @@ class ServingProbes(Model):
     """Time allowed for checkpoint loading before liveness applies (60-86400). Default: 3600."""
     period_seconds: int = Field(default=10, ge=1, le=300)
     """Probe period (1-300 s). Default: 10."""
+    liveness_failure_threshold: Optional[int] = Field(default=None, ge=1, le=10000)
+    """Failed liveness checks in a row before the server is restarted (and its group recreated), 1-10000; apart
+    from startup and readiness. Default: enough checks for 600 s at periodSeconds (Google's JetStream manifests:
+    60 s x 10)."""
+    liveness_timeout_seconds: int = Field(default=1, ge=1, le=3600)
+    """Seconds one liveness check may take before it counts as failed (1-3600); apart from startup and readiness
+    (which keep Kubernetes' 1 s). Default: 1."""
     enabled: bool = True
     """Probe the server at all. Default: true."""
+
+    @property
+    def liveness_failures(self) -> int:
+        """The liveness probe's failureThreshold: given, or Google's 600 s tolerance at this period."""
+        if self.liveness_failure_threshold is not None:
+            return self.liveness_failure_threshold
+        return -(-GOOGLE_LIVENESS_TOLERANCE_SECONDS // self.period_seconds)
 
 
 class ServingSettings(Model):

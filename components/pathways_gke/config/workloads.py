@@ -14,6 +14,8 @@ from ..pathways_facts import PATHWAYS_CONTAINERS
 from .access import BucketAccess
 from .base import Model, fail
 from .pathways import ContainerResources, GcsFuseVolume, ImagePullPolicy, PathwaysSettings, Sidecar
+from .checkpointing import WorkloadCheckpointing
+from .restart import RestartSettings, check_exit_codes
 from .serving import ServiceSettings, ServingSettings
 from .types import (DNS_1035_LABEL, ContainerName, CpuQuantity, EnvVars, ImageRef, MemoryQuantity, SecretNames,
                     ServiceAccountEmail, ServiceAccountName)
@@ -67,6 +69,9 @@ PATHWAYS_ONLY = {
     "service": "mode service is a Pathways mode (a persistent Pathways backend on a LeaderWorkerSet)",
     "sidecars": "sidecars join the Pathways head pod; a jax workload has no head (each process is its own pod, "
                 "run helpers from the program instead)",
+    "restartOnExitCodes": "it becomes a podFailurePolicy on the Pathways head Job; a jax workload's Jobs already "
+                          "carry one (a disruption restarts the JobSet without spending maxRestarts) that a "
+                          "FailJobSet rule on PodFailurePolicy would contradict",
 }
 JAX_ONLY = {"jax": "the multi-controller JAX settings apply to runtime 'jax' only"}
 # Keys PathwaysCluster acts on outside the workload's own objects (IAM grants, the Kubernetes service account):
@@ -127,6 +132,12 @@ class WorkloadBase(Model):
     """imagePullPolicy of every container; default IfNotPresent (all images are pinned)."""
     image_pull_secrets: SecretNames = Field(default_factory=list)
     """Kubernetes Secrets for private registries, on head and worker pods."""
+    multi_tier_checkpointing: Optional[WorkloadCheckpointing] = None
+    """The multi-tier checkpointing RAM disk mounted at mountPath in the TPU pods that write checkpoints (needs
+    cluster.multiTierCheckpointing; docs/resilience.md)."""
+    restart: RestartSettings = Field(default_factory=RestartSettings)
+    """How the JobSet restarts after a failure: strategy (Recreate or BlockingRecreate) and perSlice (JobSet modes
+    only; a LeaderWorkerSet restarts its group)."""
 
     @property
     def on_lws(self) -> bool:
@@ -245,6 +256,16 @@ class PathwaysWorkloadConfig(WorkloadBase):
     """mode serving: ports, replicas, probes, load balancer."""
     service: Optional[ServiceSettings] = None
     """mode service: the clients."""
+    restart_on_exit_codes: list[int] = Field(default_factory=list, max_length=255)
+    """Exit codes of the user container after which the run restarts (JobSet maxRestarts); any other failure
+    ends it at once: a podFailurePolicy on the head Job (FailJob on the other codes) and a FailJobSet rule on
+    PodFailurePolicy, as Cluster Toolkit's --restart-on-exit-codes (never on the workers, whose pods restart
+    OnFailure, which the Job API refuses with a podFailurePolicy). Modes default and colocated."""
+
+    @field_validator("restart_on_exit_codes")
+    @classmethod
+    def _exit_codes(cls, value: list[int]) -> list[int]:
+        return check_exit_codes(value)
 
     @property
     def on_lws(self) -> bool:

@@ -11,8 +11,8 @@ from __future__ import annotations
 from typing import Any, Mapping, Optional
 
 from ..config.stack import StackConfig
-from ..gke_rules import (GCS_FUSE_HOST_NETWORK_MIN_GKE, JOBSET_RESTARTS_MIN_GKE, auto_upgrade_problem, below_floor,
-                         below_line_floors, version_floor_problems, version_floors)
+from ..gke_rules import (GCS_FUSE_HOST_NETWORK_MIN_GKE, JOBSET_RESTARTS_MIN_GKE, MTC_MIN_GKE, auto_upgrade_problem,
+                         below_floor, below_line_floors, version_floor_problems, version_floors)
 
 ADVANCED_DATAPATH = "ADVANCED_DATAPATH"
 
@@ -53,6 +53,12 @@ def adopted_cluster_problems(props: Mapping[str, Any], stack: StackConfig) -> li
         out.append(f"{name} does not have the GCS FUSE CSI driver addon, which workload(s) {', '.join(fuse_users)} "
                    "mount buckets with. Enable it: gcloud container clusters update "
                    f"{stack.cluster.name} --location {stack.cluster.location} --update-addons GcsFuseCsiDriver=ENABLED")
+    if (stack.cluster.multi_tier_checkpointing is not None and addons is not None
+            and not _get(props, "addonsConfig", "highScaleCheckpointingConfig", "enabled")):
+        out.append(f"{name} does not have the multi-tier checkpointing add-on, which cluster.multiTierCheckpointing "
+                   "configures. Enable it: gcloud container clusters update "
+                   f"{stack.cluster.name} --location {stack.cluster.location} --update-addons "
+                   "HighScaleCheckpointing=ENABLED,GcsFuseCsiDriver=ENABLED")
     channel: Optional[str] = _get(props, "releaseChannel", "channel")
     for pool in stack.tpu_pools:
         if channel is not None:
@@ -73,6 +79,9 @@ def adopted_cluster_problems(props: Mapping[str, Any], stack: StackConfig) -> li
             out.append(f"{name} runs {running}, older than " + " / ".join(JOBSET_RESTARTS_MIN_GKE) + " (per minor "
                        "line), which export kube_jobset_restarts for the restart alert of observability.alerts; "
                        "upgrade the control plane or set observability.alerts: false")
+        if stack.cluster.multi_tier_checkpointing is not None and below_floor(running, MTC_MIN_GKE):
+            out.append(f"{name} runs {running}, older than {MTC_MIN_GKE}, the first GKE version with multi-tier "
+                       "checkpointing (cluster.multiTierCheckpointing); upgrade the control plane first")
         fuse_on_host = [w.name for w in stack.workloads if getattr(w, "gcs_fuse", None) and not w.on_lws]
         if fuse_on_host and below_floor(running, GCS_FUSE_HOST_NETWORK_MIN_GKE):
             out.append(f"{name} runs {running}, older than {GCS_FUSE_HOST_NETWORK_MIN_GKE}, whose GCS FUSE driver "

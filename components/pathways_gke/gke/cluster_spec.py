@@ -255,6 +255,8 @@ def cluster_args(stack: StackConfig, service_account: Any = None) -> dict[str, A
         args["dns_config"] = dns
     if (cache := dns_cache_config(stack)) is not None:
         args["addons_config"]["dns_cache_config"] = cache
+    if cluster.multi_tier_checkpointing is not None:  # GKE's MTC add-on (GCS FUSE, above, is always on)
+        args["addons_config"]["high_scale_checkpointing_config"] = {"enabled": True}
     args.update(monitoring_args(stack))
     if cluster.version:
         args["min_master_version"] = cluster.version

@@ -132,6 +132,16 @@ def ksa_identity(stack: StackConfig, namespace: str, ksa: str, gsa: Optional[str
                     f"Workload Identity of Kubernetes service account {namespace}/{ksa}")
 
 
+def mtc_agent_identity(stack: StackConfig) -> Identity:
+    """The multi-tier checkpointing add-on's node agent: Kubernetes service account
+    gke-managed-checkpointing/gke-checkpointing-multitier-node as a Workload Identity principal (XPK
+    src/xpk/core/mtc.py add_mtc_bucket_iam_member grants it roles/storage.objectUser on the bucket)."""
+    principal = (f"principal://iam.googleapis.com/projects/{NUMBER}/locations/global/workloadIdentityPools/"
+                 f"{stack.project}.svc.id.goog/subject/ns/{naming.MTC_AGENT_NAMESPACE}/sa/{naming.MTC_AGENT_KSA}")
+    return Identity("workload-identity", principal, "mtc-node-agent", True,
+                    "multi-tier checkpointing's node agent (GKE add-on HighScaleCheckpointing)")
+
+
 def gsa_of(stack: StackConfig, ksa: str) -> Optional[str]:
     """The GCP service account a Kubernetes service account is bound to (checks allow one per name)."""
     return next((w.gcp_service_account for w in stack.workloads if w.service_account == ksa), None)
@@ -218,6 +228,11 @@ def grant_plan(stack: StackConfig) -> list[Grant]:
                 why = f"{workload.name}/{pod.replicated_job}: {need.why}"
                 if why not in entry.why:
                     entry.why.append(why)
+    mtc = stack.cluster.multi_tier_checkpointing
+    if mtc is not None:  # the node agent backs the RAM disks up to the bucket and restores from it
+        agent = mtc_agent_identity(stack)
+        pending.setdefault((agent.member, OBJECT_USER, mtc.bucket), _Pending(agent, OBJECT_USER, mtc.bucket)).why \
+            .append("cluster.multiTierCheckpointing: the node agent's backups")
     for (member, role, bucket) in list(pending):
         if role == OBJECT_VIEWER and (member, OBJECT_USER, bucket) in pending:
             pending[(member, OBJECT_USER, bucket)].why.extend(pending.pop((member, role, bucket)).why)

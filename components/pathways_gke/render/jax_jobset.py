@@ -52,7 +52,7 @@ from ..naming import (
     WORKLOAD_LABEL,
 )
 from .head import never_evict
-from .pod import image_pull_policy
+from .pod import image_pull_policy, mtc_mounts, mtc_volumes
 from ..config.placement import Placement
 from .wrapper import wrap_command
 
@@ -193,6 +193,9 @@ def _pod_spec(workload: JaxWorkloadConfig, placement: Placement, layout: JaxLayo
         spec["nodeSelector"] = {NODE_POOL_LABEL: placement.cpu_pool}
     if workload.privileged:
         container["securityContext"] = {"privileged": True}
+    if workload.multi_tier_checkpointing is not None:  # the RAM disk where the program's local checkpoints go
+        container["volumeMounts"] = mtc_mounts(workload)
+        spec["volumes"] = mtc_volumes(workload)
     spec["containers"] = [container]
     if workload.image_pull_secrets:
         spec["imagePullSecrets"] = [{"name": n} for n in workload.image_pull_secrets]
@@ -250,7 +253,7 @@ def build_jax_jobset(workload: JaxWorkloadConfig, placement: Placement, *,
             "network": {"enableDNSHostnames": True, "publishNotReadyAddresses": True},
             "failurePolicy": {
                 "maxRestarts": workload.max_restarts,
-                "restartStrategy": "Recreate",
+                "restartStrategy": workload.restart.strategy,
                 "rules": [{"name": "disruption", "action": "RestartJobSetAndIgnoreMaxRestarts",
                            "onJobFailureReasons": ["PodFailurePolicy"]}],
             },

@@ -16,11 +16,12 @@ from ..catalog import SliceShape
 from ..config.placement import Placement
 from ..config.workloads import PathwaysWorkloadConfig
 from ..pathways_facts import (COLOCATED_PYTHON_CONTAINER, COLOCATED_PYTHON_PORT, PROXY_CONTAINER, RM_CONTAINER,
-                              WORKER_BACKOFF_PER_VM, WORKER_CONTAINER)
+                              WORKER_BACKOFF_PER_VM, WORKER_CONTAINER, pipe_timeout_env)
 from .head import guard_head
 from .pod import (PROXY_PORT, RM_PORT, RM_PORTS, WORKER_PORT, WORKER_PORTS, client_container, component_images,
-                  container_ports, custom_env, field_env, fuse_mounts, fuse_volumes, image_pull_policy, pod_options,
-                  server_resources, sidecar_container, tpu_node_selector, tpu_pod_tolerations, tpu_shape, value_env)
+                  container_ports, custom_env, field_env, fuse_mounts, fuse_volumes, image_pull_policy, mtc_mounts,
+                  mtc_volumes, pod_options, server_resources, sidecar_container, tpu_node_selector,
+                  tpu_pod_tolerations, tpu_shape, value_env)
 
 # --- constants from the references ----------------------------------------------------------------------
 
@@ -72,6 +73,7 @@ def rm_container(workload: PathwaysWorkloadConfig, placement: Placement, *, side
         field_env("JOBSET_NAME", JOBSET_NAME_PATH),
         field_env("HOST_ADDRESS", COORDINATOR_LABEL_PATH),
         value_env("TPU_SKIP_MDS_QUERY", "true"),
+        *pipe_timeout_env(pw.pipe_unreachable_timeout),
         *custom_env(pw.env.server),
     ]
     container = {
@@ -104,7 +106,8 @@ def proxy_container(workload: PathwaysWorkloadConfig, *, sidecar: bool,
         "image": component_images(workload)["proxy"],
         "imagePullPolicy": image_pull_policy(workload),
         "args": args,
-        "env": [field_env("PATHWAYS_HEAD", COORDINATOR_LABEL_PATH), *custom_env(pw.env.proxy)],
+        "env": [field_env("PATHWAYS_HEAD", COORDINATOR_LABEL_PATH), *pipe_timeout_env(pw.pipe_unreachable_timeout),
+                *custom_env(pw.env.proxy)],
         "ports": container_ports(PROXY_PORT),
         "resources": server_resources(PROXY_CONTAINER, _head_machine(workload, placement) if placement else None),
     }
@@ -119,6 +122,7 @@ def user_container(workload: PathwaysWorkloadConfig, *, secret_name: Optional[st
         value_env("JAX_PLATFORMS", "proxy"),
         value_env("XCLOUD_ENVIRONMENT", "GCP"),
         value_env("JAX_BACKEND_TARGET", f"grpc://$(PATHWAYS_HEAD):{PROXY_PORT}"),
+        *pipe_timeout_env(workload.pathways.pipe_unreachable_timeout),
     ]
     return client_container(workload, backend, secret_name=secret_name, mounts=fuse_mounts(workload, workers=False))
 
@@ -144,6 +148,7 @@ def worker_container(workload: PathwaysWorkloadConfig, placement: Placement) -> 
         field_env("MEGASCALE_SLICE_ID", JOB_INDEX_PATH),
         field_env("PATHWAYS_HEAD", COORDINATOR_LABEL_PATH),
         field_env("MEGASCALE_COORDINATOR_ADDRESS", COORDINATOR_LABEL_PATH),
+        *pipe_timeout_env(pw.pipe_unreachable_timeout),
         *custom_env(pw.env.worker),
     ]
     return {
@@ -154,7 +159,8 @@ def worker_container(workload: PathwaysWorkloadConfig, placement: Placement) -> 
         "env": env,
         "ports": container_ports(*WORKER_PORTS),
         "resources": {"limits": {naming.TPU_RESOURCE: str(shape.chips_per_vm)}},
-        "volumeMounts": [{"name": SHARED_TMP, "mountPath": "/tmp"}, *fuse_mounts(workload, workers=True)],
+        "volumeMounts": [{"name": SHARED_TMP, "mountPath": "/tmp"}, *fuse_mounts(workload, workers=True),
+                         *mtc_mounts(workload)],
     }
 
 
@@ -166,7 +172,8 @@ def colocated_python_container(workload: PathwaysWorkloadConfig) -> dict[str, An
         "env": [value_env("GRPC_SERVER_ADDRESS", f"0.0.0.0:{COLOCATED_PYTHON_PORT}"),
                 value_env("PYTHONUNBUFFERED", "1")],
         "ports": container_ports(COLOCATED_PYTHON_PORT),
-        "volumeMounts": [{"name": SHARED_TMP, "mountPath": "/tmp"}],
+        # the sidecar writes the workers' local checkpoints (Orbax on Pathways): the RAM disk is mounted here too
+        "volumeMounts": [{"name": SHARED_TMP, "mountPath": "/tmp"}, *mtc_mounts(workload)],
         "restartPolicy": "Always",
     }
 
@@ -222,6 +229,7 @@ def worker_pod_spec(workload: PathwaysWorkloadConfig, placement: Placement) -> d
     spec["volumes"] = [
         {"name": SHARED_TMP, "hostPath": {"path": "/tmp", "type": "DirectoryOrCreate"}},
         *fuse_volumes(workload, workers=True),
+        *mtc_volumes(workload),
     ]
     return spec
 
@@ -240,6 +248,41 @@ def _head_pod_template(workload: PathwaysWorkloadConfig, placement: Placement, *
     return {"metadata": metadata, "spec": spec}
 
 
+def head_pod_failure_policy(workload: PathwaysWorkloadConfig) -> dict[str, Any]:
+    """`restartOnExitCodes`: any other failure of the user container fails the head Job at once (FailJob, reason
+    PodFailurePolicy, which the JobSet rule turns into FailJobSet); a listed code, or an eviction (DisruptionTarget,
+    counted first), spends the head's backoffLimit 0 and the JobSet restarts (maxRestarts). Cluster Toolkit's
+    --restart-on-exit-codes rule (7c70d26), scoped to the user container so the servers' SIGTERM exits at pod end
+    never count. Only here: the head's pods restart Never; the Job API refuses a podFailurePolicy on the workers'
+    OnFailure pods (Cluster Toolkit puts it there too)."""
+    if not workload.restart_on_exit_codes:
+        return {}
+    return {"podFailurePolicy": {"rules": [
+        # a head evicted (node drain, spot preemption, maintenance) is counted as before: the run restarts rather
+        # than ending on the SIGTERM exit code (143) of its user container
+        {"action": "Count", "onPodConditions": [{"type": "DisruptionTarget", "status": "True"}]},
+        {"action": "FailJob",
+         "onExitCodes": {"containerName": workload.container_name, "operator": "NotIn",
+                         "values": list(workload.restart_on_exit_codes)}},
+    ]}}
+
+
+def failure_policy(workload: PathwaysWorkloadConfig) -> dict[str, Any]:
+    """maxRestarts, the restart strategy, and the rules: FailJobSet when the head Job failed through its
+    podFailurePolicy (restartOnExitCodes), RestartJob of the failed slice's Job only (restart.perSlice)."""
+    policy: dict[str, Any] = {"maxRestarts": workload.max_restarts, "restartStrategy": workload.restart.strategy}
+    rules = []
+    if workload.restart_on_exit_codes:
+        rules.append({"name": "failOnOtherExitCodes", "action": "FailJobSet",
+                      "onJobFailureReasons": ["PodFailurePolicy"]})
+    if workload.restart.per_slice:
+        rules.append({"name": "restartFailedSlice", "action": "RestartJob",
+                      "targetReplicatedJobs": [naming.PATHWAYS_WORKER_JOB]})
+    if rules:
+        policy["rules"] = rules
+    return policy
+
+
 def head_replicated_job(workload: PathwaysWorkloadConfig, placement: Placement, *, secret_name: Optional[str]) -> dict:
     job_meta: dict[str, Any] = {}
     if workload.mode != "colocated":  # one head per CPU node (host ports 29000-29002)
@@ -254,6 +297,7 @@ def head_replicated_job(workload: PathwaysWorkloadConfig, placement: Placement, 
                 "completionMode": "Indexed",
                 "completions": 1,
                 "parallelism": 1,
+                **head_pod_failure_policy(workload),
                 "template": _head_pod_template(workload, placement, secret_name=secret_name),
             },
         },
@@ -292,7 +336,7 @@ def build_pathways_jobset(workload: PathwaysWorkloadConfig, placement: Placement
     if placement.queue_name:
         labels[naming.QUEUE_NAME_LABEL] = placement.queue_name
     spec: dict[str, Any] = {
-        "failurePolicy": {"maxRestarts": workload.max_restarts, "restartStrategy": "Recreate"},
+        "failurePolicy": failure_policy(workload),
         "network": {"enableDNSHostnames": True, "publishNotReadyAddresses": True},
         "coordinator": {"replicatedJob": naming.PATHWAYS_HEAD_JOB, "jobIndex": 0, "podIndex": 0},
         "startupPolicy": {"startupPolicyOrder": "InOrder"},

@@ -122,7 +122,7 @@ def sidecar_container(workload: PathwaysWorkloadConfig, sidecar: Sidecar, *, nat
     container: dict[str, Any] = {"name": sidecar.name, "image": sidecar.image,
                                  "imagePullPolicy": image_pull_policy(workload)}
     if sidecar.command is not None:
-        container["command"] = list(sidecar.command)
+        container["command"] = sidecar.argv
     if sidecar.args:
         container["args"] = list(sidecar.args)
     if sidecar.env:
@@ -139,6 +139,21 @@ def sidecar_container(workload: PathwaysWorkloadConfig, sidecar: Sidecar, *, nat
     if native:
         container["restartPolicy"] = "Always"
     return container
+
+
+def mtc_volumes(workload: WorkloadBase) -> list[dict[str, Any]]:
+    """The multi-tier checkpointing RAM disk as the pod's CSI volume (XPK docker_resources.get_volumes: a CSI
+    ephemeral volume of driver multitier-checkpoint.csi.storage.gke.io, no attributes)."""
+    if workload.multi_tier_checkpointing is None:
+        return []
+    return [{"name": naming.MTC_VOLUME, "csi": {"driver": naming.MTC_CSI_DRIVER}}]
+
+
+def mtc_mounts(workload: WorkloadBase) -> list[dict[str, Any]]:
+    """Its mount at `multiTierCheckpointing.mountPath`, where the program's local checkpoints go."""
+    if workload.multi_tier_checkpointing is None:
+        return []
+    return [{"name": naming.MTC_VOLUME, "mountPath": workload.multi_tier_checkpointing.mount_path}]
 
 
 def fuse_mounts(workload: PathwaysWorkloadConfig, *, workers: bool) -> list[dict[str, Any]]:

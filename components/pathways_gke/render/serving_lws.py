@@ -26,7 +26,7 @@ from .. import naming
 from ..config.serving_checks import Layout, layout_of
 from ..config.placement import Placement
 from ..config.workloads import PathwaysWorkloadConfig
-from ..pathways_facts import PROXY_CONTAINER, RM_CONTAINER, WORKER_CONTAINER
+from ..pathways_facts import PROXY_CONTAINER, RM_CONTAINER, WORKER_CONTAINER, pipe_timeout_env
 from .head import guard_head
 from .pod import (PROXY_PORT, RM_PORT, RM_PORTS, WORKER_PORT, WORKER_PORTS, client_container, component_images,
                   container_ports, custom_env, fuse_mounts, fuse_volumes, image_pull_policy, pod_options,
@@ -44,8 +44,6 @@ LEADER_ADDRESS = "$(LWS_LEADER_ADDRESS)"
 INSECURE_CREDENTIALS_ENV = naming.IFRT_PROXY_INSECURE_ENV
 DEFAULT_CONTAINER_ANNOTATION = "kubectl.kubernetes.io/default-container"
 SKIP_AWAIT_ANNOTATION = "pulumi.com/skipAwait"
-# Liveness after startup: a server that stops answering for this long is restarted (its group recreated).
-LIVENESS_FAILURES = 6
 READINESS_FAILURES = 3
 
 
@@ -88,7 +86,7 @@ def rm_container(workload: PathwaysWorkloadConfig, placement: Placement, slices:
             *pw.flags.server,
         ],
         "env": [value_env("HOST_ADDRESS", LEADER_ADDRESS), value_env("TPU_SKIP_MDS_QUERY", "true"),
-                *custom_env(pw.env.server)],
+                *pipe_timeout_env(pw.pipe_unreachable_timeout), *custom_env(pw.env.server)],
         "ports": container_ports(*RM_PORTS),
         "resources": _server_resources(RM_CONTAINER, placement, leader, proxy=workload.mode == "serving"),
     }
@@ -109,7 +107,8 @@ def proxy_container(workload: PathwaysWorkloadConfig, rm_address: str, virtual_s
             *(["--enable_metrics_collection=true"] if pw.metrics else []),
             *pw.flags.proxy,
         ],
-        "env": [value_env(INSECURE_CREDENTIALS_ENV, "true"), *custom_env(pw.env.proxy)],
+        "env": [value_env(INSECURE_CREDENTIALS_ENV, "true"), *pipe_timeout_env(pw.pipe_unreachable_timeout),
+                *custom_env(pw.env.proxy)],
         "ports": container_ports(PROXY_PORT),
         "resources": _server_resources(PROXY_CONTAINER, placement, leader),
     }
@@ -135,7 +134,10 @@ def probes(workload: PathwaysWorkloadConfig) -> dict[str, Any]:
         "startupProbe": {**_probe(workload), "periodSeconds": period,
                          "failureThreshold": -(-p.startup_seconds // period)},
         "readinessProbe": {**_probe(workload), "periodSeconds": period, "failureThreshold": READINESS_FAILURES},
-        "livenessProbe": {**_probe(workload), "periodSeconds": period, "failureThreshold": LIVENESS_FAILURES},
+        # liveness after startup: a server that stops answering for this long is restarted (its group recreated)
+        "livenessProbe": {**_probe(workload), "periodSeconds": period, "failureThreshold": p.liveness_failures,
+                          **({"timeoutSeconds": p.liveness_timeout_seconds} if p.liveness_timeout_seconds != 1
+                             else {})},
     }
 
 
@@ -154,6 +156,7 @@ def server_container(workload: PathwaysWorkloadConfig, *, secret_name: Optional[
         value_env("XCLOUD_ENVIRONMENT", "GCP"),
         value_env("JAX_BACKEND_TARGET", f"grpc://localhost:{PROXY_PORT}"),
         value_env(INSECURE_CREDENTIALS_ENV, "true"),
+        *pipe_timeout_env(workload.pathways.pipe_unreachable_timeout),
     ]
     extra: dict[str, Any] = {}
     ports = [{"name": name, "containerPort": port, "protocol": "TCP"} for name, port in serving.port_list()
@@ -193,7 +196,7 @@ def worker_container(workload: PathwaysWorkloadConfig, placement: Placement) -> 
             *pw.flags.worker,
         ],
         "env": [value_env("TPU_MIN_LOG_LEVEL", "0"), value_env("TF_CPP_MIN_LOG_LEVEL", "0"), value_env("XCLOUD_ENVIRONMENT", "GCP"),
-                *custom_env(pw.env.worker)],
+                *pipe_timeout_env(pw.pipe_unreachable_timeout), *custom_env(pw.env.worker)],
         "ports": container_ports(*WORKER_PORTS),
         "resources": {"limits": {naming.TPU_RESOURCE: str(placement.shape.chips_per_vm)}},
     }
