@@ -391,6 +391,12 @@ def resources(draw) -> Optional[dict[str, Any]]:
     return {"requests": requests, "limits": limits}
 
 
+def _can_colocate(pool: PoolFacts) -> bool:
+    """A single-slice pool whose host holds the head with default resources (colocated is rare otherwise)."""
+    host = TPU_HOSTS.get(pool.shape.machine_type)
+    return pool.slices == 1 and (host is None or holds_head(host.vcpus, host.memory_gib, head_need(None)))
+
+
 @st.composite
 def pathways_workload(draw, name: str, pool: PoolFacts, secrets: list[str], mode: str) -> tuple[dict[str, Any], str]:
     """A Pathways workload on `pool` in `mode`; colocated falls back to default where the head cannot go."""
@@ -546,8 +552,9 @@ def valid_configs(draw) -> ValidDraw:
                                                                and n[0].isalpha()))
         runtime = draw(choice(RUNTIMES)) if facts else "jax"
         if runtime == "pathways":
-            mode = draw(choice(MODES))  # first, so that colocated (single-slice pools only) is not rare
-            pool = draw(choice([f for f in facts if mode != "colocated" or f.slices == 1] or facts))
+            # first, and colocated twice as likely: it needs a single-slice pool whose host holds the head
+            mode = draw(choice((*MODES, "colocated")))
+            pool = draw(choice([f for f in facts if mode != "colocated" or _can_colocate(f)] or facts))
             w, mode = draw(pathways_workload(name, pool, sorted(secrets), mode))
         else:
             # GKE multislice needs multi-host slices: a jax workload may use a pool of several slices only then
