@@ -29,7 +29,8 @@ P = "pathways-gke:"
 def test_every_rule_names_its_source_and_every_refusal_its_way_out():
     assert len(A.RULES_BY_ID) == len(A.RULES)
     for rule in A.RULES:
-        assert rule.source and rule.actor in (A.PROVIDER, A.GKE, A.KUBERNETES, A.WEBHOOK, A.CONTROLLER, A.ENGINE)
+        assert rule.source and rule.actor in (A.PROVIDER, A.GKE, A.KUBERNETES, A.WEBHOOK, A.CONTROLLER, A.ENGINE,
+                                             A.POLICY)
         if rule.effect == A.REFUSE:
             assert rule.way_out, rule.id
 
@@ -79,20 +80,131 @@ def test_kueue_refuses_the_queue_name_label_on_a_leader_worker_set_and_freezes_i
     assert "kueue-lws-pod-template" in _refused(tokens.LEADER_WORKER_SET, _lws(queue="q"), no_leader)
 
 
-def test_kueue_refuses_a_queue_name_change_on_a_jobset_and_gke_a_dns_change():
+def test_kueue_refuses_a_queue_name_change_on_a_jobset():
     old = {"apiVersion": "jobset.x-k8s.io/v1alpha2", "metadata": {"name": "j", "labels": {}}, "spec": {}}
     new = copy.deepcopy(old)
     new["metadata"]["labels"]["kueue.x-k8s.io/queue-name"] = "q"
     assert _refused(tokens.JOBSET, old, new) == ["kueue-jobset-queue-name"]
-    assert _refused(tokens.GKE_CLUSTER, {"name": "c"}, {"name": "c", "dnsConfig": {"clusterDns": "CLOUD_DNS"}}) \
-        == ["gke-dns-scope"]
-    assert _refused(tokens.GKE_CLUSTER, {"name": "c"}, {"name": "c", "minMasterVersion": "1.34"}) == []
 
 
-def test_kueue_refuses_leader_ready_on_create():
-    lws = _lws(queue="q")
-    lws["spec"]["startupPolicy"] = "LeaderReady"
-    assert [r.rule for r in A.create_refusals(tokens.LEADER_WORKER_SET, lws)] == ["kueue-lws-startup-policy"]
+def _cluster(dns=None, scope=None):
+    out = {"name": "c", "minMasterVersion": "1.34"}
+    if dns:
+        out["dnsConfig"] = {"clusterDns": dns, **({"clusterDnsScope": scope} if scope else {})}
+    return out
+
+
+# GKE Cloud DNS docs: a Standard cluster may switch kube-dns -> Cloud DNS in place; a scope, once set, is fixed.
+DNS_CASES = [
+    ("kube-dns -> Cloud DNS, cluster scope", _cluster(), _cluster("CLOUD_DNS", "CLUSTER_SCOPE"), []),
+    ("kube-dns -> Cloud DNS, VPC scope", _cluster(), _cluster("CLOUD_DNS", "VPC_SCOPE"), []),
+    ("explicit default provider -> Cloud DNS", _cluster("PLATFORM_DEFAULT"), _cluster("CLOUD_DNS", "CLUSTER_SCOPE"),
+     []),
+    ("cluster scope -> VPC scope", _cluster("CLOUD_DNS", "CLUSTER_SCOPE"), _cluster("CLOUD_DNS", "VPC_SCOPE"),
+     ["gke-dns-scope"]),
+    ("VPC scope -> cluster scope", _cluster("CLOUD_DNS", "VPC_SCOPE"), _cluster("CLOUD_DNS", "CLUSTER_SCOPE"),
+     ["gke-dns-scope"]),
+    ("Cloud DNS -> kube-dns (the scope goes)", _cluster("CLOUD_DNS", "CLUSTER_SCOPE"), _cluster(), ["gke-dns-scope"]),
+    ("unchanged scope, another field", _cluster("CLOUD_DNS", "CLUSTER_SCOPE"),
+     {**_cluster("CLOUD_DNS", "CLUSTER_SCOPE"), "minMasterVersion": "1.35"}, []),
+    ("no DNS involved", _cluster(), {**_cluster(), "minMasterVersion": "1.35"}, []),
+]
+
+
+@pytest.mark.parametrize("case,old,new,expected", DNS_CASES, ids=[c[0] for c in DNS_CASES])
+def test_gke_refuses_only_a_change_of_an_existing_cloud_dns_scope(case, old, new, expected):
+    assert _refused(tokens.GKE_CLUSTER, old, new) == expected
+
+
+def _with(lws, path, value):
+    """`lws` with the value at a dotted path (list indexes as ints) set."""
+    out = copy.deepcopy(lws)
+    parts = [int(p) if p.isdigit() else p for p in path.split(".")]
+    node = out
+    for part in parts[:-1]:
+        node = node[part]
+    node[parts[-1]] = value
+    return out
+
+
+W = "spec.leaderWorkerTemplate.workerTemplate.spec"
+L = "spec.leaderWorkerTemplate.leaderTemplate.spec"
+
+
+def _append_container(lws, template=W):
+    out = copy.deepcopy(lws)
+    node = out
+    for part in template.split("."):
+        node = node[part]
+    node["containers"].append({"name": "sidecar", "image": "side"})
+    return out
+
+
+# Kueue v0.19.2 leaderworkerset_webhook.go ValidateUpdate + pkg/util/pod/pod.go SpecShape: (case, edit of a managed
+# LeaderWorkerSet, the rules that refuse it).
+KUEUE_LWS_CASES = [
+    ("image rolls", lambda l: _with(l, f"{W}.containers.0.image", "img2"), []),
+    ("env rolls", lambda l: _with(l, f"{W}.containers.0.env", [{"name": "A", "value": "1"}]), []),
+    ("container limits are not frozen", lambda l: _with(l, f"{W}.containers.0.resources.limits", {"cpu": "9"}), []),
+    ("pod-level limits are not frozen",
+     lambda l: _with(_with(l, f"{W}.resources", {"requests": {"cpu": "1"}}), f"{W}.resources.limits", {"cpu": "9"}),
+     "same as before"),
+    # SpecShape adds a `resources` key whenever the pod-level block is set: a limits-only block is a new key
+    ("a pod-level block with limits only", lambda l: _with(l, f"{W}.resources", {"limits": {"cpu": "9"}}),
+     ["kueue-lws-pod-template"]),
+    ("replicas scale", lambda l: _with(l, "spec.replicas", 3), []),
+    ("priorityClassName is not in the shape", lambda l: _with(l, f"{W}.priorityClassName", "high"), []),
+    ("an empty nodeSelector is no nodeSelector", lambda l: _with(l, f"{W}.nodeSelector", {}), []),
+    ("container requests", lambda l: _with(l, f"{W}.containers.0.resources.requests.cpu", "8"),
+     ["kueue-lws-pod-template"]),
+    ("leader container requests", lambda l: _with(l, f"{L}.containers.0.resources.requests.cpu", "8"),
+     ["kueue-lws-pod-template"]),
+    ("container ports", lambda l: _with(l, f"{W}.containers.0.ports", [{"containerPort": 80}]),
+     ["kueue-lws-pod-template"]),
+    ("an appended container", _append_container, ["kueue-lws-pod-template"]),
+    ("an appended leader container", lambda l: _append_container(l, L), ["kueue-lws-pod-template"]),
+    ("an init container", lambda l: _with(l, f"{W}.initContainers", [{"name": "i", "image": "x"}]),
+     ["kueue-lws-pod-template"]),
+    ("nodeSelector", lambda l: _with(l, f"{W}.nodeSelector", {"a": "b"}), ["kueue-lws-pod-template"]),
+    ("affinity", lambda l: _with(l, f"{W}.affinity", {"nodeAffinity": {"x": 1}}), ["kueue-lws-pod-template"]),
+    ("tolerations", lambda l: _with(l, f"{W}.tolerations", [{"key": "k", "operator": "Exists"}]),
+     ["kueue-lws-pod-template"]),
+    ("runtimeClassName", lambda l: _with(l, f"{W}.runtimeClassName", "gvisor"), ["kueue-lws-pod-template"]),
+    ("priority", lambda l: _with(l, f"{W}.priority", 1000), ["kueue-lws-pod-template"]),
+    ("topologySpreadConstraints", lambda l: _with(l, f"{W}.topologySpreadConstraints", [{"maxSkew": 1}]),
+     ["kueue-lws-pod-template"]),
+    ("overhead", lambda l: _with(l, f"{W}.overhead", {"cpu": "250m"}), ["kueue-lws-pod-template"]),
+    ("resourceClaims", lambda l: _with(l, f"{W}.resourceClaims", [{"name": "gpu"}]), ["kueue-lws-pod-template"]),
+    ("pod-level requests", lambda l: _with(l, f"{W}.resources", {"requests": {"cpu": "9"}}),
+     ["kueue-lws-pod-template"]),
+    ("group size (LWSImmutableGroupSize)", lambda l: _with(l, "spec.leaderWorkerTemplate.size", 5),
+     ["kueue-lws-group-size"]),
+]
+
+
+@pytest.mark.parametrize("case,edit,expected", KUEUE_LWS_CASES, ids=[c[0] for c in KUEUE_LWS_CASES])
+def test_kueue_freezes_exactly_the_pod_shape_and_group_size_of_a_managed_leader_worker_set(case, edit, expected):
+    old = _with(_lws(queue="q"), "spec.leaderWorkerTemplate.size", 4)
+    new = edit(old)
+    if expected == "same as before":  # the edit changes only what Kueue leaves free, on top of a frozen field
+        old, expected = _with(old, f"{W}.resources", {"requests": {"cpu": "1"}}), []
+    assert _refused(tokens.LEADER_WORKER_SET, old, new) == expected
+    # the product's frozen-shape digest (in replaceOnChanges) changes exactly when Kueue refuses the update
+    assert (A.kueue_frozen_shape_digest(old) != A.kueue_frozen_shape_digest(new)) == bool(expected)
+    # without Kueue the same edit meets none of Kueue's rules
+    plain_old, plain_new = copy.deepcopy(old), copy.deepcopy(new)
+    for o in (plain_old, plain_new):
+        o["metadata"]["labels"] = {}
+    assert [r for r in _refused(tokens.LEADER_WORKER_SET, plain_old, plain_new) if r.startswith("kueue")] == []
+
+
+def test_kueue_accepts_every_startup_policy_on_create():
+    """Kueue has no startup-policy check (LeaderReady supported since v0.11, kueue#4023): a legal create."""
+    for policy in ("LeaderReady", "LeaderCreated"):
+        lws = _lws(queue="q")
+        lws["spec"]["startupPolicy"] = policy
+        assert A.create_refusals(tokens.LEADER_WORKER_SET, lws) == []
+    assert "kueue-lws-startup-policy" not in A.RULES_BY_ID
 
 
 def test_the_kueue_replace_paths_cover_every_path_kueue_refuses():
@@ -100,7 +212,10 @@ def test_the_kueue_replace_paths_cover_every_path_kueue_refuses():
     for path in ("metadata.labels[\"kueue.x-k8s.io/queue-name\"]",
                  "spec.leaderWorkerTemplate.workerTemplate.spec.containers[0].resources.requests.cpu",
                  "spec.leaderWorkerTemplate.leaderTemplate.spec.tolerations[1]",
-                 "spec.leaderWorkerTemplate.workerTemplate.spec.nodeSelector"):
+                 "spec.leaderWorkerTemplate.workerTemplate.spec.nodeSelector",
+                 "spec.leaderWorkerTemplate.size",
+                 "spec.leaderWorkerTemplate.workerTemplate.spec.runtimeClassName",
+                 'metadata.annotations["pathways-gke/kueue-frozen-shape"]'):
         assert any(covers(parse_path(p), parse_path(path)) for p in A.lws_kueue_replace_on_changes(_lws(queue="q")))
     assert A.lws_kueue_replace_on_changes(_lws()) == (A.QUEUE_NAME_PATH,)
 

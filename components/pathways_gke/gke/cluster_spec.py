@@ -73,9 +73,10 @@ CLUSTER_IGNORE_CHANGES = ("nodeConfig",)
 
 def cluster_ignore_changes(stack: StackConfig) -> tuple[str, ...]:
     """The cluster's ignoreChanges. With `cluster.dns: auto` the DNS is decided once, when the cluster is created:
-    a later pool edit that flips `auto` (the first or last multi-host slice) must not send a dnsConfig update,
-    which GKE refuses (apply_rules `gke-dns-scope`). An explicit `cluster.dns` is sent as written; changing it
-    needs a new cluster, and `pathways-gke diff` says so."""
+    a later pool edit that flips `auto` (the first or last multi-host slice) must not send a dnsConfig update
+    (removing the last multi-host slice would change the Cloud DNS scope, which GKE refuses: apply_rules
+    `gke-dns-scope`). An explicit `cluster.dns` is sent as written: kube-dns -> Cloud DNS updates in place, a
+    change of an existing Cloud DNS scope needs a new cluster, and `pathways-gke diff` says so."""
     return CLUSTER_IGNORE_CHANGES + (("dnsConfig",) if stack.cluster.dns == "auto" else ())
 
 # Metric packages the TPU and JobSet dashboards read. SYSTEM_COMPONENTS carries GKE's system metrics, which

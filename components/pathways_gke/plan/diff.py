@@ -110,9 +110,10 @@ class Change:
 
 
 def refusal_json(refusal: Refusal) -> dict[str, Any]:
+    """`kind`: "world" (the real `pulumi up` fails) or "policy" (pathways-gke refuses what the world would apply)."""
     rule = refusal.world_rule
-    return {"rule": rule.id, "by": rule.actor, "paths": list(refusal.paths), "what": rule.rule,
-            "source": rule.source, "wayOut": rule.way_out}
+    return {"rule": rule.id, "by": rule.actor, "kind": "policy" if rule.is_policy else "world",
+            "paths": list(refusal.paths), "what": rule.rule, "source": rule.source, "wayOut": rule.way_out}
 
 
 @dataclass(frozen=True)
@@ -139,6 +140,16 @@ class PlanDiff:
         out += [(c.urn, "replace" if c.replace else "update", r) for c in self.changed for r in c.refusals]
         out += [(urn, "delete", r) for urn, rs in self.delete_refusals.items() for r in rs]
         return out
+
+    @property
+    def world_refused(self) -> list[tuple[str, str, Refusal]]:
+        """The refused steps the real `pulumi up` fails on (GKE, a webhook, the engine)."""
+        return [r for r in self.refused if not r[2].world_rule.is_policy]
+
+    @property
+    def policy_refused(self) -> list[tuple[str, str, Refusal]]:
+        """The steps only pathways-gke's own policy refuses (the real `pulumi up` would apply them)."""
+        return [r for r in self.refused if r[2].world_rule.is_policy]
 
     @property
     def replaced(self) -> tuple[Change, ...]:
@@ -513,7 +524,7 @@ def render_text(diff: PlanDiff) -> str:
             lines.append(f"        replaced because {urn.rpartition('::')[2]} is replaced delete-first")
         if c.cascade:
             lines.append(f"        cascades to: {', '.join(u.rpartition('::')[2] for u in c.cascade)}")
-    loud = refusal_lines(diff) + node_pool_warnings(diff) + trap_warnings(diff) + rename_warnings(diff)
+    loud = refusal_lines(diff) + refusal_lines(diff, policy=True) + node_pool_warnings(diff) + trap_warnings(diff) + rename_warnings(diff)
     if loud:
         lines.append("")
         lines += [f"!! {w}" for w in loud]
@@ -526,30 +537,38 @@ def summary(diff: PlanDiff) -> str:
     replaced = len(diff.replaced)
     parts = [f"{len(diff.added)} to add", f"{len(diff.changed) - replaced} to change",
              f"{replaced} to replace", f"{len(diff.removed)} to delete"]
-    refused = len({urn for urn, _, _ in diff.refused})
+    refused = len({urn for urn, _, _ in diff.world_refused})
     if refused:
         parts.append(f"{refused} REFUSED")
+    by_policy = len({urn for urn, _, _ in diff.policy_refused})
+    if by_policy:
+        parts.append(f"{by_policy} refused by pathways-gke POLICY")
     return ", ".join(parts)
 
 
 def verdict_text(c: Change) -> str:
     """`update in place` / `replace, delete-first` / `REFUSED (rule, ...)`."""
     if c.refusals:
-        return "REFUSED: " + ", ".join(sorted({r.rule for r in c.refusals}))
+        world = sorted({r.rule for r in c.refusals if not r.world_rule.is_policy})
+        policy = sorted({r.rule for r in c.refusals if r.world_rule.is_policy})
+        return "; ".join([*(["REFUSED: " + ", ".join(world)] if world else []),
+                          *(["refused by POLICY: " + ", ".join(policy)] if policy else [])])
     if c.replace:
         return f"replace, {c.replace_mode}"
     return "update in place"
 
 
-def refusal_lines(diff: PlanDiff) -> list[str]:
-    """One line per step the real `pulumi up` refuses: what, by whom, the rule's source and the way out."""
-    names = {urn: urn.rpartition("::")[2] for urn, _, _ in diff.refused}
+def refusal_lines(diff: PlanDiff, policy: bool = False) -> list[str]:
+    """One line per step the real `pulumi up` refuses (policy=False) or only pathways-gke's policy refuses
+    (policy=True): what, by whom, the rule's source and the way out."""
     out = []
-    for urn, action, refusal in diff.refused:
+    for urn, action, refusal in (diff.policy_refused if policy else diff.world_refused):
         rule = refusal.world_rule
+        name = urn.rpartition("::")[2]
         paths = f" ({', '.join(refusal.paths)})" if refusal.paths else ""
-        out.append(f"REFUSED {action} of {names[urn]}{paths} by {rule.actor} [{rule.id}]: {rule.rule}. "
-                   f"Way out: {rule.way_out}. Source: {rule.source}")
+        head = (f"REFUSED BY POLICY {action} of {name}{paths} [{rule.id}] (the real `pulumi up` would apply it)"
+                if policy else f"REFUSED {action} of {name}{paths} by {rule.actor} [{rule.id}]")
+        out.append(f"{head}: {rule.rule}. Way out: {rule.way_out}. Source: {rule.source}")
     return out
 
 

@@ -36,6 +36,9 @@ def render_markdown(diff: PlanDiff, title: str | None = None, graph: bool = True
     lines += _alert("CAUTION", ["**The real `pulumi up` refuses these.** GKE, a webhook or the Pulumi engine fails the",
                                 "update; each line names the rule, its source and the way out."],
                     refusal_lines(diff))
+    lines += _alert("WARNING", ["**Refused by pathways-gke policy.** The real `pulumi up` would apply these; this",
+                                "product refuses them as unsafe (each line says why and the way out)."],
+                    refusal_lines(diff, policy=True))
     lines += _alert("CAUTION", ["**Node pools lose their nodes in this change.** A TPU slice that is replaced,",
                                 "deleted or rolled ends every job running on it (JobSets on it restart or fail)."],
                     node_pool_warnings(diff))
@@ -50,7 +53,8 @@ def render_markdown(diff: PlanDiff, title: str | None = None, graph: bool = True
     for r in diff.added:
         lines.append(f"| **add** | {code(r['name'])} | {code(short_type(r['type']))} | |")
     for c in diff.changed:
-        action = "**REFUSED**" if c.refusals else "**REPLACE**" if c.replace else "update"
+        action = ("**REFUSED**" if any(not r.world_rule.is_policy for r in c.refusals) else
+                  "**REFUSED by policy**" if c.refusals else "**REPLACE**" if c.replace else "update")
         what = []
         for path in c.properties[:MAX_PATHS_PER_RESOURCE]:
             if path in c.replace_reasons:
