@@ -270,7 +270,8 @@ def test_a_cpu_pool_resize_is_an_update_in_place(dev):
 @pytest.mark.slow
 def test_a_new_cluster_location_replaces_every_pool_the_provider_and_every_object(dev, capsys, tmp_path):
     """The cluster is replaced delete-first: the engine's re-diff replaces every pool (`cluster` is force-new) and
-    replaceWith replaces the Kubernetes provider, and with it every object it manages."""
+    the Kubernetes provider, whose clusterIdentifier reads the cluster's CA certificate (unknown while it is
+    replaced: pulumi-kubernetes DiffConfig replaces on a changed identifier), and with it every object."""
     new = _plan(merged("dev", cluster={"location": "us-central1"},
                        cpuPool={"zone": "us-central1-a"}, tpuPools=[{"zone": "us-central1-b"}]))
     diff = diff_plans(dev, new)
@@ -280,7 +281,8 @@ def test_a_new_cluster_location_replaces_every_pool_the_provider_and_every_objec
     pools = [c for c in diff.changed if c.type == tokens.NODE_POOL]
     assert pools and all(c.replace for c in pools)
     provider = changes["pw-dev-k8s"]
-    assert provider.replace and cluster.urn in provider.replaced_with
+    assert provider.replace and cluster.urn in provider.replaced_by and "clusterIdentifier" in \
+        diff.new_resources[provider.urn]["propertyDependencies"]
     objects = [c for c in diff.changed if tokens.is_kubernetes_type(c.type) and c.type != tokens.CONFIG_FILE
                and "apiVersion" in diff.new_resources[c.urn]["inputs"]]
     assert objects and all(c.replace for c in objects)
@@ -339,16 +341,19 @@ def test_kueue_on_replaces_the_jobset_and_the_leader_worker_sets():
 
 
 @pytest.mark.slow
-def test_dns_auto_is_decided_at_creation_and_an_explicit_change_is_refused():
+def test_dns_auto_is_decided_at_creation_and_only_an_existing_cloud_dns_scope_is_refused():
     old = _plan(shipped("dev"))
     multi = _plan(_multi_host("dev"))
     diff = diff_plans(old, multi)
     cluster = [c for c in diff.changed if c.type == tokens.GKE_CLUSTER]
     assert not cluster or "dnsConfig" not in " ".join(cluster[0].properties)
     assert not [r for r in diff.refused if r[2].rule == "gke-dns-scope"]
-    explicit_old = _plan(merged("dev", cluster={"dns": "gke-default"}))
-    explicit_new = _plan(merged("dev", cluster={"dns": "cloud-dns"}))
-    refused = diff_plans(explicit_old, explicit_new).refused
+    kube_dns = _plan(merged("dev", cluster={"dns": "gke-default"}))
+    cloud_dns = _plan(merged("dev", cluster={"dns": "cloud-dns"}))
+    to_cloud = diff_plans(kube_dns, cloud_dns)  # Standard: kube-dns -> Cloud DNS updates in place
+    assert not to_cloud.refused
+    assert [c.verdict for c in to_cloud.changed if c.type == tokens.GKE_CLUSTER] == ["update"]
+    refused = diff_plans(cloud_dns, kube_dns).refused  # the cluster-scope Cloud DNS would go
     assert [r.rule for _, _, r in refused] == ["gke-dns-scope"]
     assert "new cluster" in refused[0][2].world_rule.way_out
 
@@ -408,3 +413,61 @@ def test_under_kueue_a_serving_resource_change_replaces_the_leader_worker_set():
     image[P + "workloads"][0]["image"] = "us-docker.pkg.dev/acme-ml-prod/serve/vllm-tpu:2026-12-01"
     rolled = [c for c in diff_plans(old, _plan(image, "serve")).changed if c.type == tokens.LEADER_WORKER_SET]
     assert rolled and all(c.verdict == "update" for c in rolled)
+
+
+def test_the_kubernetes_provider_identity_is_the_cluster_instance():
+    """Which identifier: `<project>/<location>/<name>/ca-<digest of the cluster CA certificate>`. Why it changes only
+    on a real replacement: GKE gives every new control plane its own root CA and keeps it across updates and
+    upgrades (a credential rotation is the one exception, docs/edits.md), while the name stays the same when the
+    cluster is re-created under it. Destroy: the objects are deleted through the provider before the cluster (they
+    depend on it); the identifier plays no part."""
+    from pathways_gke.config.stack import parse_stack
+    from pathways_gke.gke.cluster_spec import cluster_identifier
+
+    stack = parse_stack(shipped("dev"))
+    first = cluster_identifier(stack, "-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n")
+    assert first.startswith("acme-ml-dev/us-east5/pw-dev/ca-")
+    assert cluster_identifier(stack, "-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n") == first
+    assert cluster_identifier(stack, "-----BEGIN CERTIFICATE-----\nBBBB\n-----END CERTIFICATE-----\n") != first
+    assert "AAAA" not in first
+    # DiffConfig: the same identifier replaces nothing; another (or an unknown one) replaces the provider
+    patterns = A.replace_patterns(tokens.KUBERNETES_PROVIDER, {"clusterIdentifier": first})
+    assert patterns == ("clusterIdentifier",) and A.forces_replace(patterns, "clusterIdentifier")
+    assert not A.forces_replace(patterns, "kubeconfig")
+
+
+@pytest.mark.slow
+def test_an_in_place_cluster_update_keeps_the_provider_and_every_object(dev):
+    """An update of the cluster (a new maintenance window, a version) leaves the CA, so nothing is replaced."""
+    diff = diff_plans(dev, _plan(merged("dev", cluster={"version": "1.35"})))
+    assert not [c for c in diff.changed if c.type == tokens.KUBERNETES_PROVIDER]
+    assert not [c for c in diff.changed if c.replace]
+
+
+# A multi-host slice pool is atomic (GKE TPU concepts): the product replaces it on its shape, never resizes it.
+SLICE_CASES = [
+    ("topology 4x4 -> 4x8", {"topology": "4x8"}, "replace"),
+    ("topology 4x4 -> 2x4 (to single host)", {"topology": "2x4"}, "replace"),
+    ("capacity spot -> on-demand", {"capacity": "on-demand"}, "replace"),
+]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case,edit,verdict", SLICE_CASES, ids=[c[0] for c in SLICE_CASES])
+def test_a_multi_host_slice_pool_is_replaced_on_its_shape(case, edit, verdict):
+    base = merged("dev", tpuPools=[{"topology": "4x4"}])
+    diff = diff_plans(_plan(base), _plan(merged(base, tpuPools=[edit])))
+    pools = [c for c in diff.changed if c.type == tokens.NODE_POOL and "main" in c.name]
+    assert pools and all(c.verdict == verdict for c in pools), [(c.name, c.verdict) for c in pools]
+    assert not [r for r in diff.refused if r[2].rule == "gke-tpu-slice-immutable"]
+
+
+def test_gke_refuses_reshaping_a_multi_host_slice_in_place():
+    """Without the product's replaceOnChanges the provider would resize or reshape the slice: GKE refuses it."""
+    old = {"name": "p", "nodeCount": 4, "placementPolicy": {"type": "COMPACT", "tpuTopology": "4x4"}}
+    assert _refused(tokens.NODE_POOL, old, {**old, "nodeCount": 8}) == ["gke-tpu-slice-immutable"]
+    assert _refused(tokens.NODE_POOL, old, {**old, "placementPolicy": {"type": "COMPACT", "tpuTopology": "4x8"}}) \
+        == ["gke-tpu-slice-immutable"]
+    assert _refused(tokens.NODE_POOL, old, {**old, "nodeConfig": {"labels": {"a": "b"}}}) == []
+    single = {"name": "p", "nodeCount": 1}
+    assert _refused(tokens.NODE_POOL, single, {**single, "nodeCount": 2}) == []

@@ -104,6 +104,16 @@ RULES: tuple[WorldRule, ...] = (
               f"{TFG} resource_container_cluster.go (dns_config update)",
               "this needs a new cluster: keep cluster.dns at the Cloud DNS mode the cluster was created with "
               "(set it explicitly instead of `auto`), or re-create the cluster"),
+    WorldRule("gke-tpu-slice-immutable", GKE, REFUSE,
+              "a multi-host TPU slice node pool is atomic and immutable: GKE adds no node to it and does not reshape "
+              "it. The provider sends a changed nodeCount as a resize and a changed placementPolicy (tpuTopology, "
+              "type) inside the block as an update (a ForceNew block replaces only when its count changes), so "
+              "`pulumi up` fails",
+              "https://cloud.google.com/kubernetes-engine/docs/concepts/tpus (multi-host TPU slice node pools: "
+              "\"you can't add nodes\"; atomicity, immutability); "
+              f"{TFG} resource_container_node_pool.go (node_count resize; placement_policy block)",
+              "replace the pool: pathways-gke lists placementPolicy and nodeCount in a multi-host slice pool's "
+              "replaceOnChanges"),
     # webhooks
     WorldRule("jobset-spec-immutable", WEBHOOK, REFUSE,
               "JobSet's webhook refuses updates of spec.replicatedJobs (and the rest of the spec but suspend and, "
@@ -416,6 +426,12 @@ def kueue_lws_shape_changes(old: Mapping[str, Any], new: Mapping[str, Any]) -> t
 DNS_SCOPE_PATH = "dnsConfig.clusterDnsScope"
 
 
+def multi_host_slice(node_pool_inputs: Mapping[str, Any]) -> bool:
+    """A TPU node pool with a placement policy (a topology or a workload policy): a multi-host slice."""
+    policy = value_at(node_pool_inputs, "placementPolicy")
+    return isinstance(policy, Mapping) and bool(policy.get("tpuTopology") or policy.get("policyName"))
+
+
 def dns_scope(cluster_inputs: Mapping[str, Any]) -> Optional[str]:
     """The cluster's Cloud DNS scope (None: kube-dns, no scope set)."""
     scope = value_at(cluster_inputs, DNS_SCOPE_PATH)
@@ -448,6 +464,8 @@ def update_refusals(resource_type: str, old_inputs: Mapping[str, Any], new_input
         if hit:
             out.append(Refusal(rule, hit))
 
+    if resource_type == tokens.NODE_POOL and multi_host_slice(old_inputs):
+        refuse("gke-tpu-slice-immutable", ("nodeCount", "placementPolicy"))
     if resource_type == tokens.GKE_CLUSTER:
         before, after = dns_scope(old_inputs), dns_scope(new_inputs)
         if before is not None and after != before:  # kube-dns -> Cloud DNS (no scope before) is allowed
@@ -497,7 +515,7 @@ __all__ = [
     "ANY_INPUT", "CASCADE", "POLICY", "CONTROLLER", "DELETE_FIRST", "ENGINE", "GKE", "INHERIT", "K8S_FORCE_NEW", "K8S_IDENTITY",
     "JOBSET_REPLACE_ON_CHANGES", "K8S_PROVIDER_WITHOUT_IDENTIFIER", "KUBERNETES", "NODES_RECREATED", "PROVIDER", "QUEUE_NAME_PATH", "REFUSE",
     "REPLACE", "REPLACE_PATHS", "RULES", "RULES_BY_ID", "Refusal", "WEBHOOK", "WorldRule", "create_refusals",
-    "DNS_SCOPE_PATH", "dns_scope", "forces_replace", "is_k8s_object", "kueue_frozen_shape", "kueue_frozen_shape_digest", "kueue_lws_immutable_paths",
+    "DNS_SCOPE_PATH", "dns_scope", "multi_host_slice", "forces_replace", "is_k8s_object", "kueue_frozen_shape", "kueue_frozen_shape_digest", "kueue_lws_immutable_paths",
     "kueue_lws_shape_changes", "kueue_pod_shape", "KUEUE_FROZEN_SHAPE_PATH", "LWS_SIZE_PATH", "lws_kueue_replace_on_changes", "provider_deletes_first", "queue_name", "release_refusals",
     "replace_patterns", "update_refusals",
 ]
