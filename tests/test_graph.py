@@ -53,11 +53,14 @@ def test_tpu_pools_never_depend_on_each_other_or_on_the_cpu_pool(stack_plans):
         assert not (set(pool.depends_on) & pools), f"{pool.name} waits for another pool"
 
 
-def test_kubernetes_provider_is_built_from_the_cluster_with_a_stable_identity(stack_plans):
+def test_kubernetes_provider_is_built_from_the_cluster_with_an_identity_per_cluster_instance(stack_plans):
+    """clusterIdentifier reads the cluster's CA certificate (unknown before the cluster exists): a re-created
+    cluster replaces the provider and its objects (gke/cluster_spec.py cluster_identifier)."""
     plan = stack_plans("dev")
     provider = plan.named("pw-dev-k8s")
     assert provider.type == K8S_PROVIDER
-    assert provider.inputs["clusterIdentifier"] == "acme-ml-dev/us-east5/pw-dev"
+    assert provider.inputs["clusterIdentifier"] == "<computed>"
+    assert plan.named("pw-dev-cluster").urn in provider.property_dependencies["clusterIdentifier"]
     assert provider.inputs["kubeconfig"] == "<secret>"
     assert plan.named("pw-dev-cluster").urn in provider.depends_on
 

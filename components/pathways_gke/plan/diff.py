@@ -64,6 +64,7 @@ class Change:
     replaced_by: tuple[str, ...] = ()          # delete-first replacements whose re-diff replaces this one
     cascade: tuple[str, ...] = ()              # URNs replaced because this one is (transitively)
     refusals: tuple[Refusal, ...] = ()         # why the real `pulumi up` fails on this change
+    secret_changed: tuple[str, ...] = ()       # changed paths holding a secret (seen from its salted digest only)
 
     @property
     def verdict(self) -> str:
@@ -106,6 +107,8 @@ class Change:
             out["cascade"] = list(self.cascade)
         if self.refusals:
             out["refusals"] = [refusal_json(r) for r in self.refusals]
+        if self.secret_changed:
+            out["secretChanged"] = list(self.secret_changed)
         return out
 
 
@@ -300,6 +303,7 @@ def diff_plans(old: Any, new: Any) -> PlanDiff:
             delete_before_replace=dbr, name_clash=clash, server_filled=_server_filled(resource, c["reasons"]),
             replaced_by=tuple(c["by"]), cascade=tuple(cascade.get(urn, ())),
             refusals=tuple(_refusals(old_resource, resource, c, dbr, changes, news)),
+            secret_changed=_secret_paths(old_resource, resource, c["properties"]),
         ))
     creating = {r["urn"]: tuple(create_refusals(r["type"], r.get("inputs") or {})) for r in added}
     deleting = {r["urn"]: (Refusal("protect-delete", ()),) for r in removed
@@ -338,6 +342,17 @@ def _refusals(old: Mapping[str, Any], new: Mapping[str, Any], c: Mapping[str, An
             out.append(Refusal("retain-on-delete-409", tuple(c["reasons"])))
         return out
     return out + update_refusals(new["type"], old.get("inputs") or {}, new.get("inputs") or {}, c["properties"])
+
+
+def is_secret_marker(value: Any) -> bool:
+    """`<secret>` or `<secret:DIGEST>` (plan/engine.py secret_marker)."""
+    return isinstance(value, str) and value.startswith("<secret") and value.endswith(">")
+
+
+def _secret_paths(old: Mapping[str, Any], new: Mapping[str, Any], paths: Iterable[str]) -> tuple[str, ...]:
+    """The changed paths whose value is a secret on either side: shown as "changed (secret)", never the value."""
+    return tuple(p for p in paths if is_secret_marker(value_at(new.get("inputs") or {}, p))
+                 or is_secret_marker(value_at(old.get("inputs") or {}, p)))
 
 
 def _compare(old: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str, Any]:
@@ -513,7 +528,8 @@ def render_text(diff: PlanDiff) -> str:
         for path in c.properties:
             tag = "  [forces replacement]" if path in c.replace_reasons else (
                 "  [re-creates every node]" if path in c.nodes_recreated else "")
-            lines.append(f"        {path}{tag}")
+            secret = "  changed (secret)" if path in c.secret_changed else ""
+            lines.append(f"        {path}{secret}{tag}")
         for option in c.options:
             lines.append(f"        options.{option}")
         for urn in c.replaced_with:

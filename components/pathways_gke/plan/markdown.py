@@ -57,8 +57,11 @@ def render_markdown(diff: PlanDiff, title: str | None = None, graph: bool = True
                   "**REFUSED by policy**" if c.refusals else "**REPLACE**" if c.replace else "update")
         what = []
         for path in c.properties[:MAX_PATHS_PER_RESOURCE]:
+            secret = " changed (secret)" if path in c.secret_changed else ""
             if path in c.replace_reasons:
-                what.append(f"{code(path)} (forces replacement)")
+                what.append(f"{code(path)}{secret} (forces replacement)")
+            elif secret:
+                what.append(f"{code(path)}{secret}")
             elif path in c.nodes_recreated:
                 what.append(f"{code(path)} (re-creates every node)")
             else:
