@@ -471,3 +471,61 @@ def test_gke_refuses_reshaping_a_multi_host_slice_in_place():
     assert _refused(tokens.NODE_POOL, old, {**old, "nodeConfig": {"labels": {"a": "b"}}}) == []
     single = {"name": "p", "nodeCount": 1}
     assert _refused(tokens.NODE_POOL, single, {**single, "nodeCount": 2}) == []
+
+
+# Controller pins: (addon, from, to, what happens). A downgrade is pathways-gke POLICY (the API server accepts it);
+# Kueue upgrades across minors follow Kueue's upgrade policy (review each crossed minor's .0 notes): allowed.
+RELEASE_CASES = [
+    ("kueue", "v0.17.1", "v0.19.2", "allowed"),
+    ("kueue", "v0.18.0", "v0.19.5", "allowed"),
+    ("kueue", "v0.19.5", "v0.19.2", "allowed"),   # a patch back within one minor
+    ("kueue", "v0.19.2", "v0.18.5", "policy"),
+    ("kueue", "v0.19.2", "v0.17.0", "policy"),
+    ("jobset", "v0.12.0", "v0.10.1", "policy"),
+    ("jobset", "v0.10.1", "v0.12.0", "allowed"),
+    ("lws", "v0.10.0", "v0.7.0", "policy"),
+]
+
+
+@pytest.mark.parametrize("addon,old,new,expected", RELEASE_CASES, ids=[f"{c[0]} {c[1]}->{c[2]}" for c in RELEASE_CASES])
+def test_controller_moves_are_judged_by_their_documented_upgrade_path(addon, old, new, expected):
+    from pathways_gke.releases import release_change
+
+    change = release_change(addon, old, new)
+    assert (change.refused is not None) == (expected == "policy")
+    assert A.RULES_BY_ID["controller-downgrade"].is_policy
+    if addon == "kueue" and expected == "allowed" and new.split(".")[1] != old.split(".")[1]:
+        crossed = [f"v0.{m}.0" for m in range(int(old.split(".")[1]) + 1, int(new.split(".")[1]) + 1)]
+        notes = " ".join(change.effects)
+        assert all(v in notes for v in crossed) and "Actions Required Before Upgrading" in notes
+
+
+@pytest.mark.slow
+def test_a_policy_refusal_is_labelled_policy_everywhere_and_exits_5(tmp_path, capsys):
+    """docs/ci.md: exit 4 is what the world refuses, exit 5 only this product's policy."""
+    old = _plan(shipped("prod"), "prod")
+    cfg = shipped("prod")
+    cfg[P + "jobset"] = {"version": "v0.10.1"}
+    new = _plan(cfg, "prod")
+    old_path, new_path = tmp_path / "old.json", tmp_path / "new.json"
+    old_path.write_text(json.dumps(old))
+    new_path.write_text(json.dumps(new))
+    assert main(["diff", str(old_path), str(new_path), "--json"]) == 5
+    out = json.loads(capsys.readouterr().out)
+    assert [(r["rule"], r["kind"], r["by"]) for r in out["refused"]] == [
+        ("controller-downgrade", "policy", A.POLICY)]
+    assert main(["diff", str(old_path), str(new_path)]) == 5
+    text = capsys.readouterr().out
+    assert "REFUSED BY POLICY" in text and "would apply it" in text
+    assert main(["diff", str(old_path), str(new_path), "--markdown"]) == 5
+    md = capsys.readouterr().out
+    assert "Refused by pathways-gke policy" in md and "**REFUSED by policy**" in md
+    assert "The real `pulumi up` refuses these" not in md
+    # a world refusal on top wins: exit 4
+    base = merged("dev", cluster={"protect": True}, jobset={"version": "v0.12.0"})
+    both = merged(base, tpuPools=[{"topology": "4x4"}], jobset={"version": "v0.10.1"})
+    old_path.write_text(json.dumps(_plan(base)))
+    new_path.write_text(json.dumps(_plan(both)))
+    assert main(["diff", str(old_path), str(new_path), "--json"]) == 4
+    kinds = {r["kind"] for r in json.loads(capsys.readouterr().out)["refused"]}
+    assert kinds == {"policy", "world"}
