@@ -37,6 +37,7 @@ KUBERNETES = "kubernetes"
 CONTROLLER = "controller"  # a controller release (its CRDs and reconciler), not a webhook
 WEBHOOK = "webhook"
 ENGINE = "engine"
+STORAGE = "cloud-storage"
 POLICY = "pathways-gke policy"  # this product refuses it; the world (API server, webhooks, engine) would apply it
 
 REPLACE = "replace"  # the change replaces the resource (delete + create)
@@ -114,6 +115,21 @@ RULES: tuple[WorldRule, ...] = (
               f"{TFG} resource_container_node_pool.go (node_count resize; placement_policy block)",
               "replace the pool: pathways-gke lists placementPolicy and nodeCount in a multi-host slice pool's "
               "replaceOnChanges"),
+    WorldRule("gcs-bucket-name-409", STORAGE, REFUSE,
+              "a Cloud Storage bucket cannot be moved or renamed, and its replacement keeps the same name: bucket "
+              "names are global, so the successor's create fails with 409 while the old bucket exists — and it "
+              "stays: pathways-gke retains buckets (retainOnDelete) and a non-empty bucket without forceDestroy "
+              "cannot be deleted. A location (or other ForceNew) change of a created bucket never applies",
+              "https://cloud.google.com/storage/docs/moving-buckets (\"some of the properties you set are "
+              "permanent and cannot be changed, including the bucket's name, its geographic location\"); "
+              "https://cloud.google.com/storage/docs/buckets (names are globally unique); "
+              f"{TFG} google/services/storage/resource_storage_bucket.go (location ForceNew); "
+              f"{P} pkg/resource/deploy/step.go (RetainOnDelete skips the provider Delete)",
+              "keep buckets[].location; to move, add a bucket under a NEW name with the new location (and point "
+              "gcsScratch / the checkpoint paths at it), copy the data (gcloud storage cp -r / Storage Transfer), "
+              "then remove the old entry: pathways-gke retains it, delete it by hand when it is empty; or keep "
+              "the name and relocate the bucket outside Pulumi (`gcloud storage buckets relocate`, "
+              "https://cloud.google.com/storage/docs/bucket-relocation/overview), then set the new location"),
     # webhooks
     WorldRule("jobset-spec-immutable", WEBHOOK, REFUSE,
               "JobSet's webhook refuses updates of spec.replicatedJobs (and the rest of the spec but suspend and, "
@@ -505,6 +521,16 @@ def release_refusals(resource_type: str, old_inputs: Mapping[str, Any], new_inpu
     return out
 
 
+def replace_refusals(resource_type: str, old_inputs: Mapping[str, Any], new_inputs: Mapping[str, Any],
+                     reasons: Sequence[str]) -> list[Refusal]:
+    """Refusals a replacement meets whatever its order: a bucket replaced under its global name (409)."""
+    name = new_inputs.get("name")
+    if (resource_type == tokens.BUCKET and isinstance(name, str) and name and not name.startswith("<")
+            and name == old_inputs.get("name")):
+        return [Refusal("gcs-bucket-name-409", tuple(reasons))]
+    return []
+
+
 def create_refusals(resource_type: str, inputs: Mapping[str, Any]) -> list[Refusal]:
     """Refusals a create meets that the diff can see on a new object. None is modelled today: Kueue accepts every
     LeaderWorkerSet startup policy (LeaderReady since v0.11, kueue#4023; no startup-policy check in its webhook)."""
@@ -515,7 +541,7 @@ __all__ = [
     "ANY_INPUT", "CASCADE", "POLICY", "CONTROLLER", "DELETE_FIRST", "ENGINE", "GKE", "INHERIT", "K8S_FORCE_NEW", "K8S_IDENTITY",
     "JOBSET_REPLACE_ON_CHANGES", "K8S_PROVIDER_WITHOUT_IDENTIFIER", "KUBERNETES", "NODES_RECREATED", "PROVIDER", "QUEUE_NAME_PATH", "REFUSE",
     "REPLACE", "REPLACE_PATHS", "RULES", "RULES_BY_ID", "Refusal", "WEBHOOK", "WorldRule", "create_refusals",
-    "DNS_SCOPE_PATH", "dns_scope", "multi_host_slice", "forces_replace", "is_k8s_object", "kueue_frozen_shape", "kueue_frozen_shape_digest", "kueue_lws_immutable_paths",
+    "DNS_SCOPE_PATH", "STORAGE", "dns_scope", "replace_refusals", "multi_host_slice", "forces_replace", "is_k8s_object", "kueue_frozen_shape", "kueue_frozen_shape_digest", "kueue_lws_immutable_paths",
     "kueue_lws_shape_changes", "kueue_pod_shape", "KUEUE_FROZEN_SHAPE_PATH", "LWS_SIZE_PATH", "lws_kueue_replace_on_changes", "provider_deletes_first", "queue_name", "release_refusals",
     "replace_patterns", "update_refusals",
 ]

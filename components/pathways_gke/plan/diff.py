@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping, Optional
 
 from ..apply_rules import (Refusal, create_refusals, forces_replace, provider_deletes_first,
-                           release_refusals, update_refusals)
+                           release_refusals, replace_refusals, update_refusals)
 from ..gke_rules import SERVER_FILLED_TPU_FIELDS, SERVER_FILLED_WORKLOAD_POLICY_FIELDS
 from ..property_paths import Part, changed_paths, covers, format_path, parse_path, value_at
 from ..tokens import NODE_POOL
@@ -340,7 +340,7 @@ def _refusals(old: Mapping[str, Any], new: Mapping[str, Any], c: Mapping[str, An
         retained = value_at(old, "options.retainOnDelete") or value_at(new, "options.retainOnDelete")
         if retained and delete_first and name is not None and name == fixed_name(old):
             out.append(Refusal("retain-on-delete-409", tuple(c["reasons"])))
-        return out
+        return out + replace_refusals(new["type"], old.get("inputs") or {}, new.get("inputs") or {}, c["reasons"])
     return out + update_refusals(new["type"], old.get("inputs") or {}, new.get("inputs") or {}, c["properties"])
 
 
