@@ -89,9 +89,10 @@ RULES: tuple[WorldRule, ...] = (
               f"{PK} provider/pkg/provider/provider.go (Diff: deleteBeforeReplace when not auto-named and the "
               "name and namespace are unchanged)"),
     WorldRule("k8s-provider-identity", PROVIDER, REPLACE,
-              "a Kubernetes provider with a clusterIdentifier is replaced only when the identifier changes "
-              "(without one: a new kubeconfig, context or cluster); a replaced provider replaces every object "
-              "it manages",
+              "a Kubernetes provider with a clusterIdentifier is replaced only when the identifier changes (an "
+              "unknown one, of a cluster being re-created, counts as changed; without one: a new kubeconfig, "
+              "context or cluster); a replaced provider replaces every object it manages. pathways-gke's "
+              "identifier carries a digest of the cluster's CA certificate: it changes with the cluster instance",
               f"{PK} provider/pkg/provider/provider.go (DiffConfig, clusterIdentifier); {P}#8991"),
     # GKE
     WorldRule("gke-dns-scope", GKE, REFUSE,
