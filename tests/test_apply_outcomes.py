@@ -579,3 +579,22 @@ def test_a_replaced_node_service_account_replaces_its_project_grants_delete_firs
     grants = [c for c in diff.changed if c.type == tokens.PROJECT_IAM_MEMBER]
     assert grants and all(c.replace_mode == "delete-first" and account.urn in c.replaced_by for c in grants)
     assert {c.urn for c in grants} <= set(account.cascade)
+
+
+@pytest.mark.slow
+def test_a_kueue_upgrade_across_minors_is_allowed_and_lists_the_notes_to_read(tmp_path, capsys):
+    """Kueue's upgrade policy (site docs, getting-started/installation.md): review the .0 release notes of every
+    minor crossed. The move is allowed (exit 0) and the diff shows what to read, in text, JSON and Markdown."""
+    old = _plan(merged("prod", kueue={"enabled": True, "version": "v0.17.1"}), "prod")
+    new = _plan(merged("prod", kueue={"enabled": True, "version": "v0.19.5"}), "prod")
+    old_path, new_path = tmp_path / "old.json", tmp_path / "new.json"
+    old_path.write_text(json.dumps(old))
+    new_path.write_text(json.dumps(new))
+    assert main(["diff", str(old_path), str(new_path), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    notes = " ".join(n for c in out["changed"] for n in c.get("releaseNotes", ()))
+    assert "v0.18.0, v0.19.0" in notes and "LWSImmutableGroupSize" in notes and not out.get("refused")
+    assert main(["diff", str(old_path), str(new_path)]) == 0
+    assert "note: kueue: review" in capsys.readouterr().out
+    assert main(["diff", str(old_path), str(new_path), "--markdown", "--no-graph"]) == 0
+    assert "note: kueue: review" in capsys.readouterr().out

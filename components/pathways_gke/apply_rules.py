@@ -4,11 +4,16 @@
 
 - the **providers** (pulumi-gcp bridges terraform-provider-google; pulumi-kubernetes): which changed inputs
   replace a resource (force-new) and which replacements delete first;
-- **GKE and the Kubernetes API**: updates the provider sends as updates but the server refuses;
+- **GKE, Cloud Storage and the Kubernetes API**: updates the provider sends as updates but the server refuses
+  (and a bucket replaced under its global name);
 - the **admission webhooks** of JobSet, LeaderWorkerSet and Kueue: updates of custom resources they refuse;
 - the **Pulumi engine**: replaceOnChanges, replaceWith, provider replacement, the delete-before-replace cascade
   over property dependencies, protect (refuses replace and delete), retainOnDelete / protect inherited from the
   parent, aliases.
+
+A fifth kind of rule is this product's own **policy** (actor POLICY): a change the world would apply and
+pathways-gke refuses as unsafe (a controller downgrade), always labelled as policy, with the reason, and its own
+exit code (docs/ci.md).
 
 Every rule is a `WorldRule` (who enforces it, what it does, its primary source, the way out) in `RULES`, and the
 tables and functions below apply them to plain resource inputs. plan/diff.py turns them into per-resource
@@ -26,7 +31,7 @@ from typing import Any, Iterable, Mapping, Optional, Sequence
 
 from . import tokens
 from .naming import KUEUE_FROZEN_SHAPE_ANNOTATION, QUEUE_NAME_LABEL, SERVICES_CONFIGMAP
-from .releases import RELEASES, release_change
+from .releases import RELEASES, PinChange, release_change
 from .property_paths import Part, covers, format_path, parse_path, value_at
 
 # --- who decides, and how -------------------------------------------------------------------------------------
@@ -507,19 +512,32 @@ def update_refusals(resource_type: str, old_inputs: Mapping[str, Any], new_input
     return out
 
 
-def release_refusals(resource_type: str, old_inputs: Mapping[str, Any], new_inputs: Mapping[str, Any]) -> list[Refusal]:
-    """A controller pin moved back past a minor release, read from the readiness ConfigMap, which records each
-    installed release as `<addon>.version`. Refused however the ConfigMap itself is applied (updated or, as
-    pulumi-kubernetes does on a data change, replaced): the refusal is about the release."""
+def release_moves(resource_type: str, old_inputs: Mapping[str, Any], new_inputs: Mapping[str, Any]) -> list[PinChange]:
+    """The controller pins a change moves (releases.PinChange per addon), read from the readiness ConfigMap, which
+    records each installed release as `<addon>.version`."""
     if resource_type != tokens.CONFIG_MAP or value_at(new_inputs, "metadata.name") != SERVICES_CONFIGMAP:
         return []
     out = []
     for addon in RELEASES:
         key = ("data", f"{addon}.version")
         before, after = value_at(old_inputs, key), value_at(new_inputs, key)
-        if before and after and release_change(addon, before, after).refused:
-            out.append(Refusal("controller-downgrade", (format_path(key),)))
+        if before and after and before != after:
+            out.append(release_change(addon, before, after))
     return out
+
+
+def release_refusals(resource_type: str, old_inputs: Mapping[str, Any], new_inputs: Mapping[str, Any]) -> list[Refusal]:
+    """A controller pin moved back past a minor release (this product's policy). Refused however the readiness
+    ConfigMap itself is applied (updated or, as pulumi-kubernetes does on a data change, replaced): the refusal is
+    about the release."""
+    return [Refusal("controller-downgrade", (format_path(("data", f"{move.addon}.version")),))
+            for move in release_moves(resource_type, old_inputs, new_inputs) if move.refused]
+
+
+def release_notes(resource_type: str, old_inputs: Mapping[str, Any], new_inputs: Mapping[str, Any]) -> list[str]:
+    """What an allowed controller move does and asks for (e.g. Kueue's release notes of every minor crossed)."""
+    return [effect for move in release_moves(resource_type, old_inputs, new_inputs) if not move.refused
+            for effect in move.effects]
 
 
 def replace_refusals(resource_type: str, old_inputs: Mapping[str, Any], new_inputs: Mapping[str, Any],
@@ -539,10 +557,12 @@ def create_refusals(resource_type: str, inputs: Mapping[str, Any]) -> list[Refus
 
 
 __all__ = [
-    "ANY_INPUT", "CASCADE", "POLICY", "CONTROLLER", "DELETE_FIRST", "ENGINE", "GKE", "INHERIT", "K8S_FORCE_NEW", "K8S_IDENTITY",
-    "JOBSET_REPLACE_ON_CHANGES", "K8S_PROVIDER_WITHOUT_IDENTIFIER", "KUBERNETES", "NODES_RECREATED", "PROVIDER", "QUEUE_NAME_PATH", "REFUSE",
-    "REPLACE", "REPLACE_PATHS", "RULES", "RULES_BY_ID", "Refusal", "WEBHOOK", "WorldRule", "create_refusals",
-    "DNS_SCOPE_PATH", "STORAGE", "dns_scope", "replace_refusals", "multi_host_slice", "forces_replace", "is_k8s_object", "kueue_frozen_shape", "kueue_frozen_shape_digest", "kueue_lws_immutable_paths",
-    "kueue_lws_shape_changes", "kueue_pod_shape", "KUEUE_FROZEN_SHAPE_PATH", "LWS_SIZE_PATH", "lws_kueue_replace_on_changes", "provider_deletes_first", "queue_name", "release_refusals",
-    "replace_patterns", "update_refusals",
+    "ANY_INPUT", "CASCADE", "CONTROLLER", "create_refusals", "DELETE_FIRST", "dns_scope", "DNS_SCOPE_PATH",
+    "ENGINE", "forces_replace", "GKE", "INHERIT", "is_k8s_object", "JOBSET_REPLACE_ON_CHANGES", "K8S_FORCE_NEW",
+    "K8S_IDENTITY", "K8S_PROVIDER_WITHOUT_IDENTIFIER", "KUBERNETES", "kueue_frozen_shape",
+    "kueue_frozen_shape_digest", "KUEUE_FROZEN_SHAPE_PATH", "kueue_lws_immutable_paths", "kueue_lws_shape_changes",
+    "kueue_pod_shape", "lws_kueue_replace_on_changes", "LWS_SIZE_PATH", "multi_host_slice", "NODES_RECREATED",
+    "POLICY", "PROVIDER", "provider_deletes_first", "queue_name", "QUEUE_NAME_PATH", "Refusal", "REFUSE",
+    "release_moves", "release_notes", "release_refusals", "REPLACE", "REPLACE_PATHS", "replace_patterns",
+    "replace_refusals", "RULES", "RULES_BY_ID", "STORAGE", "update_refusals", "WEBHOOK", "WorldRule",
 ]

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping, Optional
 
 from ..apply_rules import (Refusal, create_refusals, forces_replace, provider_deletes_first,
-                           release_refusals, replace_refusals, update_refusals)
+                           release_notes, release_refusals, replace_refusals, update_refusals)
 from ..gke_rules import SERVER_FILLED_TPU_FIELDS, SERVER_FILLED_WORKLOAD_POLICY_FIELDS
 from ..property_paths import Part, changed_paths, covers, format_path, parse_path, value_at
 from ..tokens import NODE_POOL
@@ -65,6 +65,7 @@ class Change:
     cascade: tuple[str, ...] = ()              # URNs replaced because this one is (transitively)
     refusals: tuple[Refusal, ...] = ()         # why the real `pulumi up` fails on this change
     secret_changed: tuple[str, ...] = ()       # changed paths holding a secret (seen from its salted digest only)
+    release_notes: tuple[str, ...] = ()        # what an allowed controller move does and asks for
 
     @property
     def verdict(self) -> str:
@@ -109,6 +110,8 @@ class Change:
             out["refusals"] = [refusal_json(r) for r in self.refusals]
         if self.secret_changed:
             out["secretChanged"] = list(self.secret_changed)
+        if self.release_notes:
+            out["releaseNotes"] = list(self.release_notes)
         return out
 
 
@@ -304,6 +307,8 @@ def diff_plans(old: Any, new: Any) -> PlanDiff:
             replaced_by=tuple(c["by"]), cascade=tuple(cascade.get(urn, ())),
             refusals=tuple(_refusals(old_resource, resource, c, dbr, changes, news)),
             secret_changed=_secret_paths(old_resource, resource, c["properties"]),
+            release_notes=tuple(release_notes(resource["type"], old_resource.get("inputs") or {},
+                                              resource.get("inputs") or {})),
         ))
     creating = {r["urn"]: tuple(create_refusals(r["type"], r.get("inputs") or {})) for r in added}
     deleting = {r["urn"]: (Refusal("protect-delete", ()),) for r in removed
@@ -540,6 +545,8 @@ def render_text(diff: PlanDiff) -> str:
             lines.append(f"        replaced because {urn.rpartition('::')[2]} is replaced delete-first")
         if c.cascade:
             lines.append(f"        cascades to: {', '.join(u.rpartition('::')[2] for u in c.cascade)}")
+        for note in c.release_notes:
+            lines.append(f"        note: {note}")
     loud = refusal_lines(diff) + refusal_lines(diff, policy=True) + node_pool_warnings(diff) + trap_warnings(diff) + rename_warnings(diff)
     if loud:
         lines.append("")

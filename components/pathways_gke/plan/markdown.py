@@ -79,6 +79,7 @@ def render_markdown(diff: PlanDiff, title: str | None = None, graph: bool = True
         what += [f"replaced because {code(u.rpartition('::')[2])} is replaced delete-first" for u in c.replaced_by]
         if c.cascade:
             what.append("cascades to " + ", ".join(code(u.rpartition('::')[2]) for u in c.cascade))
+        what += [f"note: {note}" for note in c.release_notes]
         if c.replace or c.refusals:
             what.append(f"_{verdict_text(c)}_")
         lines.append(f"| {action} | {code(c.name)} | {code(short_type(c.type))} | {'<br>'.join(what)} |")
