@@ -101,14 +101,18 @@ RULES: tuple[WorldRule, ...] = (
               f"{PK} provider/pkg/provider/provider.go (DiffConfig, clusterIdentifier); {P}#8991"),
     # GKE
     WorldRule("gke-dns-scope", GKE, REFUSE,
-              "GKE cannot change a cluster's Cloud DNS scope once it is set (cluster or VPC scope, also not back "
-              "to kube-dns); terraform-provider-google sends a dnsConfig change as an update (DesiredDnsConfig), so "
-              "`pulumi up` fails. Moving a Standard cluster from kube-dns to Cloud DNS is allowed in place",
+              "GKE cannot change a cluster's Cloud DNS scope once it is set (cluster or VPC scope); the provider "
+              "sends a dnsConfig change as an update (DesiredDnsConfig; dnsConfig is not ForceNew), so `pulumi up` "
+              "fails. Removing the block does not go back to kube-dns either: the update carries an empty "
+              "DesiredDnsConfig (expandDnsConfig returns nil), so Cloud DNS stays or the update fails. Moving a "
+              "Standard cluster from kube-dns to Cloud DNS is allowed in place",
               "https://cloud.google.com/kubernetes-engine/docs/how-to/cloud-dns (limitations: \"After you set the "
               "scope with the --cluster-dns-scope flag, you cannot change the DNS scope of the cluster\"); "
               "https://cloud.google.com/kubernetes-engine/docs/concepts/about-cloud-dns (\"For Standard clusters, "
               "you can switch from kube-dns to Cloud DNS\"); "
-              f"{TFG} resource_container_cluster.go (dns_config update)",
+              "hashicorp/terraform-provider-google-beta google-beta/services/container/resource_container_cluster.go "
+              "(dns_config schema: Optional, not ForceNew; resourceContainerClusterUpdate: HasChange(\"dns_config\") "
+              "-> DesiredDnsConfig: expandDnsConfig)",
               "this needs a new cluster: keep cluster.dns at the Cloud DNS mode the cluster was created with "
               "(set it explicitly instead of `auto`), or re-create the cluster"),
     WorldRule("gke-tpu-slice-immutable", GKE, REFUSE,
@@ -118,7 +122,9 @@ RULES: tuple[WorldRule, ...] = (
               "`pulumi up` fails",
               "https://cloud.google.com/kubernetes-engine/docs/concepts/tpus (multi-host TPU slice node pools: "
               "\"you can't add nodes\"; atomicity, immutability); "
-              f"{TFG} resource_container_node_pool.go (node_count resize; placement_policy block)",
+              "hashicorp/terraform-provider-google-beta google-beta/services/container/resource_container_node_pool.go "
+              "(placement_policy: a ForceNew block whose type and tpu_topology are not ForceNew, policy_name is; "
+              "node_count resized in place)",
               "replace the pool: pathways-gke lists placementPolicy and nodeCount in a multi-host slice pool's "
               "replaceOnChanges"),
     WorldRule("gcs-bucket-name-409", STORAGE, REFUSE,
