@@ -280,7 +280,7 @@ def test_a_new_cluster_location_replaces_every_pool_the_provider_and_every_objec
     assert cluster.replace_mode == "delete-first"
     pools = [c for c in diff.changed if c.type == tokens.NODE_POOL]
     assert pools and all(c.replace for c in pools)
-    provider = changes["pw-dev-k8s"]
+    provider = changes["pw-dev-kubernetes"]
     assert provider.replace and cluster.urn in provider.replaced_by and "clusterIdentifier" in \
         diff.new_resources[provider.urn]["propertyDependencies"]
     objects = [c for c in diff.changed if tokens.is_kubernetes_type(c.type) and c.type != tokens.CONFIG_FILE
@@ -598,3 +598,38 @@ def test_a_kueue_upgrade_across_minors_is_allowed_and_lists_the_notes_to_read(tm
     assert "note: kueue: review" in capsys.readouterr().out
     assert main(["diff", str(old_path), str(new_path), "--markdown", "--no-graph"]) == 0
     assert "note: kueue: review" in capsys.readouterr().out
+
+
+def _as_previous_release(plan):
+    """The plan the previous release made of the same stack: the provider named `<cluster>-k8s` with the name-only
+    clusterIdentifier, and every object managed by it."""
+    out = copy.deepcopy(plan)
+    (provider,) = [r for r in out["resources"] if r["type"] == tokens.KUBERNETES_PROVIDER]
+    new_urn = provider["urn"]
+    old_urn = new_urn.replace("::pw-dev-kubernetes", "::pw-dev-k8s")
+    provider.update(urn=old_urn, name="pw-dev-k8s")
+    provider["inputs"]["clusterIdentifier"] = "acme-ml-dev/us-east5/pw-dev"
+    provider["propertyDependencies"].pop("clusterIdentifier")
+    provider["options"]["aliases"] = []
+    for r in out["resources"]:
+        if (r.get("options") or {}).get("provider") == new_urn:
+            r["options"]["provider"] = old_urn
+    return out
+
+
+@pytest.mark.slow
+def test_moving_an_existing_stack_to_the_per_instance_identity_replaces_the_provider_alone(dev):
+    """The provider's new name aliases the old one: the engine replaces the provider (DiffConfig: a changed
+    clusterIdentifier) but no object whose provider reference moves from the aliased old provider
+    (step_generator.go providerChanged). Nothing in the cluster is deleted by the upgrade."""
+    diff = diff_plans(_as_previous_release(dev), dev)
+    changes = _by_name(diff)
+    provider = changes["pw-dev-kubernetes"]
+    assert provider.renamed_from and provider.renamed_from.endswith("::pw-dev-k8s") and provider.replace
+    assert not diff.added and not diff.removed and not diff.refused
+    assert [c.name for c in diff.changed if c.replace] == ["pw-dev-kubernetes"]
+    # once moved, a re-created cluster replaces every object again (no alias in play)
+    relocated = diff_plans(dev, _plan(merged("dev", cluster={"location": "us-central1"},
+                                             cpuPool={"zone": "us-central1-a"}, tpuPools=[{"zone": "us-central1-b"}])))
+    objects = [c for c in relocated.changed if A.is_k8s_object(c.type, relocated.new_resources[c.urn]["inputs"])]
+    assert objects and all(c.replace for c in objects)

@@ -433,7 +433,8 @@ class PathwaysCluster(pulumi.ComponentResource):
         (pulumi-kubernetes >= 4.2x creates strictly otherwise). Everything else keeps strict creation."""
         if stack.cluster.create or consumer_provider(opts, "kubernetes") is not None:
             return None
-        return self._cluster_provider(f"{name}-k8s-installs", stack, upsert_existing_objects=True)
+        return self._cluster_provider(f"{name}-kubernetes-installs", stack, f"{name}-k8s-installs",
+                                      upsert_existing_objects=True)
 
     def _kubernetes_provider(self, name: str, stack: StackConfig,
                              opts: Optional[pulumi.ResourceOptions]) -> pulumi.ProviderResource:
@@ -441,15 +442,21 @@ class PathwaysCluster(pulumi.ComponentResource):
         given = consumer_provider(opts, "kubernetes")
         if given is not None:
             return given
-        return self._cluster_provider(f"{name}-k8s", stack)
+        return self._cluster_provider(f"{name}-kubernetes", stack, f"{name}-k8s")
 
-    def _cluster_provider(self, resource_name: str, stack: StackConfig, **extra: Any) -> k8s.Provider:
+    def _cluster_provider(self, resource_name: str, stack: StackConfig, old_name: str, **extra: Any) -> k8s.Provider:
         """A Kubernetes provider for this cluster: its kubeconfig, server-side apply, and an identity per cluster
         instance (apply_rules `k8s-provider-identity`): a re-created cluster replaces the provider and, through
-        pulumi-kubernetes' DiffConfig, every object it manages; an update of the cluster replaces nothing."""
+        pulumi-kubernetes' DiffConfig, every object it manages; an update of the cluster replaces nothing.
+
+        Its name changed (`old_name` is its alias) when the identity did: the engine does not replace a resource
+        whose provider reference moves from an aliased old provider to the new one (step_generator.go
+        providerChanged), so the one `pulumi up` that moves an existing stack from the name-only identifier to the
+        per-instance one replaces the provider alone and no Kubernetes object."""
         return k8s.Provider(
             resource_name,
-            opts=pulumi.ResourceOptions(parent=self, **child_options("kubernetes-provider", self.protected)),
+            opts=pulumi.ResourceOptions(parent=self, **child_options("kubernetes-provider", self.protected),
+                                        aliases=[pulumi.Alias(name=old_name)]),
             kubeconfig=self.kubeconfig,
             cluster_identifier=pulumi.Output.from_input(self._ca_certificate).apply(
                 lambda ca: cluster_identifier(stack, ca)),

@@ -410,6 +410,8 @@ def _cascade(changes: dict[str, dict[str, Any]], news: Mapping[str, Mapping[str,
             options = news[urn].get("options") or {}
             with_ = sorted(u for u in options.get("replaceWith") or () if u in replaced)
             provider = options.get("provider") if options.get("provider") in replaced else None
+            if provider is not None and _moved_to_aliased_provider(old_of[urn], provider, changes):
+                provider = None
             by = _delete_first_causes(news[urn], old_of[urn], old_to_new, delete_first)
             if (with_, provider, by) != (change["with"], change["provider"], change["by"]):
                 change["with"], change["provider"], change["by"] = with_, provider, by
@@ -418,6 +420,14 @@ def _cascade(changes: dict[str, dict[str, Any]], news: Mapping[str, Mapping[str,
                 change["replace"], grew = True, True
         if not grew:
             return
+
+
+def _moved_to_aliased_provider(old: Mapping[str, Any], provider: str, changes: Mapping[str, Mapping[str, Any]]) -> bool:
+    """The resource's old provider is the new `provider` under its alias: the engine keeps the resource whatever
+    DiffConfig says (step_generator.go providerChanged: `sg.aliased[oldRef.URN()] == newRef.URN()`)."""
+    old_provider = value_at(old, "options.provider")
+    return (isinstance(old_provider, str) and old_provider != provider
+            and changes[provider].get("renamed_from") == old_provider)
 
 
 def _delete_first_causes(new: Mapping[str, Any], old: Mapping[str, Any], old_to_new: Mapping[str, str],
