@@ -595,7 +595,7 @@ def _wired(plan, identifier_reads_cluster=False):
     return out
 
 
-def _with(plan, name, **changes):
+def _with_resource(plan, name, **changes):
     out = copy.deepcopy(plan)
     r = named(out, name)
     for dotted, value in changes.items():
@@ -614,9 +614,9 @@ def test_a_replaced_cluster_with_an_unchanged_identifier_leaves_every_object_beh
     """DiffConfig clears replaces while clusterIdentifier is unchanged, and replaceWith replaces the provider alone:
     the objects stay `same` in the state and are absent from the new cluster. The diff refuses that (exit 4)."""
     old = _wired(mini_plan())
-    old = _with(old, "pw-dev-cluster", inputs__privateClusterConfig={"enablePrivateNodes": True,
+    old = _with_resource(old, "pw-dev-cluster", inputs__privateClusterConfig={"enablePrivateNodes": True,
                                                                      "masterIpv4CidrBlock": "172.16.0.16/28"})
-    new = _with(old, "pw-dev-cluster", inputs__privateClusterConfig=_CIDR)
+    new = _with_resource(old, "pw-dev-cluster", inputs__privateClusterConfig=_CIDR)
     named(new, "pw-dev-k8s")["options"]["replaceWith"] = [named(new, "pw-dev-cluster")["urn"]]
     diff = diff_plans(old, new)
     verdicts = {c.name: c.verdict for c in diff.changed}
@@ -633,7 +633,7 @@ def test_a_replaced_cluster_with_an_unchanged_identifier_leaves_every_object_beh
 
 def test_a_cluster_identifier_that_follows_the_cluster_replaces_every_object_with_it():
     old = _wired(mini_plan(), identifier_reads_cluster=True)
-    new = _with(old, "pw-dev-cluster", inputs__network="other-vpc")
+    new = _with_resource(old, "pw-dev-cluster", inputs__network="other-vpc")
     diff = diff_plans(old, new)
     provider = next(c for c in diff.changed if c.name == "pw-dev-k8s")
     assert provider.replace and "clusterIdentifier" in provider.replace_reasons
@@ -650,7 +650,7 @@ def test_a_cluster_identifier_that_follows_the_cluster_replaces_every_object_wit
 
 def test_private_nodes_is_an_in_place_cluster_update_that_cascades_nowhere():
     old = _wired(mini_plan())
-    diff = diff_plans(old, _with(old, "pw-dev-cluster", inputs__privateClusterConfig={"enablePrivateNodes": True}))
+    diff = diff_plans(old, _with_resource(old, "pw-dev-cluster", inputs__privateClusterConfig={"enablePrivateNodes": True}))
     [cluster] = diff.changed
     assert cluster.verdict == "update" and not diff.refused
 
@@ -662,7 +662,7 @@ def test_the_delete_first_walk_reads_the_dependents_old_ignore_changes_and_old_p
     old = _wired(mini_plan())
     named(old, "pw-dev-cpu")["options"]["ignoreChanges"] = ["cluster", "initialNodeCount", "nodeCount"]
     named(old, "pw-dev-main-0")["options"]["protect"] = True
-    new = _with(old, "pw-dev-cluster", inputs__location="us-central1")
+    new = _with_resource(old, "pw-dev-cluster", inputs__location="us-central1")
     named(new, "pw-dev-main-0")["options"]["protect"] = False
     diff = diff_plans(old, new)
     changes = {c.name: c for c in diff.changed}
@@ -845,12 +845,13 @@ def test_a_multi_host_slice_pool_is_replaced_on_its_shape(case, edit, verdict):
     assert not [r for r in diff.refused if r[2].rule == "gke-tpu-slice-immutable"]
 
 
-def test_gke_refuses_reshaping_a_multi_host_slice_in_place():
-    """Without the product's replaceOnChanges the provider would resize or reshape the slice: GKE refuses it."""
+def test_without_the_products_replace_on_changes_a_multi_host_slice_is_never_resized_or_reshaped():
+    """Without the product's replaceOnChanges the provider would resize the slice (GKE refuses it) or send nothing
+    for a new shape (terraform-provider-google-beta nodePoolUpdate has no placement_policy): both refused."""
     old = {"name": "p", "nodeCount": 4, "placementPolicy": {"type": "COMPACT", "tpuTopology": "4x4"}}
     assert _refused(tokens.NODE_POOL, old, {**old, "nodeCount": 8}) == ["gke-tpu-slice-immutable"]
     assert _refused(tokens.NODE_POOL, old, {**old, "placementPolicy": {"type": "COMPACT", "tpuTopology": "4x8"}}) \
-        == ["gke-tpu-slice-immutable"]
+        == ["tpu-placement-not-applied"]
     assert _refused(tokens.NODE_POOL, old, {**old, "nodeConfig": {"labels": {"a": "b"}}}) == []
     single = {"name": "p", "nodeCount": 1}
     assert _refused(tokens.NODE_POOL, single, {**single, "nodeCount": 2}) == []
@@ -945,9 +946,6 @@ def test_the_bucket_rule_needs_the_same_name():
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=True, reason="needs the engine/bridge algorithms of issue 30's other half (branch issue-30): "
-                   "explicit names of autonamed fields delete first, pulumi-gcp's DeleteBeforeReplace table and the "
-                   "dependent re-diff of `<computed>` inputs; remove this marker when they are merged")
 def test_a_replaced_node_service_account_replaces_its_project_grants_delete_first():
     """pulumi-gcp provider/resources.go: google_service_account.account_id is auto-named (an explicit accountId ->
     the bridge deletes first on replace) and google_project_iam_member has DeleteBeforeReplace; each grant's
@@ -1052,7 +1050,14 @@ def test_moving_an_existing_stack_to_the_per_instance_identity_replaces_the_prov
     assert not diff.added and not diff.removed and not diff.refused
     assert [c.name for c in diff.changed if c.replace] == ["pw-dev-kubernetes"]
     # once moved, a re-created cluster replaces every object again (no alias in play)
-    relocated = diff_plans(dev, _plan(merged("dev", cluster={"location": "us-central1"},
-                                             cpuPool={"zone": "us-central1-a"}, tpuPools=[{"zone": "us-central1-b"}])))
+    moved_cluster = _plan(merged("dev", cluster={"location": "us-central1"}, cpuPool={"zone": "us-central1-a"},
+                                 tpuPools=[{"zone": "us-central1-b"}]))
+    relocated = diff_plans(dev, moved_cluster)
     objects = [c for c in relocated.changed if A.is_k8s_object(c.type, relocated.new_resources[c.urn]["inputs"])]
     assert objects and all(c.replace for c in objects)
+    # the upgrade combined with a re-created cluster: the old provider's name-only identifier does not change (the
+    # walk does not condemn it) and the objects move to the new provider under its alias, so nothing replaces
+    # them: they would stay behind in the old cluster, and the diff refuses it
+    both = diff_plans(_as_previous_release(dev), moved_cluster)
+    behind = [c for c in both.changed if any(r.rule == "k8s-objects-left-behind" for r in c.refusals)]
+    assert behind and all(not c.replace for c in behind)

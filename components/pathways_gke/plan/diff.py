@@ -312,7 +312,7 @@ def diff_plans(old: Any, new: Any) -> PlanDiff:
         # the walk deletes every condemned dependent before the resource it reads (NewDeleteReplacementStep)
         c["delete_first"] = c["delete_first"] or bool(c["by"])
     cascade = _cascade_lists(changes)
-    left_behind = _left_behind(changes, news)
+    left_behind = _left_behind(changes, news, old_of)
 
     changed = []
     for urn in sorted(changes):
@@ -579,14 +579,16 @@ def _redif_replaces(old: Mapping[str, Any], resource_type: str, unknown: list[st
     return any(contains(q, (k,)) for q in roc for k in keys)
 
 
-def _left_behind(changes: Mapping[str, Mapping[str, Any]], news: Mapping[str, Mapping[str, Any]]) -> dict[str, str]:
+def _left_behind(changes: Mapping[str, Mapping[str, Any]], news: Mapping[str, Mapping[str, Any]],
+                 old_of: Mapping[str, Mapping[str, Any]]) -> dict[str, str]:
     """URN -> the replaced resource its Kubernetes provider connects to, for every object that stays `same` while
-    the cluster under it is replaced: the provider reads a replaced resource, but its DiffConfig does not replace it
-    (an unchanged clusterIdentifier clears every replace), so its objects are not replaced either."""
+    the cluster under it is replaced: the provider reads a replaced resource, but the object is not replaced —
+    its provider's DiffConfig does not replace it (an unchanged clusterIdentifier clears every replace), or the
+    object's provider reference moves to it under its alias (providerChanged keeps the object)."""
     replaced = {urn for urn, c in changes.items() if c["replace"]}
     stranded: dict[str, str] = {}
-    for urn, c in changes.items():
-        if news[urn]["type"] != KUBERNETES_PROVIDER or c["diff_config"]:
+    for urn in changes:
+        if news[urn]["type"] != KUBERNETES_PROVIDER:
             continue
         gone = sorted({u for urns in (news[urn].get("propertyDependencies") or {}).values() for u in urns} & replaced)
         if gone:
@@ -595,7 +597,14 @@ def _left_behind(changes: Mapping[str, Mapping[str, Any]], news: Mapping[str, Ma
     for urn, c in changes.items():
         resource = news[urn]
         provider = value_at(resource, "options.provider")
-        if provider in stranded and not c["replace"] and (resource.get("custom", True) or resource["type"] == CONFIG_FILE):
+        if provider not in stranded:
+            continue
+        if resource.get("custom", True):
+            stays = not c["replace"]
+        else:  # a ConfigFile component: its objects (not in the plan) follow the provider
+            stays = resource["type"] == CONFIG_FILE and (
+                not changes[provider]["diff_config"] or _moved_to_aliased_provider(old_of[urn], provider, changes))
+        if stays:
             out[urn] = stranded[provider].rpartition("::")[2]
     return out
 
