@@ -743,9 +743,9 @@ def _dev_location(cfg):
 
 REAL_EDITS = [
     # a created bucket's location: the bridge deletes it first (explicit name), but it is retained and bucket names
-    # are global: the create meets the old bucket, 409
+    # are global: the create meets the old bucket, 409 — said once, by the bucket's own rule (its way out)
     ("bucket location", _prod_unprotected, "prod", _bucket_location, "bucket-acme-ml-prod-pathways", "refused",
-     ["retain-on-delete-409"]),
+     ["gcs-bucket-name-409"]),
     # a new location: the cluster's clusterIdentifier changes, so DiffConfig replaces the provider and its objects;
     # the node service account's accountId follows the location: it is replaced delete-first, and the walk
     # replaces its project grants (`member` reads it) delete-first too

@@ -386,7 +386,11 @@ def _refusals(old: Mapping[str, Any], new: Mapping[str, Any], c: Mapping[str, An
         retained = value_at(old, "options.retainOnDelete") or value_at(new, "options.retainOnDelete")
         if retained and delete_first and name is not None and name == fixed_name(old):
             out.append(Refusal("retain-on-delete-409", tuple(c["reasons"])))
-        return out + replace_refusals(new["type"], old.get("inputs") or {}, new.get("inputs") or {}, c["reasons"])
+        specific = replace_refusals(new["type"], old.get("inputs") or {}, new.get("inputs") or {}, c["reasons"])
+        if any(r.rule == "gcs-bucket-name-409" for r in specific):
+            # the bucket rule is the same 409 with the bucket's own way out (a new name, or relocate): said once
+            out = [r for r in out if r.rule != "retain-on-delete-409"]
+        return out + specific
     return out + update_refusals(new["type"], old.get("inputs") or {}, new.get("inputs") or {}, c["properties"])
 
 
