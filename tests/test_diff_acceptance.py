@@ -139,6 +139,15 @@ CATALOGUE = [
     ("privateNodes", _set("cluster.privateNodes", True), "pw-dev-cluster", "update", 0),
     # created -> adopted: a relinquish (same ID, nothing deleted), never "delete the user's cluster"
     ("adopt", _adopt, "pw-dev-cluster", "relinquish", 0),
+    # a new network re-creates the cluster: the provider's clusterIdentifier reads the new cluster's CA (unknown),
+    # so DiffConfig replaces the provider, and with it every object: nothing is left behind, nothing refused
+    ("network", _set("cluster.network", "other-vpc"), "pw-dev-kubernetes", "replace", 0),
+    # kube-dns -> Cloud DNS is allowed in place on a Standard cluster (only an existing scope cannot change)
+    ("dns auto -> cloud-dns", _set("cluster.dns", "cloud-dns"), "pw-dev-cluster", "update", 0),
+    # nodeConfig.serviceAccount is ForceNew inside the ForceNew nodeConfig block: the pools are replaced
+    ("node service account", _set("cluster.nodeServiceAccount",
+                                  {"create": False, "email": "tpu-nodes@acme-ml-dev.iam.gserviceaccount.com"}),
+     "pw-dev-main-0", "replace", 0),
 ]
 
 
@@ -160,6 +169,9 @@ def test_the_edit_catalogue_on_the_dev_stack(tmp_path, capsys, label, edit, name
     tag = {"update": "[update in place]", "relinquish": "[relinquish", "replace": "[replace",
            "refused": "[REFUSED"}[verdict]
     assert any(f"  {name}  {tag}" in line for line in text.splitlines()), text
+    if label == "network":
+        objects = [c for c in result["changed"] if c["type"].startswith("kubernetes:")]
+        assert objects and all(c["replace"] for c in objects) and not result.get("refused")
     if label == "privateNodes":
         assert [c["name"] for c in result["changed"] if c["replace"]] == []
     if label == "adopt":

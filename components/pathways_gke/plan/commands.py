@@ -32,7 +32,8 @@ def register_diff(commands: argparse._SubParsersAction) -> None:
         description="OLD and NEW are each a plan.json (from `plan --json`), a stack config file "
                     "(Pulumi.<stack>.yaml) or a stack name (stacks/Pulumi.<name>.yaml). Each changed resource "
                     "gets a verdict: update in place, replace (create-first or delete-first, with what it "
-                    f"cascades to) or refused (by GKE, a webhook or protect: exit {EXIT_REFUSED}; only by "
+                    "cascades to), relinquish (a created resource that becomes a read) or refused (by GKE, a "
+                    f"provider, a webhook or the engine: exit {EXIT_REFUSED}; only by "
                     f"pathways-gke's own policy, e.g. a controller downgrade: exit {EXIT_POLICY}).")
     p.add_argument("old", help="plan.json, stack config file, or stack name")
     p.add_argument("new", help="plan.json, stack config file, or stack name")
