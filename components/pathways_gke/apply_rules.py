@@ -269,12 +269,14 @@ RULES: tuple[WorldRule, ...] = (
               f"{PK} provider/pkg/provider/provider.go (DiffConfig); {P} pkg/resource/deploy/step_generator.go "
               "(providerChanged: replace only when the new provider's DiffConfig reports replacement)"),
     WorldRule("k8s-objects-left-behind", ENGINE, REFUSE,
-              "the cluster a Kubernetes provider connects to is replaced but the provider's DiffConfig does not "
-              "replace it (its clusterIdentifier is unchanged): `pulumi up` succeeds, every object of that "
-              "provider stays `same` in the state and is absent from the new cluster",
+              "the cluster a Kubernetes provider connects to is replaced but its objects are not: the provider's "
+              "DiffConfig does not replace it (its clusterIdentifier is unchanged), or the objects move to it from "
+              "an aliased old provider (the engine keeps them). `pulumi up` succeeds, every such object stays "
+              "`same` in the state and is absent from the new cluster",
               f"{PK} provider/pkg/provider/provider.go (DiffConfig: Replaces cleared while clusterIdentifier is "
-              f"unchanged); {P} pkg/resource/deploy/step_generator.go (providerChanged)",
-              "give the Kubernetes provider a clusterIdentifier that changes with the cluster instance, or "
+              f"unchanged); {P} pkg/resource/deploy/step_generator.go (providerChanged, its aliased check)",
+              "give the Kubernetes provider a clusterIdentifier that changes with the cluster instance (upgrading "
+              "from <name>-k8s: run one `pulumi up` with the renamed provider before re-creating the cluster), or "
               "remove the workloads and controllers first, replace the cluster, then add them back"),
     WorldRule("tpu-placement-not-applied", PROVIDER, REFUSE,
               "a change of placementPolicy.type or .tpuTopology inside an existing placement policy is an update "
