@@ -29,7 +29,8 @@ P = "pathways-gke:"
 def test_every_rule_names_its_source_and_every_refusal_its_way_out():
     assert len(A.RULES_BY_ID) == len(A.RULES)
     for rule in A.RULES:
-        assert rule.source and rule.actor in (A.PROVIDER, A.GKE, A.KUBERNETES, A.WEBHOOK, A.CONTROLLER, A.ENGINE)
+        assert rule.source and rule.actor in (A.PROVIDER, A.GKE, A.KUBERNETES, A.WEBHOOK, A.CONTROLLER, A.ENGINE,
+                                             A.POLICY, A.STORAGE)
         if rule.effect == A.REFUSE:
             assert rule.way_out, rule.id
 
@@ -84,20 +85,131 @@ def test_kueue_refuses_the_queue_name_label_on_a_leader_worker_set_and_freezes_i
     assert "kueue-lws-pod-template" in _refused(tokens.LEADER_WORKER_SET, _lws(queue="q"), no_leader)
 
 
-def test_kueue_refuses_a_queue_name_change_on_a_jobset_and_gke_a_dns_change():
+def test_kueue_refuses_a_queue_name_change_on_a_jobset():
     old = {"apiVersion": "jobset.x-k8s.io/v1alpha2", "metadata": {"name": "j", "labels": {}}, "spec": {}}
     new = copy.deepcopy(old)
     new["metadata"]["labels"]["kueue.x-k8s.io/queue-name"] = "q"
     assert _refused(tokens.JOBSET, old, new) == ["kueue-jobset-queue-name"]
-    assert _refused(tokens.GKE_CLUSTER, {"name": "c"}, {"name": "c", "dnsConfig": {"clusterDns": "CLOUD_DNS"}}) \
-        == ["gke-dns-scope"]
-    assert _refused(tokens.GKE_CLUSTER, {"name": "c"}, {"name": "c", "minMasterVersion": "1.34"}) == []
 
 
-def test_kueue_refuses_leader_ready_on_create():
-    lws = _lws(queue="q")
-    lws["spec"]["startupPolicy"] = "LeaderReady"
-    assert [r.rule for r in A.create_refusals(tokens.LEADER_WORKER_SET, lws)] == ["kueue-lws-startup-policy"]
+def _cluster(dns=None, scope=None):
+    out = {"name": "c", "minMasterVersion": "1.34"}
+    if dns:
+        out["dnsConfig"] = {"clusterDns": dns, **({"clusterDnsScope": scope} if scope else {})}
+    return out
+
+
+# GKE Cloud DNS docs: a Standard cluster may switch kube-dns -> Cloud DNS in place; a scope, once set, is fixed.
+DNS_CASES = [
+    ("kube-dns -> Cloud DNS, cluster scope", _cluster(), _cluster("CLOUD_DNS", "CLUSTER_SCOPE"), []),
+    ("kube-dns -> Cloud DNS, VPC scope", _cluster(), _cluster("CLOUD_DNS", "VPC_SCOPE"), []),
+    ("explicit default provider -> Cloud DNS", _cluster("PLATFORM_DEFAULT"), _cluster("CLOUD_DNS", "CLUSTER_SCOPE"),
+     []),
+    ("cluster scope -> VPC scope", _cluster("CLOUD_DNS", "CLUSTER_SCOPE"), _cluster("CLOUD_DNS", "VPC_SCOPE"),
+     ["gke-dns-scope"]),
+    ("VPC scope -> cluster scope", _cluster("CLOUD_DNS", "VPC_SCOPE"), _cluster("CLOUD_DNS", "CLUSTER_SCOPE"),
+     ["gke-dns-scope"]),
+    ("Cloud DNS -> kube-dns (the scope goes)", _cluster("CLOUD_DNS", "CLUSTER_SCOPE"), _cluster(), ["gke-dns-scope"]),
+    ("unchanged scope, another field", _cluster("CLOUD_DNS", "CLUSTER_SCOPE"),
+     {**_cluster("CLOUD_DNS", "CLUSTER_SCOPE"), "minMasterVersion": "1.35"}, []),
+    ("no DNS involved", _cluster(), {**_cluster(), "minMasterVersion": "1.35"}, []),
+]
+
+
+@pytest.mark.parametrize("case,old,new,expected", DNS_CASES, ids=[c[0] for c in DNS_CASES])
+def test_gke_refuses_only_a_change_of_an_existing_cloud_dns_scope(case, old, new, expected):
+    assert _refused(tokens.GKE_CLUSTER, old, new) == expected
+
+
+def _with(lws, path, value):
+    """`lws` with the value at a dotted path (list indexes as ints) set."""
+    out = copy.deepcopy(lws)
+    parts = [int(p) if p.isdigit() else p for p in path.split(".")]
+    node = out
+    for part in parts[:-1]:
+        node = node[part]
+    node[parts[-1]] = value
+    return out
+
+
+W = "spec.leaderWorkerTemplate.workerTemplate.spec"
+L = "spec.leaderWorkerTemplate.leaderTemplate.spec"
+
+
+def _append_container(lws, template=W):
+    out = copy.deepcopy(lws)
+    node = out
+    for part in template.split("."):
+        node = node[part]
+    node["containers"].append({"name": "sidecar", "image": "side"})
+    return out
+
+
+# Kueue v0.19.2 leaderworkerset_webhook.go ValidateUpdate + pkg/util/pod/pod.go SpecShape: (case, edit of a managed
+# LeaderWorkerSet, the rules that refuse it).
+KUEUE_LWS_CASES = [
+    ("image rolls", lambda s: _with(s, f"{W}.containers.0.image", "img2"), []),
+    ("env rolls", lambda s: _with(s, f"{W}.containers.0.env", [{"name": "A", "value": "1"}]), []),
+    ("container limits are not frozen", lambda s: _with(s, f"{W}.containers.0.resources.limits", {"cpu": "9"}), []),
+    ("pod-level limits are not frozen",
+     lambda s: _with(_with(s, f"{W}.resources", {"requests": {"cpu": "1"}}), f"{W}.resources.limits", {"cpu": "9"}),
+     "same as before"),
+    # SpecShape adds a `resources` key whenever the pod-level block is set: a limits-only block is a new key
+    ("a pod-level block with limits only", lambda s: _with(s, f"{W}.resources", {"limits": {"cpu": "9"}}),
+     ["kueue-lws-pod-template"]),
+    ("replicas scale", lambda s: _with(s, "spec.replicas", 3), []),
+    ("priorityClassName is not in the shape", lambda s: _with(s, f"{W}.priorityClassName", "high"), []),
+    ("an empty nodeSelector is no nodeSelector", lambda s: _with(s, f"{W}.nodeSelector", {}), []),
+    ("container requests", lambda s: _with(s, f"{W}.containers.0.resources.requests.cpu", "8"),
+     ["kueue-lws-pod-template"]),
+    ("leader container requests", lambda s: _with(s, f"{L}.containers.0.resources.requests.cpu", "8"),
+     ["kueue-lws-pod-template"]),
+    ("container ports", lambda s: _with(s, f"{W}.containers.0.ports", [{"containerPort": 80}]),
+     ["kueue-lws-pod-template"]),
+    ("an appended container", _append_container, ["kueue-lws-pod-template"]),
+    ("an appended leader container", lambda s: _append_container(s, L), ["kueue-lws-pod-template"]),
+    ("an init container", lambda s: _with(s, f"{W}.initContainers", [{"name": "i", "image": "x"}]),
+     ["kueue-lws-pod-template"]),
+    ("nodeSelector", lambda s: _with(s, f"{W}.nodeSelector", {"a": "b"}), ["kueue-lws-pod-template"]),
+    ("affinity", lambda s: _with(s, f"{W}.affinity", {"nodeAffinity": {"x": 1}}), ["kueue-lws-pod-template"]),
+    ("tolerations", lambda s: _with(s, f"{W}.tolerations", [{"key": "k", "operator": "Exists"}]),
+     ["kueue-lws-pod-template"]),
+    ("runtimeClassName", lambda s: _with(s, f"{W}.runtimeClassName", "gvisor"), ["kueue-lws-pod-template"]),
+    ("priority", lambda s: _with(s, f"{W}.priority", 1000), ["kueue-lws-pod-template"]),
+    ("topologySpreadConstraints", lambda s: _with(s, f"{W}.topologySpreadConstraints", [{"maxSkew": 1}]),
+     ["kueue-lws-pod-template"]),
+    ("overhead", lambda s: _with(s, f"{W}.overhead", {"cpu": "250m"}), ["kueue-lws-pod-template"]),
+    ("resourceClaims", lambda s: _with(s, f"{W}.resourceClaims", [{"name": "gpu"}]), ["kueue-lws-pod-template"]),
+    ("pod-level requests", lambda s: _with(s, f"{W}.resources", {"requests": {"cpu": "9"}}),
+     ["kueue-lws-pod-template"]),
+    ("group size (LWSImmutableGroupSize)", lambda s: _with(s, "spec.leaderWorkerTemplate.size", 5),
+     ["kueue-lws-group-size"]),
+]
+
+
+@pytest.mark.parametrize("case,edit,expected", KUEUE_LWS_CASES, ids=[c[0] for c in KUEUE_LWS_CASES])
+def test_kueue_freezes_exactly_the_pod_shape_and_group_size_of_a_managed_leader_worker_set(case, edit, expected):
+    old = _with(_lws(queue="q"), "spec.leaderWorkerTemplate.size", 4)
+    new = edit(old)
+    if expected == "same as before":  # the edit changes only what Kueue leaves free, on top of a frozen field
+        old, expected = _with(old, f"{W}.resources", {"requests": {"cpu": "1"}}), []
+    assert _refused(tokens.LEADER_WORKER_SET, old, new) == expected
+    # the product's frozen-shape digest (in replaceOnChanges) changes exactly when Kueue refuses the update
+    assert (A.kueue_frozen_shape_digest(old) != A.kueue_frozen_shape_digest(new)) == bool(expected)
+    # without Kueue the same edit meets none of Kueue's rules
+    plain_old, plain_new = copy.deepcopy(old), copy.deepcopy(new)
+    for o in (plain_old, plain_new):
+        o["metadata"]["labels"] = {}
+    assert [r for r in _refused(tokens.LEADER_WORKER_SET, plain_old, plain_new) if r.startswith("kueue")] == []
+
+
+def test_kueue_accepts_every_startup_policy_on_create():
+    """Kueue has no startup-policy check (LeaderReady supported since v0.11, kueue#4023): a legal create."""
+    for policy in ("LeaderReady", "LeaderCreated"):
+        lws = _lws(queue="q")
+        lws["spec"]["startupPolicy"] = policy
+        assert A.create_refusals(tokens.LEADER_WORKER_SET, lws) == []
+    assert "kueue-lws-startup-policy" not in A.RULES_BY_ID
 
 
 def test_the_kueue_replace_paths_cover_every_path_kueue_refuses():
@@ -105,7 +217,10 @@ def test_the_kueue_replace_paths_cover_every_path_kueue_refuses():
     for path in ("metadata.labels[\"kueue.x-k8s.io/queue-name\"]",
                  "spec.leaderWorkerTemplate.workerTemplate.spec.containers[0].resources.requests.cpu",
                  "spec.leaderWorkerTemplate.leaderTemplate.spec.tolerations[1]",
-                 "spec.leaderWorkerTemplate.workerTemplate.spec.nodeSelector"):
+                 "spec.leaderWorkerTemplate.workerTemplate.spec.nodeSelector",
+                 "spec.leaderWorkerTemplate.size",
+                 "spec.leaderWorkerTemplate.workerTemplate.spec.runtimeClassName",
+                 'metadata.annotations["pathways-gke/kueue-frozen-shape"]'):
         assert any(covers(parse_path(p), parse_path(path)) for p in A.lws_kueue_replace_on_changes(_lws(queue="q")))
     assert A.lws_kueue_replace_on_changes(_lws()) == (A.QUEUE_NAME_PATH,)
 
@@ -160,7 +275,8 @@ def test_a_cpu_pool_resize_is_an_update_in_place(dev):
 @pytest.mark.slow
 def test_a_new_cluster_location_replaces_every_pool_the_provider_and_every_object(dev, capsys, tmp_path):
     """The cluster is replaced delete-first: the engine's re-diff replaces every pool (`cluster` is force-new) and
-    replaceWith replaces the Kubernetes provider, and with it every object it manages."""
+    the Kubernetes provider, whose clusterIdentifier reads the cluster's CA certificate (unknown while it is
+    replaced: pulumi-kubernetes DiffConfig replaces on a changed identifier), and with it every object."""
     new = _plan(merged("dev", cluster={"location": "us-central1"},
                        cpuPool={"zone": "us-central1-a"}, tpuPools=[{"zone": "us-central1-b"}]))
     diff = diff_plans(dev, new)
@@ -169,8 +285,9 @@ def test_a_new_cluster_location_replaces_every_pool_the_provider_and_every_objec
     assert cluster.replace_mode == "delete-first"
     pools = [c for c in diff.changed if c.type == tokens.NODE_POOL]
     assert pools and all(c.replace for c in pools)
-    provider = changes["pw-dev-k8s"]
-    assert provider.replace and cluster.urn in provider.replaced_with
+    provider = changes["pw-dev-kubernetes"]
+    assert provider.replace and cluster.urn in provider.replaced_by and "clusterIdentifier" in \
+        diff.new_resources[provider.urn]["propertyDependencies"]
     objects = [c for c in diff.changed if tokens.is_kubernetes_type(c.type) and c.type != tokens.CONFIG_FILE
                and "apiVersion" in diff.new_resources[c.urn]["inputs"]]
     assert objects and all(c.replace for c in objects)
@@ -229,16 +346,19 @@ def test_kueue_on_replaces_the_jobset_and_the_leader_worker_sets():
 
 
 @pytest.mark.slow
-def test_dns_auto_is_decided_at_creation_and_an_explicit_change_is_refused():
+def test_dns_auto_is_decided_at_creation_and_only_an_existing_cloud_dns_scope_is_refused():
     old = _plan(shipped("dev"))
     multi = _plan(_multi_host("dev"))
     diff = diff_plans(old, multi)
     cluster = [c for c in diff.changed if c.type == tokens.GKE_CLUSTER]
     assert not cluster or "dnsConfig" not in " ".join(cluster[0].properties)
     assert not [r for r in diff.refused if r[2].rule == "gke-dns-scope"]
-    explicit_old = _plan(merged("dev", cluster={"dns": "gke-default"}))
-    explicit_new = _plan(merged("dev", cluster={"dns": "cloud-dns"}))
-    refused = diff_plans(explicit_old, explicit_new).refused
+    kube_dns = _plan(merged("dev", cluster={"dns": "gke-default"}))
+    cloud_dns = _plan(merged("dev", cluster={"dns": "cloud-dns"}))
+    to_cloud = diff_plans(kube_dns, cloud_dns)  # Standard: kube-dns -> Cloud DNS updates in place
+    assert not to_cloud.refused
+    assert [c.verdict for c in to_cloud.changed if c.type == tokens.GKE_CLUSTER] == ["update"]
+    refused = diff_plans(cloud_dns, kube_dns).refused  # the cluster-scope Cloud DNS would go
     assert [r.rule for _, _, r in refused] == ["gke-dns-scope"]
     assert "new cluster" in refused[0][2].world_rule.way_out
 
@@ -475,7 +595,7 @@ def _wired(plan, identifier_reads_cluster=False):
     return out
 
 
-def _with(plan, name, **changes):
+def _with_resource(plan, name, **changes):
     out = copy.deepcopy(plan)
     r = named(out, name)
     for dotted, value in changes.items():
@@ -494,9 +614,9 @@ def test_a_replaced_cluster_with_an_unchanged_identifier_leaves_every_object_beh
     """DiffConfig clears replaces while clusterIdentifier is unchanged, and replaceWith replaces the provider alone:
     the objects stay `same` in the state and are absent from the new cluster. The diff refuses that (exit 4)."""
     old = _wired(mini_plan())
-    old = _with(old, "pw-dev-cluster", inputs__privateClusterConfig={"enablePrivateNodes": True,
+    old = _with_resource(old, "pw-dev-cluster", inputs__privateClusterConfig={"enablePrivateNodes": True,
                                                                      "masterIpv4CidrBlock": "172.16.0.16/28"})
-    new = _with(old, "pw-dev-cluster", inputs__privateClusterConfig=_CIDR)
+    new = _with_resource(old, "pw-dev-cluster", inputs__privateClusterConfig=_CIDR)
     named(new, "pw-dev-k8s")["options"]["replaceWith"] = [named(new, "pw-dev-cluster")["urn"]]
     diff = diff_plans(old, new)
     verdicts = {c.name: c.verdict for c in diff.changed}
@@ -513,7 +633,7 @@ def test_a_replaced_cluster_with_an_unchanged_identifier_leaves_every_object_beh
 
 def test_a_cluster_identifier_that_follows_the_cluster_replaces_every_object_with_it():
     old = _wired(mini_plan(), identifier_reads_cluster=True)
-    new = _with(old, "pw-dev-cluster", inputs__network="other-vpc")
+    new = _with_resource(old, "pw-dev-cluster", inputs__network="other-vpc")
     diff = diff_plans(old, new)
     provider = next(c for c in diff.changed if c.name == "pw-dev-k8s")
     assert provider.replace and "clusterIdentifier" in provider.replace_reasons
@@ -530,7 +650,7 @@ def test_a_cluster_identifier_that_follows_the_cluster_replaces_every_object_wit
 
 def test_private_nodes_is_an_in_place_cluster_update_that_cascades_nowhere():
     old = _wired(mini_plan())
-    diff = diff_plans(old, _with(old, "pw-dev-cluster", inputs__privateClusterConfig={"enablePrivateNodes": True}))
+    diff = diff_plans(old, _with_resource(old, "pw-dev-cluster", inputs__privateClusterConfig={"enablePrivateNodes": True}))
     [cluster] = diff.changed
     assert cluster.verdict == "update" and not diff.refused
 
@@ -542,7 +662,7 @@ def test_the_delete_first_walk_reads_the_dependents_old_ignore_changes_and_old_p
     old = _wired(mini_plan())
     named(old, "pw-dev-cpu")["options"]["ignoreChanges"] = ["cluster", "initialNodeCount", "nodeCount"]
     named(old, "pw-dev-main-0")["options"]["protect"] = True
-    new = _with(old, "pw-dev-cluster", inputs__location="us-central1")
+    new = _with_resource(old, "pw-dev-cluster", inputs__location="us-central1")
     named(new, "pw-dev-main-0")["options"]["protect"] = False
     diff = diff_plans(old, new)
     changes = {c.name: c for c in diff.changed}
@@ -623,9 +743,9 @@ def _dev_location(cfg):
 
 REAL_EDITS = [
     # a created bucket's location: the bridge deletes it first (explicit name), but it is retained and bucket names
-    # are global: the create meets the old bucket, 409
+    # are global: the create meets the old bucket, 409 — said once, by the bucket's own rule (its way out)
     ("bucket location", _prod_unprotected, "prod", _bucket_location, "bucket-acme-ml-prod-pathways", "refused",
-     ["retain-on-delete-409"]),
+     ["gcs-bucket-name-409"]),
     # a new location: the cluster's clusterIdentifier changes, so DiffConfig replaces the provider and its objects;
     # the node service account's accountId follows the location: it is replaced delete-first, and the walk
     # replaces its project grants (`member` reads it) delete-first too
@@ -633,6 +753,43 @@ REAL_EDITS = [
     ("location: grants", lambda: shipped("dev"), "dev", _dev_location, "pw-dev-node-sa-logging-logwriter", "replace",
      []),
     ("location: objects", lambda: shipped("dev"), "dev", _dev_location, "pw-dev-services-ready", "replace", []),
+]
+
+
+def test_the_kubernetes_provider_identity_is_the_cluster_instance():
+    """Which identifier: `<project>/<location>/<name>/ca-<digest of the cluster CA certificate>`. Why it changes only
+    on a real replacement: GKE gives every new control plane its own root CA and keeps it across updates and
+    upgrades (a credential rotation is the one exception, docs/edits.md), while the name stays the same when the
+    cluster is re-created under it. Destroy: the objects are deleted through the provider before the cluster (they
+    depend on it); the identifier plays no part."""
+    from pathways_gke.config.stack import parse_stack
+    from pathways_gke.gke.cluster_spec import cluster_identifier
+
+    stack = parse_stack(shipped("dev"))
+    first = cluster_identifier(stack, "-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n")
+    assert first.startswith("acme-ml-dev/us-east5/pw-dev/ca-")
+    assert cluster_identifier(stack, "-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n") == first
+    assert cluster_identifier(stack, "-----BEGIN CERTIFICATE-----\nBBBB\n-----END CERTIFICATE-----\n") != first
+    assert "AAAA" not in first
+    # DiffConfig: the same identifier replaces nothing; another (or an unknown one) replaces the provider
+    patterns = A.replace_patterns(tokens.KUBERNETES_PROVIDER, {"clusterIdentifier": first})
+    assert patterns == ("clusterIdentifier",) and A.forces_replace(patterns, "clusterIdentifier")
+    assert not A.forces_replace(patterns, "kubeconfig")
+
+
+@pytest.mark.slow
+def test_an_in_place_cluster_update_keeps_the_provider_and_every_object(dev):
+    """An update of the cluster (a new maintenance window, a version) leaves the CA, so nothing is replaced."""
+    diff = diff_plans(dev, _plan(merged("dev", cluster={"version": "1.35"})))
+    assert not [c for c in diff.changed if c.type == tokens.KUBERNETES_PROVIDER]
+    assert not [c for c in diff.changed if c.replace]
+
+
+# A multi-host slice pool is atomic (GKE TPU concepts): the product replaces it on its shape, never resizes it.
+SLICE_CASES = [
+    ("topology 4x4 -> 4x8", {"topology": "4x8"}, "replace"),
+    ("topology 4x4 -> 2x4 (to single host)", {"topology": "2x4"}, "replace"),
+    ("capacity spot -> on-demand", {"capacity": "on-demand"}, "replace"),
 ]
 
 
@@ -675,6 +832,169 @@ def _unclassified(resource_type, inputs):
                 break
             if flags[0] == "A":
                 break
+    return out
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case,edit,verdict", SLICE_CASES, ids=[c[0] for c in SLICE_CASES])
+def test_a_multi_host_slice_pool_is_replaced_on_its_shape(case, edit, verdict):
+    base = merged("dev", tpuPools=[{"topology": "4x4"}])
+    diff = diff_plans(_plan(base), _plan(merged(base, tpuPools=[edit])))
+    pools = [c for c in diff.changed if c.type == tokens.NODE_POOL and "main" in c.name]
+    assert pools and all(c.verdict == verdict for c in pools), [(c.name, c.verdict) for c in pools]
+    assert not [r for r in diff.refused if r[2].rule == "gke-tpu-slice-immutable"]
+
+
+def test_without_the_products_replace_on_changes_a_multi_host_slice_is_never_resized_or_reshaped():
+    """Without the product's replaceOnChanges the provider would resize the slice (GKE refuses it) or send nothing
+    for a new shape (terraform-provider-google-beta nodePoolUpdate has no placement_policy): both refused."""
+    old = {"name": "p", "nodeCount": 4, "placementPolicy": {"type": "COMPACT", "tpuTopology": "4x4"}}
+    assert _refused(tokens.NODE_POOL, old, {**old, "nodeCount": 8}) == ["gke-tpu-slice-immutable"]
+    assert _refused(tokens.NODE_POOL, old, {**old, "placementPolicy": {"type": "COMPACT", "tpuTopology": "4x8"}}) \
+        == ["tpu-placement-not-applied"]
+    assert _refused(tokens.NODE_POOL, old, {**old, "nodeConfig": {"labels": {"a": "b"}}}) == []
+    single = {"name": "p", "nodeCount": 1}
+    assert _refused(tokens.NODE_POOL, single, {**single, "nodeCount": 2}) == []
+
+
+# Controller pins: (addon, from, to, what happens). A downgrade is pathways-gke POLICY (the API server accepts it);
+# Kueue upgrades across minors follow Kueue's upgrade policy (review each crossed minor's .0 notes): allowed.
+RELEASE_CASES = [
+    ("kueue", "v0.17.1", "v0.19.2", "allowed"),
+    ("kueue", "v0.18.0", "v0.19.5", "allowed"),
+    ("kueue", "v0.19.5", "v0.19.2", "allowed"),   # a patch back within one minor
+    ("kueue", "v0.19.2", "v0.18.5", "policy"),
+    ("kueue", "v0.19.2", "v0.17.0", "policy"),
+    ("jobset", "v0.12.0", "v0.10.1", "policy"),
+    ("jobset", "v0.10.1", "v0.12.0", "allowed"),
+    ("lws", "v0.10.0", "v0.7.0", "policy"),
+]
+
+
+@pytest.mark.parametrize("addon,old,new,expected", RELEASE_CASES, ids=[f"{c[0]} {c[1]}->{c[2]}" for c in RELEASE_CASES])
+def test_controller_moves_are_judged_by_their_documented_upgrade_path(addon, old, new, expected):
+    from pathways_gke.releases import release_change
+
+    change = release_change(addon, old, new)
+    assert (change.refused is not None) == (expected == "policy")
+    assert A.RULES_BY_ID["controller-downgrade"].is_policy
+    if addon == "kueue" and expected == "allowed" and new.split(".")[1] != old.split(".")[1]:
+        crossed = [f"v0.{m}.0" for m in range(int(old.split(".")[1]) + 1, int(new.split(".")[1]) + 1)]
+        notes = " ".join(change.effects)
+        assert all(v in notes for v in crossed) and "Actions Required Before Upgrading" in notes
+
+
+@pytest.mark.slow
+def test_a_policy_refusal_is_labelled_policy_everywhere_and_exits_5(tmp_path, capsys):
+    """docs/ci.md: exit 4 is what the world refuses, exit 5 only this product's policy."""
+    old = _plan(shipped("prod"), "prod")
+    cfg = shipped("prod")
+    cfg[P + "jobset"] = {"version": "v0.10.1"}
+    new = _plan(cfg, "prod")
+    old_path, new_path = tmp_path / "old.json", tmp_path / "new.json"
+    old_path.write_text(json.dumps(old))
+    new_path.write_text(json.dumps(new))
+    assert main(["diff", str(old_path), str(new_path), "--json"]) == 5
+    out = json.loads(capsys.readouterr().out)
+    assert [(r["rule"], r["kind"], r["by"]) for r in out["refused"]] == [
+        ("controller-downgrade", "policy", A.POLICY)]
+    assert main(["diff", str(old_path), str(new_path)]) == 5
+    text = capsys.readouterr().out
+    assert "REFUSED BY POLICY" in text and "would apply it" in text
+    assert main(["diff", str(old_path), str(new_path), "--markdown"]) == 5
+    md = capsys.readouterr().out
+    assert "Refused by pathways-gke policy" in md and "**REFUSED by policy**" in md
+    assert "The real `pulumi up` refuses these" not in md
+    # a world refusal on top wins: exit 4
+    base = merged("dev", cluster={"protect": True}, jobset={"version": "v0.12.0"})
+    both = merged(base, tpuPools=[{"topology": "4x4"}], jobset={"version": "v0.10.1"})
+    old_path.write_text(json.dumps(_plan(base)))
+    new_path.write_text(json.dumps(_plan(both)))
+    assert main(["diff", str(old_path), str(new_path), "--json"]) == 4
+    kinds = {r["kind"] for r in json.loads(capsys.readouterr().out)["refused"]}
+    assert kinds == {"policy", "world"}
+
+
+# Buckets: GCS names are global and a location is permanent (moving-buckets docs); created buckets are retained.
+BUCKET_CASES = [
+    ("location", {"location": "US-CENTRAL1"}, "refused"),
+    ("temporary-object days (a lifecycle rule)", {"temporaryObjectDays": 3}, "update"),
+]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case,edit,verdict", BUCKET_CASES, ids=[c[0] for c in BUCKET_CASES])
+def test_a_created_bucket_is_never_replaced_under_its_global_name(case, edit, verdict):
+    base = every_optional_child_config()
+    new = copy.deepcopy(base)
+    new[P + "buckets"] = [{**b, **edit} if b.get("create") else b for b in new[P + "buckets"]]
+    diff = diff_plans(_plan(base, "prod"), _plan(new, "prod"))
+    buckets = [c for c in diff.changed if c.type == tokens.BUCKET]
+    assert buckets and [c.verdict for c in buckets] == [verdict], [(c.name, c.verdict, c.properties) for c in buckets]
+    if verdict == "refused":
+        (refusal,) = [r for r in buckets[0].refusals if r.rule == "gcs-bucket-name-409"]  # (and protect, in prod)
+        assert "location" in refusal.paths
+        assert "NEW name" in refusal.world_rule.way_out and "relocate" in refusal.world_rule.way_out
+
+
+def test_the_bucket_rule_needs_the_same_name():
+    assert [r.rule for r in A.replace_refusals(tokens.BUCKET, {"name": "b"}, {"name": "b"}, ("location",))] \
+        == ["gcs-bucket-name-409"]
+    assert A.replace_refusals(tokens.BUCKET, {"name": "a"}, {"name": "b"}, ("name",)) == []
+    assert A.replace_refusals(tokens.BUCKET, {"name": "<computed>"}, {"name": "<computed>"}, ()) == []
+    assert A.replace_refusals(tokens.NODE_POOL, {"name": "b"}, {"name": "b"}, ("location",)) == []
+
+
+@pytest.mark.slow
+def test_a_replaced_node_service_account_replaces_its_project_grants_delete_first():
+    """pulumi-gcp provider/resources.go: google_service_account.account_id is auto-named (an explicit accountId ->
+    the bridge deletes first on replace) and google_project_iam_member has DeleteBeforeReplace; each grant's
+    `member` is computed from the replaced account's email, so the engine re-diffs it unknown and replaces it."""
+    old = _plan(shipped("dev"))
+    new = _plan(merged("dev", cluster={"location": "us-central1"}, cpuPool={"zone": "us-central1-a"},
+                       tpuPools=[{"zone": "us-central1-b"}]))
+    diff = diff_plans(old, new)
+    changes = _by_name(diff)
+    account = changes["pw-dev-node-sa"]
+    assert account.replace_mode == "delete-first"
+    grants = [c for c in diff.changed if c.type == tokens.PROJECT_IAM_MEMBER]
+    assert grants and all(c.replace_mode == "delete-first" and account.urn in c.replaced_by for c in grants)
+    assert {c.urn for c in grants} <= set(account.cascade)
+
+
+@pytest.mark.slow
+def test_a_kueue_upgrade_across_minors_is_allowed_and_lists_the_notes_to_read(tmp_path, capsys):
+    """Kueue's upgrade policy (site docs, getting-started/installation.md): review the .0 release notes of every
+    minor crossed. The move is allowed (exit 0) and the diff shows what to read, in text, JSON and Markdown."""
+    old = _plan(merged("prod", kueue={"enabled": True, "version": "v0.17.1"}), "prod")
+    new = _plan(merged("prod", kueue={"enabled": True, "version": "v0.19.5"}), "prod")
+    old_path, new_path = tmp_path / "old.json", tmp_path / "new.json"
+    old_path.write_text(json.dumps(old))
+    new_path.write_text(json.dumps(new))
+    assert main(["diff", str(old_path), str(new_path), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    notes = " ".join(n for c in out["changed"] for n in c.get("releaseNotes", ()))
+    assert "v0.18.0, v0.19.0" in notes and "LWSImmutableGroupSize" in notes and not out.get("refused")
+    assert main(["diff", str(old_path), str(new_path)]) == 0
+    assert "note: kueue: review" in capsys.readouterr().out
+    assert main(["diff", str(old_path), str(new_path), "--markdown", "--no-graph"]) == 0
+    assert "note: kueue: review" in capsys.readouterr().out
+
+
+def _as_previous_release(plan):
+    """The plan the previous release made of the same stack: the provider named `<cluster>-k8s` with the name-only
+    clusterIdentifier, and every object managed by it."""
+    out = copy.deepcopy(plan)
+    (provider,) = [r for r in out["resources"] if r["type"] == tokens.KUBERNETES_PROVIDER]
+    new_urn = provider["urn"]
+    old_urn = new_urn.replace("::pw-dev-kubernetes", "::pw-dev-k8s")
+    provider.update(urn=old_urn, name="pw-dev-k8s")
+    provider["inputs"]["clusterIdentifier"] = "acme-ml-dev/us-east5/pw-dev"
+    provider["propertyDependencies"].pop("clusterIdentifier")
+    provider["options"]["aliases"] = []
+    for r in out["resources"]:
+        if (r.get("options") or {}).get("provider") == new_urn:
+            r["options"]["provider"] = old_urn
     return out
 
 
@@ -767,3 +1087,28 @@ def test_a_liveness_tolerance_edit_rolls_the_leader_worker_set_in_place():
     cfg[P + "workloads"][0]["serving"].setdefault("probes", {})["livenessFailureThreshold"] = 20
     lws = [c for c in diff_plans(old, _plan(cfg, "serve")).changed if c.type == tokens.LEADER_WORKER_SET]
     assert lws and all(c.verdict == "update" for c in lws)
+
+
+@pytest.mark.slow
+def test_moving_an_existing_stack_to_the_per_instance_identity_replaces_the_provider_alone(dev):
+    """The provider's new name aliases the old one: the engine replaces the provider (DiffConfig: a changed
+    clusterIdentifier) but no object whose provider reference moves from the aliased old provider
+    (step_generator.go providerChanged). Nothing in the cluster is deleted by the upgrade."""
+    diff = diff_plans(_as_previous_release(dev), dev)
+    changes = _by_name(diff)
+    provider = changes["pw-dev-kubernetes"]
+    assert provider.renamed_from and provider.renamed_from.endswith("::pw-dev-k8s") and provider.replace
+    assert not diff.added and not diff.removed and not diff.refused
+    assert [c.name for c in diff.changed if c.replace] == ["pw-dev-kubernetes"]
+    # once moved, a re-created cluster replaces every object again (no alias in play)
+    moved_cluster = _plan(merged("dev", cluster={"location": "us-central1"}, cpuPool={"zone": "us-central1-a"},
+                                 tpuPools=[{"zone": "us-central1-b"}]))
+    relocated = diff_plans(dev, moved_cluster)
+    objects = [c for c in relocated.changed if A.is_k8s_object(c.type, relocated.new_resources[c.urn]["inputs"])]
+    assert objects and all(c.replace for c in objects)
+    # the upgrade combined with a re-created cluster: the old provider's name-only identifier does not change (the
+    # walk does not condemn it) and the objects move to the new provider under its alias, so nothing replaces
+    # them: they would stay behind in the old cluster, and the diff refuses it
+    both = diff_plans(_as_previous_release(dev), moved_cluster)
+    behind = [c for c in both.changed if any(r.rule == "k8s-objects-left-behind" for r in c.refusals)]
+    assert behind and all(not c.replace for c in behind)

@@ -139,6 +139,15 @@ CATALOGUE = [
     ("privateNodes", _set("cluster.privateNodes", True), "pw-dev-cluster", "update", 0),
     # created -> adopted: a relinquish (same ID, nothing deleted), never "delete the user's cluster"
     ("adopt", _adopt, "pw-dev-cluster", "relinquish", 0),
+    # a new network re-creates the cluster: the provider's clusterIdentifier reads the new cluster's CA (unknown),
+    # so DiffConfig replaces the provider, and with it every object: nothing is left behind, nothing refused
+    ("network", _set("cluster.network", "other-vpc"), "pw-dev-kubernetes", "replace", 0),
+    # kube-dns -> Cloud DNS is allowed in place on a Standard cluster (only an existing scope cannot change)
+    ("dns auto -> cloud-dns", _set("cluster.dns", "cloud-dns"), "pw-dev-cluster", "update", 0),
+    # nodeConfig.serviceAccount is ForceNew inside the ForceNew nodeConfig block: the pools are replaced
+    ("node service account", _set("cluster.nodeServiceAccount",
+                                  {"create": False, "email": "tpu-nodes@acme-ml-dev.iam.gserviceaccount.com"}),
+     "pw-dev-main-0", "replace", 0),
 ]
 
 
@@ -160,6 +169,9 @@ def test_the_edit_catalogue_on_the_dev_stack(tmp_path, capsys, label, edit, name
     tag = {"update": "[update in place]", "relinquish": "[relinquish", "replace": "[replace",
            "refused": "[REFUSED"}[verdict]
     assert any(f"  {name}  {tag}" in line for line in text.splitlines()), text
+    if label == "network":
+        objects = [c for c in result["changed"] if c["type"].startswith("kubernetes:")]
+        assert objects and all(c["replace"] for c in objects) and not result.get("refused")
     if label == "privateNodes":
         assert [c["name"] for c in result["changed"] if c["replace"]] == []
     if label == "adopt":
@@ -263,3 +275,92 @@ def test_the_shipped_stacks_plan_without_violations(capsys):
 
 def test_same_stack_diff_against_itself_is_empty(dev_plan):
     assert diff_plans(dev_plan, dev_plan).empty
+
+
+# --- the edit catalogue through the CLI (text, JSON and Markdown alike) -----------------------------------------
+
+SERVE = ROOT / "stacks" / "Pulumi.serve.yaml"
+LWS = "kubernetes:leaderworkerset.x-k8s.io/v1:LeaderWorkerSet"
+
+
+def stack_variant(tmp_path, source, edit, name):
+    data = yaml.safe_load(source.read_text())
+    edit(data["config"])
+    path = tmp_path / name / source.name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+    return path
+
+
+def kueue_on(config):
+    config["pathways-gke:kueue"] = {"enabled": True}
+
+
+def serving_edit(change):
+    def edit(config):
+        kueue_on(config)
+        change(config["pathways-gke:workloads"][0])
+    return edit
+
+
+# (case, edit of the Kueue-managed serving workload, the LeaderWorkerSet's verdict). Kueue v0.19 freezes the pod
+# shape (container count, requests, ports, ...) and the group size; pathways-gke replaces the LWS on those, and
+# everything else rolls in place. No case is refused: the product never sends what Kueue refuses.
+KUEUE_SERVING_EDITS = [
+    ("a new image rolls", lambda w: w.update(image=w["image"].replace("2026-11-20", "2026-12-01")), "update"),
+    ("a new env value rolls", lambda w: w["env"].update(EXTRA="1"), "update"),
+    ("fewer replicas scale", lambda w: w["serving"].update(replicas=1), "update"),
+    ("new limits roll (Kueue freezes requests only)",
+     lambda w: w.update(resources={"limits": {"cpu": "30", "memory": "120G"}}), "update"),
+    ("new requests replace", lambda w: w.update(resources={"requests": {"cpu": "4", "memory": "16Gi"}}), "replace"),
+    ("an appended sidecar replaces (the container count)",
+     lambda w: w.update(sidecars=[{"name": "tb", "image": "us-docker.pkg.dev/acme-ml-prod/serve/tb:1",
+                                   "command": ["tensorboard"]}]), "replace"),
+]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case,change,verdict", KUEUE_SERVING_EDITS, ids=[c[0] for c in KUEUE_SERVING_EDITS])
+def test_kueue_managed_serving_edits_get_the_verdict_kueue_v019_gives(tmp_path, capsys, case, change, verdict):
+    old = stack_variant(tmp_path, SERVE, kueue_on, "old")
+    new = stack_variant(tmp_path, SERVE, serving_edit(change), "new")
+    code, out, err = run_cli(capsys, "diff", str(old), str(new), "--json", "--project-dir", str(ROOT))
+    assert code == 0, err
+    result = json.loads(out)
+    lws = [c for c in result["changed"] if c["type"] == LWS and "llama-serve" in c["name"]]
+    assert lws and {c["verdict"] for c in lws} == {verdict}, [(c["name"], c["verdict"], c["properties"]) for c in lws]
+    assert not result.get("refused")
+    code, text, _ = run_cli(capsys, "diff", str(old), str(new), "--project-dir", str(ROOT))
+    assert code == 0 and ("[replace, delete-first]" if verdict == "replace" else "[update in place]") in text
+    code, md, _ = run_cli(capsys, "diff", str(old), str(new), "--markdown", "--no-graph", "--project-dir", str(ROOT))
+    (row,) = [line for line in md.splitlines() if line.startswith("|") and "pw-serve-llama-serve-lws" in line]
+    assert code == 0 and row.startswith("| **REPLACE**" if verdict == "replace" else "| update") and "REFUSED" not in md
+
+
+def set_dns(value):
+    def edit(config):
+        config["pathways-gke:cluster"]["dns"] = value
+    return edit
+
+
+# (from, to, exit code, the cluster's verdict): GKE's Cloud DNS docs (Standard: kube-dns -> Cloud DNS in place;
+# a set scope is fixed).
+DNS_EDITS = [
+    ("gke-default", "cloud-dns", 0, "update"),
+    ("cloud-dns", "gke-default", 4, "refused"),
+]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("old_dns,new_dns,exit_code,verdict", DNS_EDITS, ids=[f"{c[0]}->{c[1]}" for c in DNS_EDITS])
+def test_cluster_dns_edits_through_the_cli(tmp_path, capsys, old_dns, new_dns, exit_code, verdict):
+    old = stack_variant(tmp_path, DEV, set_dns(old_dns), "old")
+    new = stack_variant(tmp_path, DEV, set_dns(new_dns), "new")
+    code, out, _ = run_cli(capsys, "diff", str(old), str(new), "--json", "--project-dir", str(ROOT))
+    assert code == exit_code
+    (cluster,) = [c for c in json.loads(out)["changed"] if c["type"] == "gcp:container/cluster:Cluster"]
+    assert cluster["verdict"] == verdict
+    code, text, _ = run_cli(capsys, "diff", str(old), str(new), "--project-dir", str(ROOT))
+    assert code == exit_code and ("gke-dns-scope" in text) == (verdict == "refused")
+    code, md, _ = run_cli(capsys, "diff", str(old), str(new), "--markdown", "--no-graph", "--project-dir", str(ROOT))
+    assert code == exit_code and ("gke-dns-scope" in md) == (verdict == "refused")

@@ -377,9 +377,9 @@ def adopted_plan():
 
 
 def test_an_adopted_cluster_upserts_only_the_jobset_and_kueue_installs(adopted_plan):
-    upsert = adopted_plan.named("pw-dev-k8s-installs")
+    upsert = adopted_plan.named("pw-dev-kubernetes-installs")
     assert upsert.inputs["upsertExistingObjects"] == "true"  # provider config travels as strings
-    strict = adopted_plan.named("pw-dev-k8s")
+    strict = adopted_plan.named("pw-dev-kubernetes")
     assert not strict.inputs.get("upsertExistingObjects")
     installs = adopted_plan.of_type("kubernetes:yaml/v2:ConfigFile")
     assert installs and all(i.options["providers"]["kubernetes"] == upsert.urn for i in installs)
@@ -390,7 +390,7 @@ def test_an_adopted_cluster_upserts_only_the_jobset_and_kueue_installs(adopted_p
 
 
 def test_a_created_cluster_has_no_upserting_provider(stack_plans):
-    assert [p.name for p in stack_plans("prod").of_type("pulumi:providers:kubernetes")] == ["pw-prod-k8s"]
+    assert [p.name for p in stack_plans("prod").of_type("pulumi:providers:kubernetes")] == ["pw-prod-kubernetes"]
 
 
 def test_an_adopted_cluster_reuses_its_existing_head_pool(adopted_plan):

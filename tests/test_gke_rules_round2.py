@@ -659,7 +659,7 @@ def _destroy_deletes(plan, obj: tuple[str, str]) -> bool:
 @pytest.mark.slow
 def test_an_adopted_cluster_takes_over_xpk_s_priority_classes_and_keeps_them():
     plan = _adopted_xpk_plan()
-    upsert = plan.named("pw-dev-k8s-installs")
+    upsert = plan.named("pw-dev-kubernetes-installs")
     classes = plan.of_type(PRIORITY)
     assert {c.inputs["metadata"]["name"] for c in classes} == {"very-low", "low", "medium", "high", "very-high"}
     for c in classes:

@@ -38,7 +38,9 @@ def test_every_snapshot_belongs_to_a_stack():
 def test_a_mismatch_is_explained_property_by_property():
     from tests.support.plans import edited, mini_plan
 
-    old = mini_plan()
+    # the multi-host slice pool as the product renders it: it replaces on its shape (replaceOnChanges), as the
+    # bridge alone would not (tpuTopology is not ForceNew inside the ForceNew placementPolicy block)
+    old = edited(mini_plan(), "pw-dev-main-0", options__replaceOnChanges=["placementPolicy", "nodeCount"])
     new = edited(old, "pw-dev-main-0", inputs__placementPolicy={"tpuTopology": "4x4", "type": "COMPACT"})
     text = explain(json.dumps(old), json.dumps(new))
     assert "+- gcp:container/nodePool:NodePool  pw-dev-main-0" in text

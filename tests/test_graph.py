@@ -12,7 +12,7 @@ K8S_PROVIDER = "pulumi:providers:kubernetes"
 def test_dev_inventory(stack_plans):
     plan = stack_plans("dev")
     names = {r.name for r in plan.resources}
-    assert {"pw-dev", "pw-dev-cluster", "pw-dev-cpu", "pw-dev-main", "pw-dev-main-0", "pw-dev-k8s",
+    assert {"pw-dev", "pw-dev-cluster", "pw-dev-cpu", "pw-dev-main", "pw-dev-main-0", "pw-dev-kubernetes",
             "pw-dev-node-sa"} <= names
     assert [r.name for r in plan.of_type(NODE_POOL)] == ["pw-dev-cpu", "pw-dev-main-0"]
     assert len(plan.of_type(CLUSTER)) == 1
@@ -53,18 +53,21 @@ def test_tpu_pools_never_depend_on_each_other_or_on_the_cpu_pool(stack_plans):
         assert not (set(pool.depends_on) & pools), f"{pool.name} waits for another pool"
 
 
-def test_kubernetes_provider_is_built_from_the_cluster_with_a_stable_identity(stack_plans):
+def test_kubernetes_provider_is_built_from_the_cluster_with_an_identity_per_cluster_instance(stack_plans):
+    """clusterIdentifier reads the cluster's CA certificate (unknown before the cluster exists): a re-created
+    cluster replaces the provider and its objects (gke/cluster_spec.py cluster_identifier)."""
     plan = stack_plans("dev")
-    provider = plan.named("pw-dev-k8s")
+    provider = plan.named("pw-dev-kubernetes")
     assert provider.type == K8S_PROVIDER
-    assert provider.inputs["clusterIdentifier"] == "acme-ml-dev/us-east5/pw-dev"
+    assert provider.inputs["clusterIdentifier"] == "<computed>"
+    assert plan.named("pw-dev-cluster").urn in provider.property_dependencies["clusterIdentifier"]
     assert provider.inputs["kubeconfig"] == "<secret>"
     assert plan.named("pw-dev-cluster").urn in provider.depends_on
 
 
 def test_kubernetes_children_use_the_cluster_provider(stack_plans):
     plan = stack_plans("prod")
-    provider = plan.named("pw-prod-k8s").urn
+    provider = plan.named("pw-prod-kubernetes").urn
     k8s = [r for r in plan.resources if r.type.startswith("kubernetes:") and r.custom]
     for r in k8s:
         assert r.options["provider"] == provider, f"{r.name} does not use the cluster's provider"

@@ -38,7 +38,7 @@ def test_each_jobset_is_replaced_with_the_pools_it_runs_on_and_uses_the_cluster_
     plan = stack_plans("jax")
     by_name = {r.name: r for r in plan.resources}
     tpu_pools = {by_name["jax-dev-v5p-0"].urn, by_name["jax-dev-v5p-1"].urn}
-    provider = by_name["jax-dev-k8s"].urn
+    provider = by_name["jax-dev-kubernetes"].urn
     tpu_job = by_name["jax-dev-train-tpu-jobset"]
     cpu_job = by_name["jax-dev-train-cpu-jobset"]
     assert set(tpu_job.options["replaceWith"]) == tpu_pools

@@ -165,7 +165,7 @@ def test_adopting_an_existing_cluster_reads_it_and_creates_only_pools():
     assert existing.read and existing.options["id"] == "projects/acme-ml-dev/locations/us-east5/clusters/pw-dev"
     pools = plan.of_type("gcp:container/nodePool:NodePool")
     assert {p.inputs["cluster"] for p in pools} == {"pw-dev"}
-    assert plan.named("pw-dev-k8s").inputs["kubeconfig"] == "<secret>"
+    assert plan.named("pw-dev-kubernetes").inputs["kubeconfig"] == "<secret>"
 
 
 @pytest.mark.slow

@@ -49,7 +49,7 @@ def test_a_protected_component_protects_cluster_and_node_pools_but_not_jobsets(p
     assert jobsets and not any(j.options["protect"] for j in jobsets)
     # nothing but infrastructure carries protect; the provider, IAM grants, readiness objects stay free
     assert {r.type for r in plan.resources if r.custom and r.options["protect"]} <= INFRA_TYPES
-    assert protect["pw-dev-k8s"] is False and protect["pw-dev-services-ready"] is False
+    assert protect["pw-dev-kubernetes"] is False and protect["pw-dev-services-ready"] is False
     # the installs' CRD follows the cluster (applied by the install's transform)
     assert component.services.protected is True
 
@@ -112,7 +112,7 @@ def test_a_retained_component_never_retains_what_is_replaced_delete_first():
     replaceable = [r for r in plan.resources if r.custom and r.type.split(":")[-1] in (
         "JobSet", "LeaderWorkerSet", "Service", "Deployment", "Secret", "ConfigMap")]
     assert replaceable and not any(retain[r.name] for r in replaceable)
-    assert retain["pw-serve-k8s"] is False
+    assert retain["pw-serve-kubernetes"] is False
     # and without the option nothing is retained
     plain, _ = plan_component("serve", pulumi.ResourceOptions())
     assert not any(r.options["retainOnDelete"] for r in plain.resources if r.custom)

@@ -186,7 +186,7 @@ def test_whole_map_secure_secrets_are_accepted(tmp_path, capsys):
     assert code == 0, out
     secret = next(r for r in json.loads(out[:out.rindex("}") + 1])["resources"]
                   if r["type"] == "kubernetes:core/v1:Secret")
-    assert secret["inputs"]["stringData"] == "<secret>"
+    assert secret["inputs"]["stringData"].startswith("<secret:")  # the whole map's salted digest
     assert_no_secret(out, secrets_in(text), "plan --json")
     # under `pulumi up` the value is the JSON object's text, the key secret
     flat, secret_keys = as_pulumi_up(path)
@@ -217,3 +217,52 @@ def test_under_pulumi_up_in_its_project_the_refusal_names_the_secure_value_like_
     line = "workloads[0].env.TOKEN: is a secret"
     assert line in offline and line in str(raised.value)
     assert_no_secret(str(raised.value), secrets_in(BAD["secure-env-value"]), "pulumi up")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("salt", ["", "encryptionsalt: v1:SALTSALT:v1:AAAA:BBBB\n"], ids=["no-salt-key", "salted"])
+def test_a_changed_secret_value_shows_as_changed_secret_and_replaces_the_secret(tmp_path, capsys, salt):
+    """A new ciphertext (a new value) is a changed input, seen only through a salted digest of the ciphertext;
+    pulumi-kubernetes replaces a Secret on a stringData change (provider/pkg/provider/diff.go: `.type`,
+    `.stringData`, `.data` are force-new for a Secret unless enableSecretMutable), so the diff says replace."""
+    import hashlib
+
+    old_path, new_path, same_path = (tmp_path / "old" / "Pulumi.dev.yaml", tmp_path / "new" / "Pulumi.dev.yaml",
+                                     tmp_path / "same" / "Pulumi.dev.yaml")
+    changed = GOOD.replace("v1:CIPHER-hf-token", "v1:CIPHER-hf-rotated")
+    for path, text in ((old_path, GOOD), (new_path, changed), (same_path, GOOD)):
+        path.parent.mkdir()
+        path.write_text(salt + text)
+    secrets = secrets_in(GOOD) | secrets_in(changed)
+
+    code, out = run_cli(["diff", str(old_path), str(new_path), "--json"], capsys)
+    assert code == 0, out
+    assert_no_secret(out, secrets, "diff --json")
+    result = json.loads(out)
+    (secret,) = [c for c in result["changed"] if c["type"] == "kubernetes:core/v1:Secret"]
+    assert secret["secretChanged"] == ["stringData"] and secret["verdict"] == "replace"
+    assert secret["replaceMode"] == "delete-first" and "stringData" in secret["replaceReasons"]
+    for argv in (["diff", str(old_path), str(new_path)], ["diff", str(old_path), str(new_path), "--markdown"]):
+        code, text = run_cli(argv, capsys)
+        assert code == 0 and "changed (secret)" in text
+        assert_no_secret(text, secrets, " ".join(argv[:1]))
+    # the digest in the plan: salted, of the ciphertext, never the plaintext nor an unsalted hash of either
+    code, plan = run_cli(["plan", "--config", str(old_path), "--json"], capsys)
+    marker = next(r for r in json.loads(plan[:plan.rindex("}") + 1])["resources"]
+                  if r["type"] == "kubernetes:core/v1:Secret")["inputs"]["stringData"]
+    assert marker.startswith("<secret:") and len(marker) == len("<secret:>") + 12
+    for value in ("v1:CIPHER-hf-token", plaintext_of("v1:CIPHER-hf-token"), "v1:CIPHER-wandb-key"):
+        for algo in ("sha256", "sha1", "md5"):
+            assert hashlib.new(algo, value.encode()).hexdigest()[:12] not in plan
+    # the same ciphertexts: no change at all
+    code, out = run_cli(["diff", str(old_path), str(same_path), "--json"], capsys)
+    assert code == 0 and not json.loads(out)["changed"]
+
+
+def test_the_secret_digest_depends_on_the_stack_salt():
+    from pathways_gke.config.stack_file import secret_digest, stack_salt
+
+    assert secret_digest("v1:X", "a") != secret_digest("v1:X", "b") != secret_digest("v1:Y", "b")
+    assert secret_digest("v1:X", "a") == secret_digest("v1:X", "a")
+    assert stack_salt({"encryptionsalt": "v1:s"}) == "v1:s" and stack_salt({"encryptedkey": "k"}) == "k"
+    assert stack_salt({}) == ""

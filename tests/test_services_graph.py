@@ -49,7 +49,7 @@ def test_the_jobset_install_is_the_pinned_release_awaited_after_the_cpu_pool_onl
         "file": "https://github.com/kubernetes-sigs/jobset/releases/download/v0.12.0/manifests.yaml",
         "resourcePrefix": f"{cluster}-services-jobset", "skipAwait": False}
     assert install.depends_on == [plan.named(f"{cluster}-cpu").urn]
-    assert install.options["providers"]["kubernetes"].endswith(f"::{cluster}-k8s")
+    assert install.options["providers"]["kubernetes"].endswith(f"::{cluster}-kubernetes")
 
 
 @pytest.mark.slow

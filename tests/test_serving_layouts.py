@@ -388,7 +388,11 @@ def test_the_plan_diff_refuses_a_controller_downgrade_past_a_minor_and_nothing_e
     [(urn, action, refusal)] = down.refused  # pulumi-kubernetes replaces a ConfigMap on a data change
     assert (action, refusal.rule, refusal.paths) == ("replace", "controller-downgrade", ('data["jobset.version"]',))
     assert urn.endswith("::pw-prod-services-ready")
-    assert "REFUSED replace of pw-prod-services-ready" in render_text(down)
+    # the API server would accept the older manifest: the refusal is this product's policy, labelled so
+    assert down.world_refused == [] and len(down.policy_refused) == 1
+    text = render_text(down)
+    assert "REFUSED BY POLICY replace of pw-prod-services-ready" in text and "would apply it" in text
+    assert "1 refused by pathways-gke POLICY" in text and "1 REFUSED" not in text
     assert diff_plans(older, current).refused == []  # the upgrade back is a planned change
 
 

@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 from pathways_gke import cli
-from pathways_gke.config.stack_file import SECRET_PLACEHOLDER, cli_config, go_scalar, read_stack_file
+from pathways_gke.config.stack_file import (SECRET_PLACEHOLDER, cli_config, go_scalar, read_stack_file,
+                                             secret_digest)
 from pathways_gke.errors import ConfigError
 from pathways_gke.plan.engine import run_program
 from pathways_gke.program import main as program_main
@@ -111,7 +112,7 @@ CASES = {
         base().replace("      command: python3 train.py\n",
                        "      command: python3 train.py\n      secretEnv: {HF_TOKEN: hf}\n")
         + "  pathways-gke:secrets:\n    hf:\n      secure: v1:AAAABBBBCCCC\n",
-        {**expected(), "pathways-gke:secrets": go_json({"hf": SECRET_PLACEHOLDER}),
+        {**expected(), "pathways-gke:secrets": go_json({"hf": SECRET_PLACEHOLDER + secret_digest("v1:AAAABBBBCCCC", "")}),
          "pathways-gke:workloads": go_json([{
              "name": "train", "tpuPool": "main", "image": "us-docker.pkg.dev/acme-ml-dev/train/trainer:2026-11-20",
              "command": "python3 train.py", "secretEnv": {"HF_TOKEN": "hf"},

@@ -7,8 +7,9 @@
 # the pull request changes: code and stack files alike. No credentials are needed or read. A stack
 # the base cannot plan (new stack, or a base without the `plan` command) is diffed against an empty
 # plan. Writes OUT_DIR/comment.md and OUT_DIR/plans/{base,head}-<stack>.json; exit 0 unless the
-# head itself cannot be planned or the diff finds a change the real `pulumi up` refuses (diff exit 4):
-# both are real failures of the pull request (the comment is written either way).
+# head itself cannot be planned or the diff finds a change the real `pulumi up` refuses (diff exit 4) or that
+# pathways-gke's own policy refuses (diff exit 5): all are failures of the pull request (the comment is written
+# either way).
 set -uo pipefail
 
 base_dir=$(cd "$1" && pwd)

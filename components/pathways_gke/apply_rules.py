@@ -4,11 +4,16 @@
 
 - the **providers** (pulumi-gcp bridges terraform-provider-google; pulumi-kubernetes): which changed inputs
   replace a resource (force-new) and which replacements delete first;
-- **GKE and the Kubernetes API**: updates the provider sends as updates but the server refuses;
+- **GKE, Cloud Storage and the Kubernetes API**: updates the provider sends as updates but the server refuses
+  (and a bucket replaced under its global name);
 - the **admission webhooks** of JobSet, LeaderWorkerSet and Kueue: updates of custom resources they refuse;
 - the **Pulumi engine**: replaceOnChanges, replaceWith, provider replacement, the delete-before-replace cascade
   over property dependencies, protect (refuses replace and delete), retainOnDelete / protect inherited from the
   parent, aliases.
+
+A fifth kind of rule is this product's own **policy** (actor POLICY): a change the world would apply and
+pathways-gke refuses as unsafe (a controller downgrade), always labelled as policy, with the reason, and its own
+exit code (docs/ci.md).
 
 Every rule is a `WorldRule` (who enforces it, what it does, its primary source, the way out) in `RULES`, and the
 tables and functions below apply them to plain resource inputs. plan/diff.py turns them into per-resource
@@ -18,13 +23,15 @@ import (a facts module: tests/test_layers.py).
 
 from __future__ import annotations
 
+import hashlib
+import json
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, Iterable, Mapping, Optional, Sequence
 
 from . import bridge_schema, tokens
-from .naming import QUEUE_NAME_LABEL, SERVICES_CONFIGMAP
-from .releases import RELEASES, release_change
+from .naming import KUEUE_FROZEN_SHAPE_ANNOTATION, QUEUE_NAME_LABEL, SERVICES_CONFIGMAP
+from .releases import RELEASES, PinChange, release_change
 from .property_paths import Part, changed_paths, covers, format_path, parse_path, value_at
 
 # --- who decides, and how -------------------------------------------------------------------------------------
@@ -35,6 +42,8 @@ KUBERNETES = "kubernetes"
 CONTROLLER = "controller"  # a controller release (its CRDs and reconciler), not a webhook
 WEBHOOK = "webhook"
 ENGINE = "engine"
+STORAGE = "cloud-storage"
+POLICY = "pathways-gke policy"  # this product refuses it; the world (API server, webhooks, engine) would apply it
 
 REPLACE = "replace"  # the change replaces the resource (delete + create)
 REFUSE = "refuse"  # the update (or delete) fails on `pulumi up`
@@ -45,6 +54,8 @@ INHERIT = "inherit"  # an option a child inherits from its parent
 
 @dataclass(frozen=True)
 class WorldRule:
+    """A rule of the world (or, with actor POLICY, of this product) with its source and, for a refusal, the way out."""
+
     id: str
     actor: str  # PROVIDER | GKE | KUBERNETES | WEBHOOK | ENGINE
     effect: str  # REPLACE | REFUSE | CASCADE | DELETE_FIRST | INHERIT
@@ -52,10 +63,16 @@ class WorldRule:
     source: str  # primary source (repository + path, or documentation URL)
     way_out: str = ""  # what the user does instead (for refusals)
 
+    @property
+    def is_policy(self) -> bool:
+        """This product's own refusal: the real `pulumi up` would apply the change."""
+        return self.actor == POLICY
+
 
 TFG = "hashicorp/terraform-provider-google"
 PK = "pulumi/pulumi-kubernetes"
 P = "pulumi/pulumi"
+KQ = "kubernetes-sigs/kueue"
 
 RULES: tuple[WorldRule, ...] = (
     # providers
@@ -78,18 +95,55 @@ RULES: tuple[WorldRule, ...] = (
               f"{PK} provider/pkg/provider/provider.go (Diff: deleteBeforeReplace when not auto-named and the "
               "name and namespace are unchanged)"),
     WorldRule("k8s-provider-identity", PROVIDER, REPLACE,
-              "a Kubernetes provider with a clusterIdentifier is replaced only when the identifier changes "
-              "(without one: a new kubeconfig, context or cluster); only a provider its DiffConfig replaces "
-              "replaces every object it manages (rule k8s-diff-config)",
+              "a Kubernetes provider with a clusterIdentifier is replaced only when the identifier changes (an "
+              "unknown one, of a cluster being re-created, counts as changed; without one: a new kubeconfig, "
+              "context or cluster); only a provider its DiffConfig replaces replaces every object it manages (rule "
+              "k8s-diff-config). pathways-gke's identifier carries a digest of the cluster's CA certificate: it "
+              "changes with the cluster instance",
               f"{PK} provider/pkg/provider/provider.go (DiffConfig, clusterIdentifier); {P}#8991"),
     # GKE
     WorldRule("gke-dns-scope", GKE, REFUSE,
-              "GKE cannot change a cluster's Cloud DNS mode or scope in place; terraform-provider-google sends a "
-              "dnsConfig change as an update (DesiredDnsConfig), so `pulumi up` fails",
-              "https://cloud.google.com/kubernetes-engine/docs/how-to/cloud-dns (limitations); "
-              f"{TFG} resource_container_cluster.go (dns_config update)",
-              "this needs a new cluster: keep cluster.dns at the mode the cluster was created with "
+              "GKE cannot change a cluster's Cloud DNS scope once it is set (cluster or VPC scope); the provider "
+              "sends a dnsConfig change as an update (DesiredDnsConfig; dnsConfig is not ForceNew), so `pulumi up` "
+              "fails. Removing the block does not go back to kube-dns either: the update carries an empty "
+              "DesiredDnsConfig (expandDnsConfig returns nil), so Cloud DNS stays or the update fails. Moving a "
+              "Standard cluster from kube-dns to Cloud DNS is allowed in place",
+              "https://cloud.google.com/kubernetes-engine/docs/how-to/cloud-dns (limitations: \"After you set the "
+              "scope with the --cluster-dns-scope flag, you cannot change the DNS scope of the cluster\"); "
+              "https://cloud.google.com/kubernetes-engine/docs/concepts/about-cloud-dns (\"For Standard clusters, "
+              "you can switch from kube-dns to Cloud DNS\"); "
+              "hashicorp/terraform-provider-google-beta google-beta/services/container/resource_container_cluster.go "
+              "(dns_config schema: Optional, not ForceNew; resourceContainerClusterUpdate: HasChange(\"dns_config\") "
+              "-> DesiredDnsConfig: expandDnsConfig)",
+              "this needs a new cluster: keep cluster.dns at the Cloud DNS mode the cluster was created with "
               "(set it explicitly instead of `auto`), or re-create the cluster"),
+    WorldRule("gke-tpu-slice-immutable", GKE, REFUSE,
+              "a multi-host TPU slice node pool is atomic and immutable: GKE adds no node to it and does not reshape "
+              "it. The provider sends a changed nodeCount as a resize, which GKE refuses, so `pulumi up` fails (a "
+              "changed placementPolicy tpuTopology or type inside the block is an update the provider never sends: "
+              "rule tpu-placement-not-applied)",
+              "https://cloud.google.com/kubernetes-engine/docs/concepts/tpus (multi-host TPU slice node pools: "
+              "\"you can't add nodes\"; atomicity, immutability); "
+              "hashicorp/terraform-provider-google-beta google-beta/services/container/resource_container_node_pool.go "
+              "(placement_policy: a ForceNew block whose type and tpu_topology are not ForceNew, policy_name is; "
+              "node_count resized in place)",
+              "replace the pool: pathways-gke lists placementPolicy and nodeCount in a multi-host slice pool's "
+              "replaceOnChanges"),
+    WorldRule("gcs-bucket-name-409", STORAGE, REFUSE,
+              "a Cloud Storage bucket cannot be moved or renamed, and its replacement keeps the same name: bucket "
+              "names are global, so the successor's create fails with 409 while the old bucket exists — and it "
+              "stays: pathways-gke retains buckets (retainOnDelete) and a non-empty bucket without forceDestroy "
+              "cannot be deleted. A location (or other ForceNew) change of a created bucket never applies",
+              "https://cloud.google.com/storage/docs/moving-buckets (\"some of the properties you set are "
+              "permanent and cannot be changed, including the bucket's name, its geographic location\"); "
+              "https://cloud.google.com/storage/docs/buckets (names are globally unique); "
+              f"{TFG} google/services/storage/resource_storage_bucket.go (location ForceNew); "
+              f"{P} pkg/resource/deploy/step.go (RetainOnDelete skips the provider Delete)",
+              "keep buckets[].location; to move, add a bucket under a NEW name with the new location (and point "
+              "gcsScratch / the checkpoint paths at it), copy the data (gcloud storage cp -r / Storage Transfer), "
+              "then remove the old entry: pathways-gke retains it, delete it by hand when it is empty; or keep "
+              "the name and relocate the bucket outside Pulumi (`gcloud storage buckets relocate`, "
+              "https://cloud.google.com/storage/docs/bucket-relocation/overview), then set the new location"),
     # webhooks
     WorldRule("jobset-spec-immutable", WEBHOOK, REFUSE,
               "JobSet's webhook refuses updates of spec.replicatedJobs (and the rest of the spec but suspend and, "
@@ -103,34 +157,46 @@ RULES: tuple[WorldRule, ...] = (
               "kubernetes-sigs/lws pkg/webhooks/leaderworkerset_webhook.go (ValidateUpdate)",
               "replace the LeaderWorkerSet (replaceOnChanges) or delete the workload first"),
     WorldRule("kueue-lws-queue-name", WEBHOOK, REFUSE,
-              f"with Kueue, the `{QUEUE_NAME_LABEL}` label of a LeaderWorkerSet cannot be added, removed or "
-              "changed (turning Kueue on or off for a serving workload)",
-              "kubernetes-sigs/kueue pkg/controller/jobs/leaderworkerset/leaderworkerset_webhook.go (ValidateUpdate)",
+              f"with Kueue, the `{QUEUE_NAME_LABEL}` label of a LeaderWorkerSet cannot be removed, and cannot be "
+              "added or changed once a group is ready (status.readyReplicas > 0; turning Kueue on or off for a "
+              "running serving workload)",
+              f"{KQ} v0.19.2 pkg/controller/jobs/leaderworkerset/leaderworkerset_webhook.go (ValidateUpdate: "
+              "`!isSuspended || newQueueName == \"\"`)",
               "delete the workload first (remove it, `pulumi up`, add it back); pathways-gke replaces it"),
     WorldRule("kueue-lws-pod-template", WEBHOOK, REFUSE,
-              f"while a LeaderWorkerSet carries `{QUEUE_NAME_LABEL}`, the leader and worker pod templates' "
-              "container ports and resources, nodeSelector, affinity and tolerations are immutable (and a leader "
-              "template cannot be added or removed)",
-              "kubernetes-sigs/kueue pkg/controller/jobs/leaderworkerset/leaderworkerset_webhook.go "
-              "(validateImmutablePodTemplateSpec); pkg/controller/jobframework/validation.go (ValidateImmutablePodSpec)",
-              "delete the workload first; pathways-gke replaces it (replaceOnChanges on these paths)"),
-    WorldRule("kueue-lws-startup-policy", WEBHOOK, REFUSE,
-              f"with `{QUEUE_NAME_LABEL}` a LeaderWorkerSet may only use the LeaderCreated startup policy (on "
-              "create and update)",
-              "kubernetes-sigs/kueue pkg/controller/jobs/leaderworkerset/leaderworkerset_webhook.go (validateStartupPolicy)",
-              "use startupPolicy LeaderCreated, or run the serving workload without Kueue"),
+              f"while a LeaderWorkerSet carries `{QUEUE_NAME_LABEL}`, Kueue freezes each pod template's shape: the "
+              "number of containers and init containers, their resource requests (not limits) and ports, and the "
+              "pod's nodeSelector, affinity, tolerations, runtimeClassName, priority, topologySpreadConstraints, "
+              "overhead, resourceClaims and pod-level resource requests; a leader template cannot be added or "
+              "removed. Images, commands, env, probes and limits still roll in place",
+              f"{KQ} v0.19.2 pkg/controller/jobs/leaderworkerset/leaderworkerset_webhook.go "
+              "(validateImmutablePodTemplateSpec); pkg/controller/jobframework/validation.go "
+              "(ValidateImmutablePodGroupPodSpec); pkg/util/pod/pod.go (SpecShape, ContainersShape)",
+              "delete the workload first; pathways-gke replaces it (replaceOnChanges on these paths and on the "
+              f"`{KUEUE_FROZEN_SHAPE_ANNOTATION}` digest)"),
+    WorldRule("kueue-lws-group-size", WEBHOOK, REFUSE,
+              f"while a LeaderWorkerSet carries `{QUEUE_NAME_LABEL}`, spec.leaderWorkerTemplate.size is immutable "
+              "(feature gate LWSImmutableGroupSize: beta and on by default in Kueue v0.18.5+ and v0.19.1+; the "
+              "Workload's PodSets are never recomputed, so a larger group would run pods without quota)",
+              f"{KQ} v0.19.2 pkg/controller/jobs/leaderworkerset/leaderworkerset_webhook.go (ValidateUpdate, "
+              "LWSImmutableGroupSize); pkg/features/kube_features.go",
+              "delete the workload first; pathways-gke replaces a Kueue-managed LeaderWorkerSet on a size change"),
     WorldRule("kueue-jobset-queue-name", WEBHOOK, REFUSE,
               f"with Kueue, the `{QUEUE_NAME_LABEL}` label of a running (unsuspended) JobSet is immutable",
               "kubernetes-sigs/kueue pkg/controller/jobs/jobset/jobset_webhook.go (validateUpdate -> "
               "jobframework.ValidateJobOnUpdate); pkg/controller/jobframework/validation.go",
               "delete the workload first; pathways-gke replaces the JobSet on a queue-name change"),
     # the controllers' releases
-    WorldRule("controller-downgrade", CONTROLLER, REFUSE,
-              "moving a JobSet, Kueue or LeaderWorkerSet pin back to an older minor release: the older CRDs prune "
-              "the fields the newer release wrote into stored objects and the older controller cannot reconcile "
-              "them (Kueue supports upgrades only, one minor at a time); a patch move within one minor is allowed",
-              "releases.release_change; https://github.com/kubernetes-sigs/kueue/releases (\"Actions Required "
-              "Before Upgrading\"); https://kubernetes.io/docs/tasks/extend-kubernetes/custom-resources/"
+    WorldRule("controller-downgrade", POLICY, REFUSE,
+              "POLICY of pathways-gke, not a refusal of the world: the API server accepts the older release's "
+              "manifest and `pulumi up` would apply it. Moving a JobSet, Kueue or LeaderWorkerSet pin back to an "
+              "older minor release is refused because the older CRDs prune the fields the newer release wrote into "
+              "stored objects and the older controller cannot reconcile them; no controller documents a downgrade "
+              "path (Kueue's upgrade policy covers upgrades: review the .0 release notes of every minor crossed). "
+              "A patch move within one minor is allowed both ways; an upgrade across minors is allowed",
+              "releases.release_change; kubernetes-sigs/kueue site/content/en/docs/getting-started/installation.md "
+              "(\"Upgrade policy\") and CHANGELOG/CHANGELOG-0.19.md (\"Actions Required Before Upgrading\"); "
+              "https://kubernetes.io/docs/tasks/extend-kubernetes/custom-resources/"
               "custom-resource-definition-versioning/ (pruning of unknown fields)",
               "keep the newer release (or move to a newer one), or delete that controller's objects and its "
               "release first"),
@@ -203,12 +269,14 @@ RULES: tuple[WorldRule, ...] = (
               f"{PK} provider/pkg/provider/provider.go (DiffConfig); {P} pkg/resource/deploy/step_generator.go "
               "(providerChanged: replace only when the new provider's DiffConfig reports replacement)"),
     WorldRule("k8s-objects-left-behind", ENGINE, REFUSE,
-              "the cluster a Kubernetes provider connects to is replaced but the provider's DiffConfig does not "
-              "replace it (its clusterIdentifier is unchanged): `pulumi up` succeeds, every object of that "
-              "provider stays `same` in the state and is absent from the new cluster",
+              "the cluster a Kubernetes provider connects to is replaced but its objects are not: the provider's "
+              "DiffConfig does not replace it (its clusterIdentifier is unchanged), or the objects move to it from "
+              "an aliased old provider (the engine keeps them). `pulumi up` succeeds, every such object stays "
+              "`same` in the state and is absent from the new cluster",
               f"{PK} provider/pkg/provider/provider.go (DiffConfig: Replaces cleared while clusterIdentifier is "
-              f"unchanged); {P} pkg/resource/deploy/step_generator.go (providerChanged)",
-              "give the Kubernetes provider a clusterIdentifier that changes with the cluster instance, or "
+              f"unchanged); {P} pkg/resource/deploy/step_generator.go (providerChanged, its aliased check)",
+              "give the Kubernetes provider a clusterIdentifier that changes with the cluster instance (upgrading "
+              "from <name>-k8s: run one `pulumi up` with the renamed provider before re-creating the cluster), or "
               "remove the workloads and controllers first, replace the cluster, then add them back"),
     WorldRule("tpu-placement-not-applied", PROVIDER, REFUSE,
               "a change of placementPolicy.type or .tpuTopology inside an existing placement policy is an update "
@@ -376,17 +444,60 @@ def forces_replace(patterns: Iterable[str], key: str) -> bool:
 # --- updates the server refuses -----------------------------------------------------------------------------------
 
 LWS_TEMPLATES = ("spec.leaderWorkerTemplate.leaderTemplate", "spec.leaderWorkerTemplate.workerTemplate")
-# What Kueue's ValidateImmutablePodSpec compares (containers and init containers: ports, resources; the pod's
-# nodeSelector, affinity, tolerations).
-_POD_SPEC_IMMUTABLE_UNDER_KUEUE = ("containers[*].ports", "containers[*].resources", "initContainers[*].ports",
-                                   "initContainers[*].resources", "nodeSelector", "affinity", "tolerations")
+LWS_SIZE_PATH = "spec.leaderWorkerTemplate.size"
+# Kueue's pod shape (pkg/util/pod/pod.go SpecShape, v0.17-v0.19): per container and init container its resource
+# *requests* and ports (ContainersShape; limits are not in it), the containers' count, and these pod fields.
+KUEUE_FROZEN_POD_FIELDS = ("nodeSelector", "affinity", "tolerations", "runtimeClassName", "priority",
+                           "topologySpreadConstraints", "overhead", "resourceClaims")
+KUEUE_FROZEN_CONTAINER_FIELDS = ("resources.requests", "ports")
 QUEUE_NAME_PATH = f'metadata.labels["{QUEUE_NAME_LABEL}"]'
+KUEUE_FROZEN_SHAPE_PATH = f'metadata.annotations["{KUEUE_FROZEN_SHAPE_ANNOTATION}"]'
+_LWS_DEFAULT_SIZE = 1  # leaderworkerset_types.go: size defaults to 1
+_ABSENT = object()
+
+
+def _empty(value: Any) -> Any:
+    """apiequality.Semantic.DeepEqual treats nil and empty maps and lists alike."""
+    return None if value in (None, {}, []) else value
+
+
+def kueue_pod_shape(pod_spec: Optional[Mapping[str, Any]]) -> dict[str, Any]:
+    """What Kueue compares of a pod template's spec while the workload is managed (SpecShape)."""
+    spec = pod_spec or {}
+
+    def containers(key: str) -> list[dict[str, Any]]:
+        return [{f: _empty(value_at(c, f)) for f in KUEUE_FROZEN_CONTAINER_FIELDS} for c in spec.get(key) or ()]
+
+    shape: dict[str, Any] = {"initContainers": containers("initContainers"), "containers": containers("containers"),
+                             **{f: _empty(spec.get(f)) for f in KUEUE_FROZEN_POD_FIELDS}}
+    if spec.get("resources") is not None:  # pod-level resources count only when set (KEP-2837)
+        shape["resources.requests"] = _empty(value_at(spec, "resources.requests"))
+    return shape
+
+
+def kueue_frozen_shape(lws: Mapping[str, Any]) -> dict[str, Any]:
+    """Everything Kueue v0.19 freezes on a managed LeaderWorkerSet: the group size and each template's shape."""
+    leader = value_at(lws, LWS_TEMPLATES[0])
+    return {"size": value_at(lws, LWS_SIZE_PATH, _LWS_DEFAULT_SIZE),
+            "leader": None if leader is None else kueue_pod_shape(value_at(leader, "spec")),
+            "worker": kueue_pod_shape(value_at(lws, f"{LWS_TEMPLATES[1]}.spec"))}
+
+
+def kueue_frozen_shape_digest(lws: Mapping[str, Any]) -> str:
+    """A digest of `kueue_frozen_shape` (the LWS's KUEUE_FROZEN_SHAPE_ANNOTATION): it changes exactly when Kueue
+    would refuse the update, also for the changes no replaceOnChanges path can name (an appended container)."""
+    text = json.dumps(kueue_frozen_shape(lws), sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
 def kueue_lws_immutable_paths() -> tuple[str, ...]:
     """Paths of a LeaderWorkerSet Kueue's webhook refuses to update while the queue-name label is set (and the
-    label itself): a LeaderWorkerSet under Kueue lists them in replaceOnChanges."""
-    return (QUEUE_NAME_PATH, *(f"{t}.spec.{p}" for t in LWS_TEMPLATES for p in _POD_SPEC_IMMUTABLE_UNDER_KUEUE))
+    label itself, the group size and the frozen-shape digest): a LeaderWorkerSet under Kueue lists them in
+    replaceOnChanges. The container count has no path of its own: the digest carries it."""
+    per_template = (*KUEUE_FROZEN_POD_FIELDS, "resources.requests",
+                    *(f"{c}[*].{f}" for c in ("containers", "initContainers") for f in KUEUE_FROZEN_CONTAINER_FIELDS))
+    return (QUEUE_NAME_PATH, LWS_SIZE_PATH, KUEUE_FROZEN_SHAPE_PATH,
+            *(f"{t}.spec.{p}" for t in LWS_TEMPLATES for p in per_template))
 
 
 # A JobSet is replaced (delete-first: a fixed name) on any spec change (JobSet's webhook refuses spec updates) and
@@ -396,13 +507,52 @@ JOBSET_REPLACE_ON_CHANGES = ("spec", QUEUE_NAME_PATH)
 
 def lws_kueue_replace_on_changes(lws: Mapping[str, Any]) -> tuple[str, ...]:
     """What a LeaderWorkerSet adds to its replaceOnChanges for Kueue: the queue-name label always (adding or
-    removing it is refused), and with the label the pod-template paths Kueue freezes."""
+    removing it is refused), and with the label everything Kueue freezes."""
     return kueue_lws_immutable_paths() if queue_name(lws) is not None else (QUEUE_NAME_PATH,)
 
 
 def queue_name(inputs: Mapping[str, Any]) -> Optional[str]:
     value = value_at(inputs, ("metadata", "labels", QUEUE_NAME_LABEL))
     return value if isinstance(value, str) and value else None
+
+
+def kueue_lws_shape_changes(old: Mapping[str, Any], new: Mapping[str, Any]) -> tuple[str, ...]:
+    """The paths where the new LeaderWorkerSet's frozen shape differs from the old one's (validateImmutablePodTemplateSpec:
+    a leader template added or removed; per template a different container count, or a different frozen field)."""
+    out: list[str] = []
+    old_leader, new_leader = value_at(old, LWS_TEMPLATES[0]), value_at(new, LWS_TEMPLATES[0])
+    if (old_leader is None) != (new_leader is None):
+        out.append(LWS_TEMPLATES[0])
+    for template in LWS_TEMPLATES:
+        if value_at(old, template) is None or value_at(new, template) is None:
+            continue
+        before = kueue_pod_shape(value_at(old, f"{template}.spec"))
+        after = kueue_pod_shape(value_at(new, f"{template}.spec"))
+        for key in sorted(set(before) | set(after)):
+            b, a = before.get(key, _ABSENT), after.get(key, _ABSENT)
+            if b == a:  # a key on one side only differs (Semantic.DeepEqual of a typed nil and a missing key)
+                continue
+            if isinstance(b, list) and isinstance(a, list) and len(b) == len(a):
+                out += [f"{template}.spec.{key}[{i}].{f}" for i, (x, y) in enumerate(zip(b, a))
+                        for f in KUEUE_FROZEN_CONTAINER_FIELDS if x[f] != y[f]]
+            else:
+                out.append(f"{template}.spec.{key}")
+    return tuple(out)
+
+
+DNS_SCOPE_PATH = "dnsConfig.clusterDnsScope"
+
+
+def multi_host_slice(node_pool_inputs: Mapping[str, Any]) -> bool:
+    """A TPU node pool with a placement policy (a topology or a workload policy): a multi-host slice."""
+    policy = value_at(node_pool_inputs, "placementPolicy")
+    return isinstance(policy, Mapping) and bool(policy.get("tpuTopology") or policy.get("policyName"))
+
+
+def dns_scope(cluster_inputs: Mapping[str, Any]) -> Optional[str]:
+    """The cluster's Cloud DNS scope (None: kube-dns, no scope set)."""
+    scope = value_at(cluster_inputs, DNS_SCOPE_PATH)
+    return scope if isinstance(scope, str) and scope not in ("", "DNS_SCOPE_UNSPECIFIED") else None
 
 
 @dataclass(frozen=True)
@@ -432,8 +582,12 @@ def update_refusals(resource_type: str, old_inputs: Mapping[str, Any], new_input
         if hit:
             out.append(Refusal(rule, hit))
 
+    if resource_type == tokens.NODE_POOL and multi_host_slice(old_inputs):
+        refuse("gke-tpu-slice-immutable", ("nodeCount",))
     if resource_type == tokens.GKE_CLUSTER:
-        refuse("gke-dns-scope", ("dnsConfig",))
+        before, after = dns_scope(old_inputs), dns_scope(new_inputs)
+        if before is not None and after != before:  # kube-dns -> Cloud DNS (no scope before) is allowed
+            out.append(Refusal("gke-dns-scope", (DNS_SCOPE_PATH,)))
     elif resource_type == tokens.NODE_POOL and value_at(old_inputs, "placementPolicy") and value_at(
             new_inputs, "placementPolicy"):
         refuse("tpu-placement-not-applied", ("placementPolicy.type", "placementPolicy.tpuTopology"))
@@ -441,10 +595,13 @@ def update_refusals(resource_type: str, old_inputs: Mapping[str, Any], new_input
         old_q, new_q = queue_name(old_inputs), queue_name(new_inputs)
         if old_q != new_q:
             refuse("kueue-lws-queue-name", (QUEUE_NAME_PATH,))
-        if old_q is not None:
-            refuse("kueue-lws-pod-template", kueue_lws_immutable_paths()[1:])
-            if (value_at(old_inputs, LWS_TEMPLATES[0]) is None) != (value_at(new_inputs, LWS_TEMPLATES[0]) is None):
-                refuse("kueue-lws-pod-template", (LWS_TEMPLATES[0],))
+        if new_q is not None:  # the webhook checks while the *new* object is managed (WorkloadShouldBeSuspended)
+            frozen = kueue_lws_shape_changes(old_inputs, new_inputs)
+            if frozen:
+                out.append(Refusal("kueue-lws-pod-template", frozen))
+            if (value_at(old_inputs, LWS_SIZE_PATH, _LWS_DEFAULT_SIZE)
+                    != value_at(new_inputs, LWS_SIZE_PATH, _LWS_DEFAULT_SIZE)):
+                out.append(Refusal("kueue-lws-group-size", (LWS_SIZE_PATH,)))
         refuse("lws-immutable", ("spec.leaderWorkerTemplate.subGroupPolicy",))
     elif resource_type == tokens.JOBSET:
         if queue_name(old_inputs) != queue_name(new_inputs):
@@ -454,33 +611,58 @@ def update_refusals(resource_type: str, old_inputs: Mapping[str, Any], new_input
     return out
 
 
-def release_refusals(resource_type: str, old_inputs: Mapping[str, Any], new_inputs: Mapping[str, Any]) -> list[Refusal]:
-    """A controller pin moved back past a minor release, read from the readiness ConfigMap, which records each
-    installed release as `<addon>.version`. Refused however the ConfigMap itself is applied (updated or, as
-    pulumi-kubernetes does on a data change, replaced): the refusal is about the release."""
+def release_moves(resource_type: str, old_inputs: Mapping[str, Any], new_inputs: Mapping[str, Any]) -> list[PinChange]:
+    """The controller pins a change moves (releases.PinChange per addon), read from the readiness ConfigMap, which
+    records each installed release as `<addon>.version`."""
     if resource_type != tokens.CONFIG_MAP or value_at(new_inputs, "metadata.name") != SERVICES_CONFIGMAP:
         return []
     out = []
     for addon in RELEASES:
         key = ("data", f"{addon}.version")
         before, after = value_at(old_inputs, key), value_at(new_inputs, key)
-        if before and after and release_change(addon, before, after).refused:
-            out.append(Refusal("controller-downgrade", (format_path(key),)))
+        if before and after and before != after:
+            out.append(release_change(addon, before, after))
     return out
 
 
+def release_refusals(resource_type: str, old_inputs: Mapping[str, Any], new_inputs: Mapping[str, Any]) -> list[Refusal]:
+    """A controller pin moved back past a minor release (this product's policy). Refused however the readiness
+    ConfigMap itself is applied (updated or, as pulumi-kubernetes does on a data change, replaced): the refusal is
+    about the release."""
+    return [Refusal("controller-downgrade", (format_path(("data", f"{move.addon}.version")),))
+            for move in release_moves(resource_type, old_inputs, new_inputs) if move.refused]
+
+
+def release_notes(resource_type: str, old_inputs: Mapping[str, Any], new_inputs: Mapping[str, Any]) -> list[str]:
+    """What an allowed controller move does and asks for (e.g. Kueue's release notes of every minor crossed)."""
+    return [effect for move in release_moves(resource_type, old_inputs, new_inputs) if not move.refused
+            for effect in move.effects]
+
+
+def replace_refusals(resource_type: str, old_inputs: Mapping[str, Any], new_inputs: Mapping[str, Any],
+                     reasons: Sequence[str]) -> list[Refusal]:
+    """Refusals a replacement meets whatever its order: a bucket replaced under its global name (409)."""
+    name = new_inputs.get("name")
+    if (resource_type == tokens.BUCKET and isinstance(name, str) and name and not name.startswith("<")
+            and name == old_inputs.get("name")):
+        return [Refusal("gcs-bucket-name-409", tuple(reasons))]
+    return []
+
+
 def create_refusals(resource_type: str, inputs: Mapping[str, Any]) -> list[Refusal]:
-    """Refusals a create meets (the ones the diff can see on a new object)."""
-    if (resource_type == tokens.LEADER_WORKER_SET and queue_name(inputs) is not None
-            and value_at(inputs, "spec.startupPolicy") == "LeaderReady"):
-        return [Refusal("kueue-lws-startup-policy", ("spec.startupPolicy",))]
+    """Refusals a create meets that the diff can see on a new object. None is modelled today: Kueue accepts every
+    LeaderWorkerSet startup policy (LeaderReady since v0.11, kueue#4023; no startup-policy check in its webhook)."""
     return []
 
 
 __all__ = [
-    "ANY_INPUT", "CASCADE", "CONTROLLER", "DELETE_FIRST", "ENGINE", "GKE", "INHERIT", "K8S_FORCE_NEW", "K8S_IDENTITY",
-    "JOBSET_REPLACE_ON_CHANGES", "K8S_PROVIDER_WITHOUT_IDENTIFIER", "KUBERNETES", "NODES_RECREATED", "PROVIDER", "QUEUE_NAME_PATH", "REFUSE",
-    "REPLACE", "REPLACE_PATHS", "RULES", "RULES_BY_ID", "Refusal", "WEBHOOK", "WorldRule", "create_refusals",
-    "CLUSTER_IDENTIFIER", "forces_replace", "is_k8s_object", "k8s_diff_config_replaces", "provider_replace_reasons", "kueue_lws_immutable_paths", "lws_kueue_replace_on_changes", "provider_deletes_first", "queue_name", "release_refusals",
-    "replace_patterns", "update_refusals",
+    "ANY_INPUT", "CASCADE", "CLUSTER_IDENTIFIER", "CONTROLLER", "create_refusals", "DELETE_FIRST", "dns_scope",
+    "DNS_SCOPE_PATH", "ENGINE", "forces_replace", "GKE", "INHERIT", "is_k8s_object", "JOBSET_REPLACE_ON_CHANGES",
+    "k8s_diff_config_replaces", "K8S_FORCE_NEW", "K8S_IDENTITY", "K8S_PROVIDER_WITHOUT_IDENTIFIER", "KUBERNETES",
+    "kueue_frozen_shape", "kueue_frozen_shape_digest", "KUEUE_FROZEN_SHAPE_PATH", "kueue_lws_immutable_paths",
+    "kueue_lws_shape_changes", "kueue_pod_shape", "lws_kueue_replace_on_changes", "LWS_SIZE_PATH",
+    "multi_host_slice", "NODES_RECREATED", "POLICY", "PROVIDER", "provider_deletes_first", "provider_replace_reasons",
+    "queue_name", "QUEUE_NAME_PATH", "Refusal", "REFUSE", "release_moves", "release_notes", "release_refusals",
+    "REPLACE", "REPLACE_PATHS", "replace_patterns", "replace_refusals", "RULES", "RULES_BY_ID", "STORAGE",
+    "update_refusals", "WEBHOOK", "WorldRule",
 ]

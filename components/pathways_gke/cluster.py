@@ -46,6 +46,7 @@ def node_pool(spec: NodePoolSpec, parent: pulumi.Resource, depends_on: Optional[
             parent=parent,
             depends_on=depends_on,
             ignore_changes=list(spec.ignore_changes) or None,
+            replace_on_changes=list(spec.replace_on_changes) or None,
             delete_before_replace=spec.delete_before_replace,
             protect=spec.protect if protect is None else protect,
             retain_on_delete=retain_on_delete,
@@ -260,6 +261,7 @@ class PathwaysCluster(pulumi.ComponentResource):
             for pool in stack.tpu_pools
         }
 
+        self._ca_certificate = ca  # the provider's clusterIdentifier is read from it (per cluster instance)
         context = f"gke_{stack.project}_{stack.cluster.location}_{stack.cluster.name}"
         self.kubeconfig = pulumi.Output.secret(
             pulumi.Output.all(endpoint, ca).apply(lambda v: kubeconfig(context, v[0], v[1])))
@@ -437,7 +439,8 @@ class PathwaysCluster(pulumi.ComponentResource):
         (pulumi-kubernetes >= 4.2x creates strictly otherwise). Everything else keeps strict creation."""
         if stack.cluster.create or consumer_provider(opts, "kubernetes") is not None:
             return None
-        return self._cluster_provider(f"{name}-k8s-installs", stack, upsert_existing_objects=True)
+        return self._cluster_provider(f"{name}-kubernetes-installs", stack, f"{name}-k8s-installs",
+                                      upsert_existing_objects=True)
 
     def _kubernetes_provider(self, name: str, stack: StackConfig,
                              opts: Optional[pulumi.ResourceOptions]) -> pulumi.ProviderResource:
@@ -445,19 +448,24 @@ class PathwaysCluster(pulumi.ComponentResource):
         given = consumer_provider(opts, "kubernetes")
         if given is not None:
             return given
-        return self._cluster_provider(f"{name}-k8s", stack)
+        return self._cluster_provider(f"{name}-kubernetes", stack, f"{name}-k8s")
 
-    def _cluster_provider(self, resource_name: str, stack: StackConfig, **extra: Any) -> k8s.Provider:
-        """A Kubernetes provider for this cluster: its kubeconfig, server-side apply, a stable identity."""
-        # Replaced with a created cluster (apply_rules `k8s-provider-identity`): its clusterIdentifier names the
-        # cluster, not the instance, so a re-created cluster would otherwise keep the old objects in state.
-        created = getattr(self, "cluster", None) if stack.cluster.create else None
+    def _cluster_provider(self, resource_name: str, stack: StackConfig, old_name: str, **extra: Any) -> k8s.Provider:
+        """A Kubernetes provider for this cluster: its kubeconfig, server-side apply, and an identity per cluster
+        instance (apply_rules `k8s-provider-identity`): a re-created cluster replaces the provider and, through
+        pulumi-kubernetes' DiffConfig, every object it manages; an update of the cluster replaces nothing.
+
+        Its name changed (`old_name` is its alias) when the identity did: the engine does not replace a resource
+        whose provider reference moves from an aliased old provider to the new one (step_generator.go
+        providerChanged), so the one `pulumi up` that moves an existing stack from the name-only identifier to the
+        per-instance one replaces the provider alone and no Kubernetes object."""
         return k8s.Provider(
             resource_name,
             opts=pulumi.ResourceOptions(parent=self, **child_options("kubernetes-provider", self.protected),
-                                        replace_with=[created] if created is not None else None),
+                                        aliases=[pulumi.Alias(name=old_name)]),
             kubeconfig=self.kubeconfig,
-            cluster_identifier=cluster_identifier(stack),
+            cluster_identifier=pulumi.Output.from_input(self._ca_certificate).apply(
+                lambda ca: cluster_identifier(stack, ca)),
             enable_server_side_apply=True,
             **extra,
         )

@@ -172,6 +172,9 @@ LWS_NAME_KEY = "leaderworkerset.sigs.k8s.io/name"  # label LWS puts on every gro
 LWS_WORKER_INDEX_KEY = "leaderworkerset.sigs.k8s.io/worker-index"  # "0" on leaders
 LWS_EXCLUSIVE_TOPOLOGY = "leaderworkerset.sigs.k8s.io/exclusive-topology"
 LWS_SUBGROUP_EXCLUSIVE_TOPOLOGY = "leaderworkerset.sigs.k8s.io/subgroup-exclusive-topology"
+# On a Kueue-managed LeaderWorkerSet: a digest of what Kueue freezes (group size, each template's pod shape). It is
+# in the LWS's replaceOnChanges, so a change Kueue refuses in place (an appended container too) replaces the LWS.
+KUEUE_FROZEN_SHAPE_ANNOTATION = "pathways-gke/kueue-frozen-shape"
 LWS_GATE = "pathways-gke-lws-gate"  # ServiceAccount, Role, RoleBinding, ConfigMap and Job of the webhook gate
 SAFE_TO_EVICT_ANNOTATION = "cluster-autoscaler.kubernetes.io/safe-to-evict"
 CLIENT_LABEL = "pathways-gke/client"  # ours: on a service-mode client's proxy

@@ -178,6 +178,13 @@ KUEUE_LWS_NAME_LIMIT = 39
 LWS_LONG_NAMES_SINCE = "v0.18.0"
 
 
+def kueue_freezes_lws_size(version: str) -> bool:
+    """Kueue's LWSImmutableGroupSize gate (beta, on by default) ships in v0.18.5+ and v0.19.1+, not in v0.19.0
+    (kubernetes-sigs/kueue pkg/features/kube_features.go at each tag)."""
+    v = version_key(version)
+    return v >= (0, 19, 1) or (0, 18, 5) <= v < (0, 19, 0)
+
+
 def kueue_lws_name_problem(kueue_version: str, name: str) -> str | None:
     """Why Kueue `kueue_version` cannot admit the pods of a LeaderWorkerSet named `name` (None when it can)."""
     if version_key(kueue_version) >= version_key(LWS_LONG_NAMES_SINCE) or len(name) <= KUEUE_LWS_NAME_LIMIT:
@@ -207,11 +214,13 @@ def release_change(addon: str, old: str, new: str) -> PinChange:
     The install is a server-side apply of the release manifest (addons/install.py): `pulumi up` updates the CRDs in
     place (new fields, new served versions), the controller Deployment rolls to the new image, and the webhook
     configurations are re-applied with their CA bundle kept (the controllers' cert managers own it). Objects
-    already stored stay as written. A downgrade to an older minor release is refused: its CRDs would prune the
-    fields the newer release wrote into stored objects (JobSets, Workloads, LeaderWorkerSets) and its controller
-    cannot reconcile what the newer one left (Kueue supports upgrades only, minor by minor — its release notes'
-    "Actions Required Before Upgrading"). A patch change within one minor keeps the same API and is allowed both
-    ways.
+    already stored stay as written. A downgrade to an older minor release is refused by this product's policy
+    (the API server would accept it): its CRDs would prune the fields the newer release wrote into stored objects
+    (JobSets, Workloads, LeaderWorkerSets) and its controller cannot reconcile what the newer one left; no
+    controller documents a downgrade. An upgrade may cross several minors: Kueue's upgrade policy asks to review
+    the `.0` release notes of every minor crossed ("Actions Required Before Upgrading"; kueue
+    site/content/en/docs/getting-started/installation.md), which the effects list. A patch change within one minor
+    keeps the same API and is allowed both ways.
     """
     o, n = version_key(old), version_key(new)
     if o == n:
@@ -223,6 +232,13 @@ def release_change(addon: str, old: str, new: str) -> PinChange:
             f"or delete the {addon} objects and the release first"), ())
     effects = [f"{addon}: server-side apply of the {new} release manifest: CRDs updated in place, the controller "
                f"Deployment rolls to {new}, webhook configurations re-applied (CA bundles kept)"]
+    if addon == "kueue" and n[:2] > o[:2]:
+        crossed = [f"v{n[0]}.{minor}.0" for minor in range(o[1] + 1, n[1] + 1)]
+        effects.append("kueue: review \"Actions Required Before Upgrading\" in the release notes of "
+                       + ", ".join(crossed) + " (Kueue's upgrade policy: the .0 notes of every minor crossed)")
+    if addon == "kueue" and kueue_freezes_lws_size(new) and not kueue_freezes_lws_size(old):
+        effects.append("kueue: from v0.19.1 (and v0.18.5) LWSImmutableGroupSize is on: a Kueue-managed "
+                       "LeaderWorkerSet's spec.leaderWorkerTemplate.size is immutable (pathways-gke replaces it)")
     if addon == "kueue" and o < version_key(LWS_LONG_NAMES_SINCE) <= n:
         effects.append("kueue: from v0.18.0 WorkloadIdentifierAnnotations is on: LeaderWorkerSet pods are tracked "
                        "by annotations; workloads admitted before keep their labels (read as a fallback since "

@@ -22,7 +22,8 @@ from .checks import tpu_pool_problems
 from .model import STACK_KEYS, StackConfig
 from .base import _inner_model, problems_from
 from .cluster import CpuPoolConfig
-from .stack_file import (SECRET_PLACEHOLDER, cli_config, go_json, is_secure, read_stack_config, secure_paths)
+from .stack_file import (SECRET_PLACEHOLDER, cli_config, go_json, is_secure, read_stack_config, read_stack_document,
+                         secure_paths, stack_salt)
 from .stack_file import read_stack_file  # noqa: F401  (re-exported: config.read_stack_file)
 from .types import NAMESPACE, PROJECT_ID
 
@@ -168,7 +169,7 @@ def offline_cli_config(path: str | Path, project_dir: str | Path | None = None, 
     config, name = read_stack_config(path, project_dir, stack=stack, esc=esc, known_keys=KNOWN_KEYS)
     if esc is not None and f"{name}:secrets" in config:  # `esc env open` prints secrets in the clear
         config[f"{name}:secrets"] = _as_secure(config[f"{name}:secrets"])
-    flat, secret_keys = cli_config(config, project or name)
+    flat, secret_keys = cli_config(config, project or name, salt=stack_salt(read_stack_document(path)))
     flat = assume_secret_names(flat, secret_keys)
     return flat, secret_keys, secure_paths(config)
 
@@ -183,7 +184,8 @@ def assume_secret_names(flat: Mapping[str, str], secret_keys: Any) -> dict[str, 
     """Offline only: a whole-map encrypted `secrets` -> every name the workloads' secretEnv refers to (placeholders)."""
     key = f"{PROJECT}:secrets"
     out = dict(flat)
-    if out.get(key) != SECRET_PLACEHOLDER or key not in secret_keys:
+    whole = out.get(key)
+    if not (isinstance(whole, str) and whole.startswith(SECRET_PLACEHOLDER)) or key not in secret_keys:
         return out
     names: set[str] = set()
     try:
@@ -194,7 +196,7 @@ def assume_secret_names(flat: Mapping[str, str], secret_keys: Any) -> dict[str, 
         secret_env = workload.get("secretEnv") if isinstance(workload, Mapping) else None
         if isinstance(secret_env, Mapping):
             names.update(v for v in secret_env.values() if isinstance(v, str))
-    out[key] = go_json({name: SECRET_PLACEHOLDER for name in sorted(names)})
+    out[key] = go_json({name: whole for name in sorted(names)})  # each name: the whole map's digest
     return out
 
 

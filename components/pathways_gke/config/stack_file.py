@@ -19,6 +19,8 @@ Pure: no Pulumi import.
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import math
 import re
 from decimal import Decimal
@@ -700,30 +702,51 @@ def is_secure(value: Any) -> bool:
     return isinstance(value, Mapping) and len(value) == 1 and isinstance(value.get("secure"), str)
 
 
-def _decrypt_offline(value: Any) -> tuple[bool, Any]:
+SECRET_DIGEST = re.compile(re.escape(SECRET_PLACEHOLDER) + r"([0-9a-f]{12})")
+
+
+def secret_digest(ciphertext: str, salt: str) -> str:
+    """What an offline plan shows of a `secure:` value so that a changed one is seen changed: an HMAC-SHA256 of its
+    *ciphertext* (the plaintext is never available offline) keyed by the stack's salt, 12 hex digits. Never the value,
+    never an unsalted hash."""
+    return hmac.new(f"pathways-gke/secret-digest/v1/{salt}".encode(), ciphertext.encode(), hashlib.sha256).hexdigest()[:12]
+
+
+def stack_salt(document: Mapping[str, Any]) -> str:
+    """The salt of a stack's secret digests: its `encryptionsalt` (passphrase secrets provider) or `encryptedkey`
+    (a cloud KMS provider), the same in every version of the stack file; '' when it has neither."""
+    for key in ("encryptionsalt", "encryptedkey"):
+        value = document.get(key)
+        if isinstance(value, str) and value:
+            return value
+    return ""
+
+
+def _decrypt_offline(value: Any, salt: str = "") -> tuple[bool, Any]:
     if is_secure(value):
-        return True, SECRET_PLACEHOLDER
+        return True, SECRET_PLACEHOLDER + secret_digest(value["secure"], salt)
     if isinstance(value, Mapping):
         found, out = False, {}
         for k, v in value.items():
-            secret, out[k] = _decrypt_offline(v)
+            secret, out[k] = _decrypt_offline(v, salt)
             found = found or secret
         return found, out
     if isinstance(value, list):
-        results = [_decrypt_offline(v) for v in value]
+        results = [_decrypt_offline(v, salt) for v in value]
         return any(s for s, _ in results), [v for _, v in results]
     return False, value
 
 
-def cli_config(config: Mapping[str, Any], project: str) -> tuple[dict[str, str], list[str]]:
+def cli_config(config: Mapping[str, Any], project: str, salt: str = "") -> tuple[dict[str, str], list[str]]:
     """A stack file's decoded `config:` -> (the key -> string map the CLI passes the program, secret keys).
 
-    Keys as the CLI keys them (`namespaced_config`); `secure:` values become SECRET_PLACEHOLDER (offline)."""
+    Keys as the CLI keys them (`namespaced_config`); `secure:` values become SECRET_PLACEHOLDER followed by their
+    salted ciphertext digest (`secret_digest`; offline)."""
     flat: dict[str, str] = {}
     secret_keys: list[str] = []
     problems: list[Problem] = []
     for key, raw_value in namespaced_config(config, project).items():
-        secret, value = _decrypt_offline(raw_value)
+        secret, value = _decrypt_offline(raw_value, salt)
         if secret:
             secret_keys.append(key)
         try:
@@ -740,6 +763,6 @@ def cli_config(config: Mapping[str, Any], project: str) -> tuple[dict[str, str],
     return flat, sorted(secret_keys)
 
 
-__all__ = ["MAX_EXPANDED_VALUES", "SECRET_PLACEHOLDER", "cli_config", "decode_text", "go_json", "go_scalar",
+__all__ = ["MAX_EXPANDED_VALUES", "SECRET_DIGEST", "SECRET_PLACEHOLDER", "secret_digest", "stack_salt", "cli_config", "decode_text", "go_json", "go_scalar",
            "is_secure", "namespaced_config", "parse_config_key", "parse_stack_yaml", "read_esc_export", "read_project",
            "read_stack_config", "read_stack_document", "read_stack_file", "secure_paths"]

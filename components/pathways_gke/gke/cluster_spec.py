@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+
 from typing import Any, Optional
 
 from ..config.stack import StackConfig
@@ -82,9 +84,10 @@ CLUSTER_IGNORE_CHANGES = ("nodeConfig",)
 
 def cluster_ignore_changes(stack: StackConfig) -> tuple[str, ...]:
     """The cluster's ignoreChanges. With `cluster.dns: auto` the DNS is decided once, when the cluster is created:
-    a later pool edit that flips `auto` (the first or last multi-host slice) must not send a dnsConfig update,
-    which GKE refuses (apply_rules `gke-dns-scope`). An explicit `cluster.dns` is sent as written; changing it
-    needs a new cluster, and `pathways-gke diff` says so."""
+    a later pool edit that flips `auto` (the first or last multi-host slice) must not send a dnsConfig update
+    (removing the last multi-host slice would change the Cloud DNS scope, which GKE refuses: apply_rules
+    `gke-dns-scope`). An explicit `cluster.dns` is sent as written: kube-dns -> Cloud DNS updates in place, a
+    change of an existing Cloud DNS scope needs a new cluster, and `pathways-gke diff` says so."""
     return CLUSTER_IGNORE_CHANGES + (("dnsConfig",) if stack.cluster.dns == "auto" else ())
 
 # Metric packages the TPU and JobSet dashboards read. SYSTEM_COMPONENTS carries GKE's system metrics, which
@@ -391,6 +394,18 @@ def egress_notes(stack: StackConfig) -> list[str]:
                f"subnetwork {nat_subnetwork(stack)} in project {host} (needs compute.routers.* there).")]
 
 
-def cluster_identifier(stack: StackConfig) -> str:
-    """Stable identity for the Kubernetes provider: only a different cluster replaces it."""
-    return f"{stack.project}/{stack.cluster.location}/{stack.cluster.name}"
+def cluster_identifier(stack: StackConfig, ca_certificate: str) -> str:
+    """The Kubernetes provider's `clusterIdentifier`: the cluster's name and a digest of its CA certificate.
+
+    pulumi-kubernetes (provider.go DiffConfig) replaces the provider, and with it every object it manages, exactly
+    when `clusterIdentifier` changes, and never otherwise while one is set. The name alone stays the same when the
+    cluster is re-created under it (a new master CIDR, network or location replaces the cluster), so the objects
+    would stay "same" in the state and absent from the new cluster. The CA certificate is per cluster instance:
+    GKE issues a new root CA to every new control plane, and an update or upgrade keeps it; while the cluster is
+    being replaced the value is unknown, which DiffConfig counts as a change. The endpoint is not an identity: a
+    private endpoint is an address of the master CIDR that a successor can get again. A credential or IP
+    rotation (`gcloud container clusters update --start-credential-rotation`) issues a new CA too: the next
+    refreshed `pulumi up` then re-creates every Kubernetes object (docs/edits.md). The CA is public; the digest only
+    keeps the identifier short. Pure: the component applies it to the cluster's output."""
+    digest = hashlib.sha256(ca_certificate.encode()).hexdigest()[:16]
+    return f"{stack.project}/{stack.cluster.location}/{stack.cluster.name}/ca-{digest}"

@@ -46,12 +46,14 @@ class NodePoolSpec:
     resource_name: str
     args: dict[str, Any]
     ignore_changes: tuple[str, ...] = ()
+    replace_on_changes: tuple[str, ...] = ()
     delete_before_replace: bool = False
     protect: bool = False
     custom_timeouts: Optional[dict[str, str]] = None
 
 
 IMAGE_CACHE_MODE = "CONTAINER_IMAGE_CACHE"
+MULTI_HOST_REPLACE_ON_CHANGES = ("placementPolicy", "nodeCount")
 
 
 def cold_start_config(image_streaming: bool, image_cache_disk: Optional[str]) -> dict[str, Any]:
@@ -255,6 +257,11 @@ def _tpu_pool_spec(
         resource_name=f"{component}-{pool.name}-{index}",
         args=args,
         ignore_changes=tuple(ignore),
+        # A multi-host slice's shape is its placement policy and its VM count. The bridge updates a changed
+        # non-empty placementPolicy block in place (a ForceNew *block* replaces only when its count changes; its
+        # tpu_topology / type are not ForceNew) and the node-pool update resizes nodeCount: GKE refuses to resize
+        # a multi-host slice. Replacing on both makes the new shape a new pool (apply_rules `tpu-slice-shape`).
+        replace_on_changes=MULTI_HOST_REPLACE_ON_CHANGES if shape.multi_host else (),
         # fixed GKE names: a replaced slice must be deleted before its successor can take the name
         delete_before_replace=True,
         protect=protect,

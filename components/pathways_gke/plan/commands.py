@@ -3,7 +3,9 @@
 Exit codes (cli.py's plus two): 0 ok; 1 `diff --exit-code` found changes; 2 invalid config, plan
 file or usage; 3 a guardrail refused: `plan` found a MANDATORY policy violation, or
 `diff --fail-on-node-pool-disruption` found a node pool that is replaced (cascades included), deleted or
-rolled; 4 `diff` found a change the real `pulumi up` refuses (GKE, a webhook, or protect / retainOnDelete).
+rolled; 4 `diff` found a change the real `pulumi up` refuses (GKE, a webhook, or protect / retainOnDelete);
+5 `diff` found a change only pathways-gke's own policy refuses (e.g. a controller downgrade: the real
+`pulumi up` would apply it, the product judges it unsafe), and nothing the world refuses.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ EXIT_CHANGES = 1
 EXIT_INVALID = 2
 EXIT_GUARDRAIL = 3
 EXIT_REFUSED = 4
+EXIT_POLICY = 5
 
 
 # --- diff -------------------------------------------------------------------------------------
@@ -29,7 +32,9 @@ def register_diff(commands: argparse._SubParsersAction) -> None:
         description="OLD and NEW are each a plan.json (from `plan --json`), a stack config file "
                     "(Pulumi.<stack>.yaml) or a stack name (stacks/Pulumi.<name>.yaml). Each changed resource "
                     "gets a verdict: update in place, replace (create-first or delete-first, with what it "
-                    f"cascades to) or refused (by GKE, a webhook or protect: exit {EXIT_REFUSED}).")
+                    "cascades to), relinquish (a created resource that becomes a read) or refused (by GKE, a "
+                    f"provider, a webhook or the engine: exit {EXIT_REFUSED}; only by "
+                    f"pathways-gke's own policy, e.g. a controller downgrade: exit {EXIT_POLICY}).")
     p.add_argument("old", help="plan.json, stack config file, or stack name")
     p.add_argument("new", help="plan.json, stack config file, or stack name")
     out = p.add_mutually_exclusive_group()
@@ -69,8 +74,10 @@ def cmd_diff(args: argparse.Namespace) -> int:
                          + render_change_markdown(cost))
     else:
         sys.stdout.write(render_text(diff) + render_change_text(cost))
-    if diff.refused:  # the real `pulumi up` fails: always a failure, whatever the flags
+    if diff.world_refused:  # the real `pulumi up` fails: always a failure, whatever the flags
         return EXIT_REFUSED
+    if diff.policy_refused:  # pathways-gke's own policy: the real `pulumi up` would apply it
+        return EXIT_POLICY
     if args.fail_on_node_pool_disruption and node_pool_warnings(diff):
         return EXIT_GUARDRAIL
     if args.exit_code and not diff.empty:

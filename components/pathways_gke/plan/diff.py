@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping, Optional
 
 from ..apply_rules import (Refusal, create_refusals, provider_deletes_first, provider_replace_reasons,
-                           release_refusals, update_refusals)
+                           release_notes, release_refusals, replace_refusals, update_refusals)
 from ..bridge_schema import ignored
 from ..gke_rules import SERVER_FILLED_TPU_FIELDS, SERVER_FILLED_WORKLOAD_POLICY_FIELDS
 from ..property_paths import Part, changed_paths, contains, format_path, parse_path, reset_ignored, value_at
@@ -75,6 +75,8 @@ class Change:
     cascade: tuple[str, ...] = ()              # URNs replaced because this one is (transitively)
     refusals: tuple[Refusal, ...] = ()         # why the real `pulumi up` fails on this change
     read: Optional[str] = None                 # relinquish | read-replace | adopt-create (a read step is involved)
+    secret_changed: tuple[str, ...] = ()       # changed paths holding a secret (seen from its salted digest only)
+    release_notes: tuple[str, ...] = ()        # what an allowed controller move does and asks for
 
     @property
     def verdict(self) -> str:
@@ -124,13 +126,18 @@ class Change:
             out["refusals"] = [refusal_json(r) for r in self.refusals]
         if self.read:
             out["read"] = self.read
+        if self.secret_changed:
+            out["secretChanged"] = list(self.secret_changed)
+        if self.release_notes:
+            out["releaseNotes"] = list(self.release_notes)
         return out
 
 
 def refusal_json(refusal: Refusal) -> dict[str, Any]:
+    """`kind`: "world" (the real `pulumi up` fails) or "policy" (pathways-gke refuses what the world would apply)."""
     rule = refusal.world_rule
-    return {"rule": rule.id, "by": rule.actor, "paths": list(refusal.paths), "what": rule.rule,
-            "source": rule.source, "wayOut": rule.way_out}
+    return {"rule": rule.id, "by": rule.actor, "kind": "policy" if rule.is_policy else "world",
+            "paths": list(refusal.paths), "what": rule.rule, "source": rule.source, "wayOut": rule.way_out}
 
 
 @dataclass(frozen=True)
@@ -158,6 +165,16 @@ class PlanDiff:
                 for c in self.changed for r in c.refusals]
         out += [(urn, "delete", r) for urn, rs in self.delete_refusals.items() for r in rs]
         return out
+
+    @property
+    def world_refused(self) -> list[tuple[str, str, Refusal]]:
+        """The refused steps the real `pulumi up` fails on (GKE, a webhook, the engine)."""
+        return [r for r in self.refused if not r[2].world_rule.is_policy]
+
+    @property
+    def policy_refused(self) -> list[tuple[str, str, Refusal]]:
+        """The steps only pathways-gke's own policy refuses (the real `pulumi up` would apply them)."""
+        return [r for r in self.refused if r[2].world_rule.is_policy]
 
     @property
     def replaced(self) -> tuple[Change, ...]:
@@ -295,7 +312,7 @@ def diff_plans(old: Any, new: Any) -> PlanDiff:
         # the walk deletes every condemned dependent before the resource it reads (NewDeleteReplacementStep)
         c["delete_first"] = c["delete_first"] or bool(c["by"])
     cascade = _cascade_lists(changes)
-    left_behind = _left_behind(changes, news)
+    left_behind = _left_behind(changes, news, old_of)
 
     changed = []
     for urn in sorted(changes):
@@ -318,6 +335,9 @@ def diff_plans(old: Any, new: Any) -> PlanDiff:
             delete_before_replace=dbr, name_clash=clash, server_filled=_server_filled(resource, c["reasons"]),
             replaced_by=tuple(c["by"]), cascade=tuple(cascade.get(urn, ())),
             refusals=tuple(refusals), read=c["read"],
+            secret_changed=_secret_paths(old_resource, resource, c["properties"]),
+            release_notes=tuple(release_notes(resource["type"], old_resource.get("inputs") or {},
+                                              resource.get("inputs") or {})),
         ))
     creating = {r["urn"]: tuple(create_refusals(r["type"], r.get("inputs") or {})) for r in added}
     deleting = {r["urn"]: (Refusal("protect-delete", ()),) for r in removed
@@ -366,8 +386,23 @@ def _refusals(old: Mapping[str, Any], new: Mapping[str, Any], c: Mapping[str, An
         retained = value_at(old, "options.retainOnDelete") or value_at(new, "options.retainOnDelete")
         if retained and delete_first and name is not None and name == fixed_name(old):
             out.append(Refusal("retain-on-delete-409", tuple(c["reasons"])))
-        return out
+        specific = replace_refusals(new["type"], old.get("inputs") or {}, new.get("inputs") or {}, c["reasons"])
+        if any(r.rule == "gcs-bucket-name-409" for r in specific):
+            # the bucket rule is the same 409 with the bucket's own way out (a new name, or relocate): said once
+            out = [r for r in out if r.rule != "retain-on-delete-409"]
+        return out + specific
     return out + update_refusals(new["type"], old.get("inputs") or {}, new.get("inputs") or {}, c["properties"])
+
+
+def is_secret_marker(value: Any) -> bool:
+    """`<secret>` or `<secret:DIGEST>` (plan/engine.py secret_marker)."""
+    return isinstance(value, str) and value.startswith("<secret") and value.endswith(">")
+
+
+def _secret_paths(old: Mapping[str, Any], new: Mapping[str, Any], paths: Iterable[str]) -> tuple[str, ...]:
+    """The changed paths whose value is a secret on either side: shown as "changed (secret)", never the value."""
+    return tuple(p for p in paths if is_secret_marker(value_at(new.get("inputs") or {}, p))
+                 or is_secret_marker(value_at(old.get("inputs") or {}, p)))
 
 
 def _compare(old: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str, Any]:
@@ -473,6 +508,8 @@ def _cascade(changes: dict[str, dict[str, Any]], news: Mapping[str, Mapping[str,
                 _diff_config(change, news[urn], old_of[urn], replaced, own[urn])
             with_ = sorted(u for u in options.get("replaceWith") or () if u in replaced)
             provider = options.get("provider") if options.get("provider") in replacing_providers else None
+            if provider is not None and _moved_to_aliased_provider(old_of[urn], provider, changes):
+                provider = None
             by = sorted(condemned.get(urn, ()))
             if (with_, provider, by) != (change["with"], change["provider"], change["by"]):
                 change["with"], change["provider"], change["by"] = with_, provider, by
@@ -521,7 +558,9 @@ def _condemned(changes: Mapping[str, Mapping[str, Any]], news: Mapping[str, Mapp
                 if urn in replace_set or not news[urn].get("custom", True) or changes[urn]["read"]:
                     continue
                 old = old_of[urn]
-                provider = value_at(old, "options.provider") or value_at(news[urn], "options.provider")
+                # the old state's provider reference, as the new URN it maps to (an aliased provider is the same)
+                old_provider = value_at(old, "options.provider")
+                provider = old_to_new.get(old_provider, old_provider) or value_at(news[urn], "options.provider")
                 unknown = _reading(old_deps(urn), replace_set)
                 if provider in replace_set or (unknown and _redif_replaces(old, news[urn]["type"], unknown)):
                     replace_set.add(urn)
@@ -544,14 +583,16 @@ def _redif_replaces(old: Mapping[str, Any], resource_type: str, unknown: list[st
     return any(contains(q, (k,)) for q in roc for k in keys)
 
 
-def _left_behind(changes: Mapping[str, Mapping[str, Any]], news: Mapping[str, Mapping[str, Any]]) -> dict[str, str]:
+def _left_behind(changes: Mapping[str, Mapping[str, Any]], news: Mapping[str, Mapping[str, Any]],
+                 old_of: Mapping[str, Mapping[str, Any]]) -> dict[str, str]:
     """URN -> the replaced resource its Kubernetes provider connects to, for every object that stays `same` while
-    the cluster under it is replaced: the provider reads a replaced resource, but its DiffConfig does not replace it
-    (an unchanged clusterIdentifier clears every replace), so its objects are not replaced either."""
+    the cluster under it is replaced: the provider reads a replaced resource, but the object is not replaced —
+    its provider's DiffConfig does not replace it (an unchanged clusterIdentifier clears every replace), or the
+    object's provider reference moves to it under its alias (providerChanged keeps the object)."""
     replaced = {urn for urn, c in changes.items() if c["replace"]}
     stranded: dict[str, str] = {}
-    for urn, c in changes.items():
-        if news[urn]["type"] != KUBERNETES_PROVIDER or c["diff_config"]:
+    for urn in changes:
+        if news[urn]["type"] != KUBERNETES_PROVIDER:
             continue
         gone = sorted({u for urns in (news[urn].get("propertyDependencies") or {}).values() for u in urns} & replaced)
         if gone:
@@ -560,9 +601,24 @@ def _left_behind(changes: Mapping[str, Mapping[str, Any]], news: Mapping[str, Ma
     for urn, c in changes.items():
         resource = news[urn]
         provider = value_at(resource, "options.provider")
-        if provider in stranded and not c["replace"] and (resource.get("custom", True) or resource["type"] == CONFIG_FILE):
+        if provider not in stranded:
+            continue
+        if resource.get("custom", True):
+            stays = not c["replace"]
+        else:  # a ConfigFile component: its objects (not in the plan) follow the provider
+            stays = resource["type"] == CONFIG_FILE and (
+                not changes[provider]["diff_config"] or _moved_to_aliased_provider(old_of[urn], provider, changes))
+        if stays:
             out[urn] = stranded[provider].rpartition("::")[2]
     return out
+
+
+def _moved_to_aliased_provider(old: Mapping[str, Any], provider: str, changes: Mapping[str, Mapping[str, Any]]) -> bool:
+    """The resource's old provider is the new `provider` under its alias: the engine keeps the resource whatever
+    DiffConfig says (step_generator.go providerChanged: `sg.aliased[oldRef.URN()] == newRef.URN()`)."""
+    old_provider = value_at(old, "options.provider")
+    return (isinstance(old_provider, str) and old_provider != provider
+            and changes[provider].get("renamed_from") == old_provider)
 
 
 def _cascade_lists(changes: Mapping[str, Mapping[str, Any]]) -> dict[str, list[str]]:
@@ -659,7 +715,8 @@ def render_text(diff: PlanDiff) -> str:
         for path in c.properties:
             tag = "  [forces replacement]" if forces(c, path) else (
                 "  [re-creates every node]" if path in c.nodes_recreated else "")
-            lines.append(f"        {path}{tag}")
+            secret = "  changed (secret)" if path in c.secret_changed else ""
+            lines.append(f"        {path}{secret}{tag}")
         for option in c.options:
             lines.append(f"        options.{option}")
         for urn in c.replaced_with:
@@ -670,7 +727,9 @@ def render_text(diff: PlanDiff) -> str:
             lines.append(f"        replaced because {urn.rpartition('::')[2]} is replaced delete-first")
         if c.cascade:
             lines.append(f"        cascades to: {', '.join(u.rpartition('::')[2] for u in c.cascade)}")
-    loud = refusal_lines(diff) + node_pool_warnings(diff) + trap_warnings(diff) + rename_warnings(diff)
+        for note in c.release_notes:
+            lines.append(f"        note: {note}")
+    loud = refusal_lines(diff) + refusal_lines(diff, policy=True) + node_pool_warnings(diff) + trap_warnings(diff) + rename_warnings(diff)
     if loud:
         lines.append("")
         lines += [f"!! {w}" for w in loud]
@@ -691,16 +750,22 @@ def summary(diff: PlanDiff) -> str:
     changing = [c for c in diff.changed if not c.replace and (c.properties or c.options or c.renamed_from or c.read)]
     parts = [f"{len(diff.added)} to add", f"{len(changing)} to change",
              f"{replaced} to replace", f"{len(diff.removed)} to delete"]
-    refused = len({urn for urn, _, _ in diff.refused})
+    refused = len({urn for urn, _, _ in diff.world_refused})
     if refused:
         parts.append(f"{refused} REFUSED")
+    by_policy = len({urn for urn, _, _ in diff.policy_refused})
+    if by_policy:
+        parts.append(f"{by_policy} refused by pathways-gke POLICY")
     return ", ".join(parts)
 
 
 def verdict_text(c: Change) -> str:
     """`update in place` / `replace, delete-first` / `REFUSED (rule, ...)`."""
     if c.refusals:
-        return "REFUSED: " + ", ".join(sorted({r.rule for r in c.refusals}))
+        world = sorted({r.rule for r in c.refusals if not r.world_rule.is_policy})
+        policy = sorted({r.rule for r in c.refusals if r.world_rule.is_policy})
+        return "; ".join([*(["REFUSED: " + ", ".join(world)] if world else []),
+                          *(["refused by POLICY: " + ", ".join(policy)] if policy else [])])
     if c.read == RELINQUISH:
         return "relinquish: becomes a read of the same object, nothing is deleted"
     if c.read == READ_REPLACE:
@@ -710,15 +775,17 @@ def verdict_text(c: Change) -> str:
     return "update in place"
 
 
-def refusal_lines(diff: PlanDiff) -> list[str]:
-    """One line per step the real `pulumi up` refuses: what, by whom, the rule's source and the way out."""
-    names = {urn: urn.rpartition("::")[2] for urn, _, _ in diff.refused}
+def refusal_lines(diff: PlanDiff, policy: bool = False) -> list[str]:
+    """One line per step the real `pulumi up` refuses (policy=False) or only pathways-gke's policy refuses
+    (policy=True): what, by whom, the rule's source and the way out."""
     out = []
-    for urn, action, refusal in diff.refused:
+    for urn, action, refusal in (diff.policy_refused if policy else diff.world_refused):
         rule = refusal.world_rule
+        name = urn.rpartition("::")[2]
         paths = f" ({', '.join(refusal.paths)})" if refusal.paths else ""
-        out.append(f"REFUSED {action} of {names[urn]}{paths} by {rule.actor} [{rule.id}]: {rule.rule}. "
-                   f"Way out: {rule.way_out}. Source: {rule.source}")
+        head = (f"REFUSED BY POLICY {action} of {name}{paths} [{rule.id}] (the real `pulumi up` would apply it)"
+                if policy else f"REFUSED {action} of {name}{paths} by {rule.actor} [{rule.id}]")
+        out.append(f"{head}: {rule.rule}. Way out: {rule.way_out}. Source: {rule.source}")
     return out
 
 

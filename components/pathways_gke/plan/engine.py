@@ -8,6 +8,7 @@ secrets are "<secret>" — never their plaintext.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import runpy
 from dataclasses import dataclass, field
@@ -16,7 +17,7 @@ from typing import Any, Callable, Mapping, Optional
 
 
 from .. import tokens
-from ..config.stack_file import SECRET_PLACEHOLDER, cli_config
+from ..config.stack_file import SECRET_DIGEST, SECRET_PLACEHOLDER, cli_config
 
 COMPUTED = "<computed>"
 SECRET = "<secret>"
@@ -100,7 +101,7 @@ def plain(value: Any) -> Any:
 
     if isinstance(value, dict):
         if value.get(rpc._special_sig_key) == rpc._special_secret_sig:
-            return SECRET
+            return secret_marker(value.get("value"))
         return {k: plain(v) for k, v in sorted(value.items()) if v is not None}
     if isinstance(value, (list, tuple)):
         return [plain(v) for v in value]
@@ -109,8 +110,20 @@ def plain(value: Any) -> Any:
     if isinstance(value, float) and value.is_integer():
         return int(value)
     if isinstance(value, str) and SECRET_PLACEHOLDER in value:
-        return SECRET
+        return secret_marker(value)
     return value
+
+
+def secret_marker(value: Any) -> str:
+    """How a plan shows a secret: `<secret>`, or `<secret:DIGEST>` when it holds offline `secure:` values, DIGEST
+    their salted ciphertext digests (stack_file.secret_digest; combined when several), so that a changed secret
+    value is a changed input ("changed (secret)") while the value never appears."""
+    digests = SECRET_DIGEST.findall(json.dumps(value, sort_keys=True, default=str))
+    if not digests:
+        return SECRET
+    if len(digests) == 1:
+        return f"<secret:{digests[0]}>"
+    return f"<secret:{hashlib.sha256(' '.join(digests).encode()).hexdigest()[:12]}>"
 
 
 def _make_monitor_class():

@@ -37,6 +37,9 @@ def render_markdown(diff: PlanDiff, title: str | None = None, graph: bool = True
     lines += _alert("CAUTION", ["**The real `pulumi up` refuses these.** GKE, a webhook or the Pulumi engine fails the",
                                 "update; each line names the rule, its source and the way out."],
                     refusal_lines(diff))
+    lines += _alert("WARNING", ["**Refused by pathways-gke policy.** The real `pulumi up` would apply these; this",
+                                "product refuses them as unsafe (each line says why and the way out)."],
+                    refusal_lines(diff, policy=True))
     lines += _alert("CAUTION", ["**Node pools lose their nodes in this change.** A TPU slice that is replaced,",
                                 "deleted or rolled ends every job running on it (JobSets on it restart or fail)."],
                     node_pool_warnings(diff))
@@ -51,12 +54,16 @@ def render_markdown(diff: PlanDiff, title: str | None = None, graph: bool = True
     for r in diff.added:
         lines.append(f"| **add** | {code(r['name'])} | {code(short_type(r['type']))} | |")
     for c in diff.changed:
-        action = ("**REFUSED**" if c.refusals else "**REPLACE**" if c.replace
+        action = ("**REFUSED**" if any(not r.world_rule.is_policy for r in c.refusals) else
+                  "**REFUSED by policy**" if c.refusals else "**REPLACE**" if c.replace
                   else "relinquish" if c.verdict == RELINQUISH else "update")
         what = []
         for path in c.properties[:MAX_PATHS_PER_RESOURCE]:
+            secret = " changed (secret)" if path in c.secret_changed else ""
             if forces(c, path):
-                what.append(f"{code(path)} (forces replacement)")
+                what.append(f"{code(path)}{secret} (forces replacement)")
+            elif secret:
+                what.append(f"{code(path)}{secret}")
             elif path in c.nodes_recreated:
                 what.append(f"{code(path)} (re-creates every node)")
             else:
@@ -74,6 +81,7 @@ def render_markdown(diff: PlanDiff, title: str | None = None, graph: bool = True
         what += [f"replaced because {code(u.rpartition('::')[2])} is replaced delete-first" for u in c.replaced_by]
         if c.cascade:
             what.append("cascades to " + ", ".join(code(u.rpartition('::')[2]) for u in c.cascade))
+        what += [f"note: {note}" for note in c.release_notes]
         if c.replace or c.refusals or c.read:
             what.append(f"_{verdict_text(c)}_")
         lines.append(f"| {action} | {code(c.name)} | {code(short_type(c.type))} | {'<br>'.join(what)} |")

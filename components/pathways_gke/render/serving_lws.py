@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from .. import naming
+from ..apply_rules import kueue_frozen_shape_digest
 from ..config.serving_checks import Layout, layout_of
 from ..config.placement import Placement
 from ..config.workloads import PathwaysWorkloadConfig
@@ -282,7 +283,7 @@ def build_lws(workload: PathwaysWorkloadConfig, placement: Placement, *, secret_
         if layout.leader == "cpu":
             policy["subGroupPolicyType"] = "LeaderExcluded"
         template["subGroupPolicy"] = policy
-    return {
+    lws = {
         "apiVersion": naming.LWS_API_VERSION,
         "kind": "LeaderWorkerSet",
         "metadata": {"name": workload.name, "namespace": placement.namespace, "labels": dict(sorted(labels.items())),
@@ -298,6 +299,9 @@ def build_lws(workload: PathwaysWorkloadConfig, placement: Placement, *, secret_
             "networkConfig": {"subdomainPolicy": "Shared"},
         },
     }
+    if placement.queue_name:  # what Kueue freezes, as one digest in replaceOnChanges (apply_rules)
+        annotations[naming.KUEUE_FROZEN_SHAPE_ANNOTATION] = kueue_frozen_shape_digest(lws)
+    return lws
 
 
 # --- Services and client proxies -----------------------------------------------------------------------------

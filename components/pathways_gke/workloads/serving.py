@@ -133,13 +133,14 @@ def immutable_paths(lws: Mapping[str, Any], lws_version: str) -> list[str]:
 
     `subGroupPolicy` cannot be added, removed or resized; `size` is immutable before v0.7.0
     (kubernetes-sigs/lws `pkg/webhooks/leaderworkerset_webhook.go` ValidateUpdate). Kueue's webhook refuses adding
-    or removing the queue-name label and, while it is set, changes of the pod templates' ports, resources,
-    nodeSelector, affinity and tolerations (apply_rules `kueue-lws-*`): those replace it too.
+    or removing the queue-name label and, while it is set, changes of the group size and of the pod templates'
+    frozen shape (container count, requests, ports, nodeSelector, affinity, tolerations, ...; apply_rules
+    `kueue-lws-*`): those replace it too.
     """
     paths = ["spec.leaderWorkerTemplate.subGroupPolicy"]
     if version_key(lws_version) < version_key(MUTABLE_SIZE_SINCE):
         paths.append("spec.leaderWorkerTemplate.size")
-    return paths + list(lws_kueue_replace_on_changes(lws))
+    return list(dict.fromkeys(paths + list(lws_kueue_replace_on_changes(lws))))
 
 
 def _release_arg(args: Mapping[str, Any], arg: str, model: type[LwsConfig] | type[KueueConfig],
