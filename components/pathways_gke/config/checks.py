@@ -356,10 +356,10 @@ def addon_problems(stack: StackConfig) -> list[Problem]:
             out.extend(Problem(f"{addon}.manifest", message, section.manifest)
                        for message in manifest_problems(addon, section.version, section.manifest))
     if stack.kueue.enabled and stack.cpu_pool.machine is None:
-        out.append(Problem("cpuPool.machineType", "has no shape this project knows (predefined "
-                           f"{'/'.join(('standard', 'highmem', 'highcpu'))} types only); with kueue.enabled the "
-                           "ClusterQueue's CPU and memory quota is derived from it (e.g. n2-standard-64)",
-                           stack.cpu_pool.machine_type))
+        out.append(Problem("cpuPool.machineType", "has no size in the catalog (sized: predefined "
+                           "standard/highmem/highcpu types, shared-core e2-micro/small/medium and custom types "
+                           "FAMILY-custom-VCPUS-MEMORY_MB); with kueue.enabled the ClusterQueue's CPU and memory "
+                           "quota is derived from it (e.g. n2-standard-64)", stack.cpu_pool.machine_type))
     for i, workload in enumerate(stack.workloads):
         if workload.priority_class is not None and workload.priority_class not in PRIORITY_NAMES:
             out.append(Problem(f"workloads[{i}].priorityClass", "is not on the priority ladder this stack creates; "

@@ -10,7 +10,7 @@ from decimal import Decimal
 from typing import Optional
 
 from .. import naming
-from ..catalog import TPU_HOSTS, Allocatable, cpu_machine, gke_allocatable
+from ..catalog import TPU_HOSTS, Allocatable, cannot_size_reason, cpu_machine, gke_allocatable
 from ..errors import Problem
 from ..pathways_facts import MANAGED_ENV, PROXY_CONTAINER, SERVER_LIMITS
 from .pathways import ContainerResources, SidecarResources, parse_quantity
@@ -217,7 +217,11 @@ def pathways_workload_problems(workload: PathwaysWorkloadConfig, placement: Plac
                                    "resources.requests", workload.mode))
     elif placement.cpu_machine_type is not None:
         machine = cpu_machine(placement.cpu_machine_type)
-        if machine is not None:
+        if machine is None:
+            out.append(Problem(at("mode"), f"puts the Pathways head on the CPU pool, whose machine type "
+                               f"'{placement.cpu_machine_type}' {cannot_size_reason(placement.cpu_machine_type)}; "
+                               "use a machine type the catalog sizes, such as n2-standard-64", workload.mode))
+        else:
             short = shortfall(head_requests(workload), gke_allocatable(machine))
             if short:
                 out.append(Problem(at("resources"), f"makes the head pod too large for a cpuPool node "
