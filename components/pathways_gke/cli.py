@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Callable, Optional, Sequence
 
 from .day2 import commands as day2_commands
-from .errors import ConfigError
+from .errors import ConfigError, RedactingStream
 from .plan import commands as plan_commands
 from .plan.commands import add_critical_path_arguments, add_policy_arguments
 
@@ -92,6 +92,17 @@ EXTRA_COMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
+    """Every byte the CLI prints (results, JSON, errors, argparse's usage errors, log lines) goes through
+    `errors.without_credentials`: a password in a kubeconfig or proxy URL is never shown."""
+    out, err = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = RedactingStream(out), RedactingStream(err)  # type: ignore[assignment]
+    try:
+        return _main(argv)
+    finally:
+        sys.stdout, sys.stderr = out, err
+
+
+def _main(argv: Optional[Sequence[str]]) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:

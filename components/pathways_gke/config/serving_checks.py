@@ -162,6 +162,11 @@ def serving_workload_problems(workload: PathwaysWorkloadConfig, placement: Place
     need = head_requests(workload, leader_server_requests(workload, placement))
     if layout.leader == "tpu":
         host = TPU_HOSTS.get(placement.shape.machine_type)
+        if host is None:
+            out.append(Problem(at(f"{block}.leader"), f"'tpu' puts the head on a {placement.shape.machine_type} TPU "
+                               "host, which has no size in the catalog (its vCPUs and memory are not in a stored "
+                               "source), so the Pathways servers and the server cannot be shown to fit beside the "
+                               "host's worker; use leader: cpu", layout.leader))
         short = shortfall(need, gke_allocatable(host)) if host else None
         if short:
             out.append(Problem(at(f"{block}.leader"), f"'tpu' puts the head on a {placement.shape.machine_type} TPU "

@@ -421,6 +421,21 @@ def decode_text(data: bytes, source: str) -> str:
                                    f"{exc.start}); save it as UTF-8")]) from None
 
 
+# What a pipe held (`--config <(sops -d Pulumi.prod.yaml)`: /dev/fd/N, a FIFO), by the pipe's identity: a pipe
+# can be read once, and the plan, its policy step and `diff` each read the stack file.
+_PIPE_CONTENTS: dict[tuple[str, int, int], bytes] = {}
+
+
+def _read_once(file: Path) -> bytes:
+    if file.is_file():
+        return file.read_bytes()
+    status = file.stat()  # FileNotFoundError for a missing file, as read_bytes would raise
+    key = (str(file), status.st_dev, status.st_ino)
+    if key not in _PIPE_CONTENTS:
+        _PIPE_CONTENTS[key] = file.read_bytes()
+    return _PIPE_CONTENTS[key]
+
+
 def read_stack_document(path: str | Path) -> dict[str, Any]:
     """The whole top-level mapping of a stack file (`config:`, `environment:`, ...), decoded as the CLI decodes it.
 
@@ -431,7 +446,7 @@ def read_stack_document(path: str | Path) -> dict[str, Any]:
     if file.is_dir():
         raise ConfigError([Problem(source, "is a directory; give a stack config file (Pulumi.<stack>.yaml)")])
     try:
-        data = file.read_bytes()
+        data = _read_once(file)
     except FileNotFoundError:
         raise ConfigError([Problem(source, "does not exist")]) from None
     except OSError as exc:

@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
+from .. import naming
 from .state import (LWS, NOT_YET, REACHED, WAIT_TARGETS, WorkloadStatus, progress_line, verdict,
                     wait_problem)
 
@@ -175,7 +176,7 @@ def cmd_wait(args: argparse.Namespace) -> int:
 
 @_guarded
 def cmd_logs(args: argparse.Namespace) -> int:
-    from .pods import choose_container, choose_pod, logging_query, pod_query
+    from .pods import RoleError, choose_container, choose_pod, logging_query, pod_query
 
     cluster = connect(args)
     kind, obj = cluster.workloads([args.workload])[0]
@@ -187,6 +188,13 @@ def cmd_logs(args: argparse.Namespace) -> int:
                           location=stack.cluster.location if stack else None,
                           project=stack.project if stack else None)
     footer = f"\nthe other containers of {args.workload} in Cloud Logging (Logs Explorer query):\n{where}\n"
+    if pod is None and query.client is not None:  # an unknown client is bad input, not "retry later"
+        clients = sorted({str((p.get("metadata", {}).get("labels") or {}).get(naming.CLIENT_LABEL))
+                          for p in cluster.pods({naming.WORKLOAD_LABEL: args.workload})
+                          if naming.CLIENT_LABEL in (p.get("metadata", {}).get("labels") or {})})
+        if clients:
+            raise RoleError(f"--role proxy-{query.client}: {args.workload} has no client {query.client!r}; roles: "
+                            f"leader, worker, {', '.join('proxy-' + c for c in clients)}")
     if pod is None:
         state = cluster.statuses([args.workload])[0].state
         print(f"no pod yet for {query.what} (the workload is {state}); retry later", file=sys.stderr)

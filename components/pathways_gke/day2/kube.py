@@ -20,6 +20,7 @@ from typing import Any, Iterator, Mapping, Optional, Sequence
 import yaml
 
 from .. import naming
+from ..errors import without_credentials
 from .state import JOBSET, LWS, WorkloadStatus, jobset_status, lws_status, owned_by
 
 JOBSET_GROUP, JOBSET_VERSION = naming.JOBSET_API_VERSION.split("/")
@@ -34,7 +35,7 @@ class Day2Error(Exception):
     """Bad input or an unusable cluster: printed as `error: <message>`, exit `code` (2 unless said)."""
 
     def __init__(self, message: str, code: int = 2) -> None:
-        super().__init__(message)
+        super().__init__(without_credentials(message))  # a kubeconfig URL's password is never shown
         self.code = code
 
 
@@ -65,7 +66,7 @@ class Cluster:
                 return None
             raise Day2Error(f"{what}: {_api_message(exc)}") from None
         except (urllib3.exceptions.HTTPError, OSError) as exc:
-            raise Day2Error(f"cannot reach the Kubernetes API server at {self.server} ({type(exc).__name__}); "
+            raise Day2Error(f"cannot reach the Kubernetes API server at {without_credentials(self.server)} ({type(exc).__name__}); "
                             "check the kubeconfig, --context and that the cluster is up") from None
 
     # --- reads ----------------------------------------------------------------------------------------------
