@@ -147,7 +147,7 @@ def test_a_training_head_runs_sidecars_as_native_sidecars_so_its_job_still_compl
     ([{"name": "a", "image": HTTP_IMAGE}, {"name": "a", "image": HTTP_IMAGE}], "workload.sidecars[1].name",
      "another sidecar"),
     ([{"name": "a", "image": HTTP_IMAGE, "ports": [29001]}], "workload.sidecars[0].ports[0]", "Pathways servers"),
-    ([{"name": "a", "image": HTTP_IMAGE, "ports": [8471]}], "workload.sidecars[0].ports[0]", "Pathways servers"),
+    ([{"name": "a", "image": HTTP_IMAGE, "ports": [29000]}], "workload.sidecars[0].ports[0]", "Pathways servers"),
     ([{"name": "a", "image": HTTP_IMAGE, "ports": [9000]}, {"name": "b", "image": HTTP_IMAGE, "ports": [9000]}],
      "workload.sidecars[1].ports[0]", "sidecar 'a'"),
     ([{"name": "a", "image": HTTP_IMAGE, "ports": [70000]}], "workload.sidecars[0].ports", "1-65535"),
@@ -155,7 +155,7 @@ def test_a_training_head_runs_sidecars_as_native_sidecars_so_its_job_still_compl
      "workload.sidecars[0].env.LWS_LEADER_ADDRESS", "LeaderWorkerSet controller"),
     ([{"name": "a", "image": "nginx:latest"}], "workload.sidecars[0].image", ""),
     ([{"name": "a", "image": HTTP_IMAGE, "command": []}], "workload.sidecars[0].command", "empty"),
-], ids=["user-name", "pathways-name", "twice", "rm-port", "worker-port", "port-twice", "port-range", "lws-env",
+], ids=["user-name", "pathways-name", "twice", "rm-port", "proxy-port", "port-twice", "port-range", "lws-env",
         "latest", "empty-command"])
 def test_bad_sidecars_are_refused_at_their_path(sidecars, path, fragment):
     problems = problems_of(serving_args(containerName="jax-tpu", sidecars=sidecars))

@@ -95,7 +95,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     """Every byte the CLI prints (results, JSON, errors, argparse's usage errors, log lines) goes through
     `errors.without_credentials`: a password in a kubeconfig or proxy URL is never shown."""
     out, err = sys.stdout, sys.stderr
-    sys.stdout, sys.stderr = RedactingStream(out), RedactingStream(err)  # type: ignore[assignment]
+    sys.stdout, sys.stderr = RedactingStream(out), RedactingStream(err)
     try:
         return _main(argv)
     finally:

@@ -72,7 +72,21 @@ CPU_MACHINES = (
     "n2-standard-8", "n2-standard-16", "n2-standard-32", "n2-standard-48", "n2-standard-64", "n2-standard-80",
     "n2-standard-128", "n2-highmem-16", "n2-highmem-32", "n2-highmem-64", "n2d-standard-64", "c3-standard-44",
     "c3-standard-88", "c3-highmem-22", "e2-standard-16", "e2-highmem-16", "n4-standard-64", "c4-standard-96",
+    # shared-core and custom types (catalog.cpu_machine sizes them; the small ones only where no head runs)
+    "e2-micro", "e2-small", "e2-medium", "e2-custom-medium-8192", "custom-32-196608", "n2-custom-48-262144",
+    "n2-custom-8-81920-ext", "n2d-custom-96-393216", "e2-custom-32-131072", "n4-custom-64-262144",
 )
+# Custom machine types Compute Engine refuses, with what the refusal must say (catalog.CUSTOM_SHAPE_RULES)
+REFUSED_CUSTOM_MACHINES = (
+    ("custom-3-12288", "1 or an even number"), ("n2-custom-34-65536", "multiple of 4"),
+    ("n2d-custom-6-12288", "2, 4, 8, 16"), ("e2-custom-1-4096", "even number from 2 to 32"),
+    ("n2-custom-8-32100", "multiple of 256 MB"), ("n2-custom-8-2048", "at least 512 MB per vCPU"),
+    ("n2-custom-8-81920", "add -ext"), ("e2-custom-8-81920", "no extended memory"),
+    ("custom-2-1024", "at least 922 MB per vCPU"), ("n2-custom-8-700416-ext", "at most 638976 MB"),
+    ("c2-custom-8-32768", "no custom shapes"), ("c3-custom-8-32768", "no custom shapes"),
+    ("e2-custom-micro-4096", "1024 to 2048 MB"), ("n1-custom-8-32768", "no family prefix"),
+)
+ARM_MACHINES = ("t2a-standard-48", "c4a-standard-72", "c4a-highmem-72", "n4a-standard-64")
 WORDS = ("main", "train", "eval", "serve", "big", "pod", "ml", "exp", "team", "llm", "jax", "tpu", "batch", "x")
 ENV_NAMES = ("STEPS", "MODEL", "HF_HOME", "WANDB_PROJECT", "LOG_LEVEL", "XLA_FLAGS", "LIBTPU_INIT_ARGS", "TOKEN",
              "DATASET", "_PRIVATE", "seed")
@@ -363,7 +377,9 @@ def pathways_workload(draw, name: str, pool: PoolFacts, secrets: list[str], mode
     """A Pathways workload on `pool` in `mode`; colocated falls back to default where the head cannot go."""
     res = draw(resources())
     host = TPU_HOSTS.get(pool.shape.machine_type)
-    if mode == "colocated" and not (pool.slices == 1 and (host is None or holds_head(host.vcpus, host.memory_gib, head_need(res)))):
+    # a head on a TPU host the catalog cannot size is refused (config/pathways_checks.py)
+    if mode == "colocated" and not (pool.slices == 1 and host is not None
+                                    and holds_head(host.vcpus, host.memory_gib, head_need(res))):
         mode = "default"
     w: dict[str, Any] = {"name": name}
     if draw(st.booleans()):
@@ -935,10 +951,72 @@ def _cpu_unknown_kueue(draw, cfg, base, taken):
         if not free(taken, "kueue"):
             return None
         cfg[P + "kueue"], base.kueue, also = {"enabled": True}, True, ("kueue",)
-    bad = draw(choice(["custom-8-32768", "n2-custom-16-65536", "a2-ultragpu-1g"]))
+    bad = draw(choice(["m1-megamem-96", "c4-standard-48-lssd", "a2-ultragpu-1g"]))  # shapes the catalog cannot size
     _cpu(cfg)["machineType"] = bad
     return Mistake("cpu-machine-unknown-with-kueue", "cpuPool", "cpuPool.machineType", (show(bad), "kueue"), "cross",
                    also)
+
+
+@mistake("cpu-custom-shape-refused", site="cpuPool")
+def _cpu_custom_refused(draw, cfg, base, taken):
+    bad, reason = draw(choice(REFUSED_CUSTOM_MACHINES))
+    _cpu(cfg)["machineType"] = bad
+    return Mistake("cpu-custom-shape-refused", "cpuPool", "cpuPool.machineType", (show(bad), reason), "parse")
+
+
+@mistake("cpu-arm-machine", site="cpuPool")
+def _cpu_arm(draw, cfg, base, taken):
+    bad = draw(choice(ARM_MACHINES))
+    _cpu(cfg)["machineType"] = bad
+    return Mistake("cpu-arm-machine", "cpuPool", "cpuPool.machineType",
+                   (show(bad), "Arm", "kubernetes.io/arch=arm64:NoSchedule"), "parse")
+
+
+@mistake("cpu-machine-cannot-hold-the-head", site="cpuPool")
+def _cpu_too_small_for_head(draw, cfg, base, taken):
+    """A shared-core or small custom machine under a Pathways head: the catalog sizes it, and the head does not fit."""
+    heads = [j for j, w in enumerate(base.workloads) if w.runtime == "pathways" and w.mode != "colocated"]
+    if not heads:
+        return None
+    bad = draw(choice(["e2-micro", "e2-small", "e2-medium", "n2-custom-8-32768", "custom-16-65536",
+                       "e2-custom-small-4096"]))
+    _cpu(cfg)["machineType"] = bad
+    return Mistake("cpu-machine-cannot-hold-the-head", "cpuPool", f"workloads[{heads[0]}].resources",
+                   (bad, "too large for a cpuPool node"), "cross")
+
+
+@mistake("cpu-machine-unsized-under-the-head", site="cpuPool")
+def _cpu_unsized_for_head(draw, cfg, base, taken):
+    heads = [j for j, w in enumerate(base.workloads) if w.runtime == "pathways" and w.mode != "colocated"]
+    if not heads:
+        return None
+    bad = draw(choice(["m1-megamem-96", "m3-ultramem-64", "c4-standard-48-lssd", "a2-ultragpu-1g"]))
+    _cpu(cfg)["machineType"] = bad
+    return Mistake("cpu-machine-unsized-under-the-head", "cpuPool", f"workloads[{heads[0]}].mode",
+                   (bad, "no size in the catalog"), "cross")
+
+
+@mistake("cluster-one-range-for-pods-and-services", site="cluster")
+def _cluster_same_range(draw, cfg, base, taken):
+    cluster = cfg[P + "cluster"]
+    cluster.setdefault("subnetwork", "gke-nodes")
+    name = draw(choice(["gke-pods", "shared-range", "r1"]))
+    cluster["podsRangeName"] = cluster["servicesRangeName"] = name
+    return Mistake("cluster-one-range-for-pods-and-services", "cluster", "cluster.servicesRangeName",
+                   (show(name), "both Pods and Services"), "parse")
+
+
+@mistake("workload-text-over-the-etcd-limit")
+def _workload_text_too_large(draw, cfg, base, taken):
+    """An env value past etcd's 1.5 MiB request limit (config/checks.py STORED_OBJECT_LIMIT_BYTES)."""
+    choices = [j for j in range(len(base.workloads)) if free(taken, f"workloads[{j}]")]
+    if not choices:
+        return None
+    j = draw(choice(choices))
+    w = _workloads(cfg)[j]
+    w["env"] = {**(w.get("env") or {}), "BLOB": "x" * draw(choice([1_600_000, 2_000_000]))}
+    return Mistake("workload-text-over-the-etcd-limit", f"workloads[{j}]", f"workloads[{j}].env.BLOB",
+                   ("etcd", "1.5 MiB"), "cross")
 
 
 @mistake("cpu-zone-required", site="cpuPool")

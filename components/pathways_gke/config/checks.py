@@ -425,7 +425,7 @@ def _object_size_problems(workload: Any, path: str) -> list[Problem]:
             stack.extend((f"{where}[{i}]", v) for i, v in enumerate(value))
     if total <= STORED_OBJECT_LIMIT_BYTES:
         return []
-    mib = lambda n: f"{n / 2**20:.1f} MiB"  # noqa: E731
+    mib = lambda n: f"{n / 2**20:.2f}".rstrip("0").rstrip(".") + " MiB"  # noqa: E731
     return [Problem(f"{path}.{largest_path}" if largest_path else path,
                     f"is {mib(largest)} of text, and the workload's text totals {mib(total)}; the object that holds "
                     f"it is stored in etcd, which refuses a request over {mib(STORED_OBJECT_LIMIT_BYTES)} (the API "

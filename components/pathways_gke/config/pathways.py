@@ -219,7 +219,7 @@ class SidecarResources(Model):
     servers, and on a TPU VM with a worker)."""
 
     requests: Annotated[dict[str, _Quantity], _resource_list("requests")] = Field(default_factory=dict)
-    """Resource requests (quantities; `cpu: 2` unquoted is the quantity "2", as in the user container's)."""
+    """Resource requests (quantities)."""
     limits: Annotated[dict[str, _Quantity], _resource_list("limits")] = Field(default_factory=dict)
     """Resource limits (quantities)."""
 
