@@ -46,7 +46,7 @@ from pathways_gke.config.stack import KNOWN_KEYS
 from pathways_gke.config.stack_file import parse_stack_yaml  # the CLI-compatible reader
 from pathways_gke.errors import ConfigError
 from pathways_gke.config.tpu import Capacity, TpuPoolConfig
-from pathways_gke.config.workloads import JOBSET_MODES, MAX_WORKLOAD_NAME, RESERVED_CONTAINER_NAMES, WORKLOAD_MODELS, \
+from pathways_gke.config.workloads import JaxSettings, JOBSET_MODES, MAX_WORKLOAD_NAME, RESERVED_CONTAINER_NAMES, WORKLOAD_MODELS, \
     Runtime
 from pathways_gke.gke_rules import TPU_BOOT_DISK_TYPES, hyperdisk_only
 from pathways_gke.naming import MANAGED_GCE_LABELS
@@ -372,11 +372,20 @@ def resources(draw) -> Optional[dict[str, Any]]:
     return {"requests": requests, "limits": limits}
 
 
+def can_host_a_head(pool: PoolFacts) -> bool:
+    """A single-slice pool whose TPU host the catalog sizes and that holds a head with the default user container."""
+    host = TPU_HOSTS.get(pool.shape.machine_type)
+    return pool.slices == 1 and host is not None and holds_head(host.vcpus, host.memory_gib, head_need(None))
+
+
 @st.composite
 def pathways_workload(draw, name: str, pool: PoolFacts, secrets: list[str], mode: str) -> tuple[dict[str, Any], str]:
     """A Pathways workload on `pool` in `mode`; colocated falls back to default where the head cannot go."""
     res = draw(resources())
     host = TPU_HOSTS.get(pool.shape.machine_type)
+    if mode == "colocated" and can_host_a_head(pool) and res is not None and host is not None \
+            and not holds_head(host.vcpus, host.memory_gib, head_need(res)):
+        res = None  # the default user container, which the pool was chosen to hold
     # a head on a TPU host the catalog cannot size is refused (config/pathways_checks.py)
     if mode == "colocated" and not (pool.slices == 1 and host is not None
                                     and holds_head(host.vcpus, host.memory_gib, head_need(res))):
@@ -496,7 +505,7 @@ def valid_configs(draw) -> ValidDraw:
     pools, facts = [], []
     for _ in range(n_pools):
         # now and then a group large enough for two-digit node-pool indexes (each slice is a resource to plan)
-        slices = draw(st.integers(1, 4)) if draw(st.integers(0, 9)) else draw(choice([11, 12]))
+        slices = draw(choice([1, 1, 2, 3, 4])) if draw(st.integers(0, 9)) else draw(choice([11, 12]))  # single-slice pools take colocated heads
         budget = min(20, 40 - len(cluster_name) - 2 - len(str(slices - 1)))
         name = draw(dns_name(max_len=budget).filter(lambda n: n not in {f.name for f in facts}))
         pool, fact = draw(tpu_pool(name, slices, region, kueue))
@@ -520,7 +529,7 @@ def valid_configs(draw) -> ValidDraw:
         runtime = draw(choice(RUNTIMES)) if facts else "jax"
         if runtime == "pathways":
             mode = draw(choice(MODES))  # first, so that colocated (single-slice pools only) is not rare
-            pool = draw(choice([f for f in facts if mode != "colocated" or f.slices == 1] or facts))
+            pool = draw(choice([f for f in facts if mode != "colocated" or can_host_a_head(f)] or facts))
             w, mode = draw(pathways_workload(name, pool, sorted(secrets), mode))
         else:
             # GKE multislice needs multi-host slices: a jax workload may use a pool of several slices only then
@@ -578,16 +587,19 @@ def cpu_pool_section(draw, region: str, location: str, pools: list[PoolFacts], w
     heads = [head_need(w.get("resources")) for w in workloads
              if w.get("runtime", "pathways") == "pathways" and w.get("mode", "default") != "colocated"]
 
-    # each JAX process on the CPU pool must fit one node (config/checks.jax_problems, GKE allocatable)
-    jax_cpus = [float(parse_quantity(str(w["jax"]["cpu"]))) for w in workloads
-                if w.get("runtime") == "jax" and "cpu" in (w.get("jax") or {})]
+    # each JAX process on the CPU pool must fit one node (config/checks.jax_problems, GKE allocatable), with the
+    # model's default size where none is given (JaxSettings: 1 CPU, 4Gi)
+    defaults = JaxSettings()
+    jax_sizes = [(float(parse_quantity(str((w.get("jax") or {}).get("cpu", defaults.cpu)))),
+                  float(parse_quantity(str((w.get("jax") or {}).get("memory", defaults.memory)))))
+                 for w in workloads if w.get("runtime") == "jax" and not w.get("tpuPool")]
 
     def fits(machine_type: str) -> bool:
         machine = cpu_machine(machine_type)
         assert machine is not None, machine_type  # a known shape (Kueue derives its CPU quota from it)
-        alloc_cpu = gke_allocatable(machine).millicores / 1000
+        alloc = gke_allocatable(machine)
         return (all(holds_head(machine.vcpus, machine.memory_gib, need) for need in heads)
-                and all(cpu < alloc_cpu for cpu in jax_cpus))
+                and all(cpu < alloc.millicores / 1000 and memory < alloc.memory_bytes for cpu, memory in jax_sizes))
 
     cpu: dict[str, Any] = {}
     default = CpuPoolConfig().machine_type
