@@ -541,3 +541,23 @@ def test_a_config_error_never_prints_a_credential_in_a_url(tmp_path, capsys):
         "version: v0.12.0", f"version: v0.12.0\n    manifest: https://u:{PASSWORD}@git.example/jobset.yaml"))
     code, out, err = run(capsys, "plan", "--config", str(path), "--project-dir", str(ROOT))
     assert code == 2 and PASSWORD not in out + err and "Traceback" not in err
+
+
+
+def test_a_log_line_through_a_handler_bound_before_the_cli_ran_shows_no_credential():
+    """cli.main adds this filter to the root logger's handlers (which hold the stream they were made with)."""
+    import io
+    import logging
+
+    from pathways_gke.errors import RedactingFilter
+
+    stream = io.StringIO()
+    handler = logging.StreamHandler(stream)
+    handler.addFilter(RedactingFilter())
+    logger = logging.getLogger("pathways_gke.test.redaction")
+    logger.addHandler(handler)
+    try:
+        logger.warning("fetching %s", f"https://u:{PASSWORD}@git.example/x")
+    finally:
+        logger.removeHandler(handler)
+    assert "fetching https://git.example/x" in stream.getvalue() and PASSWORD not in stream.getvalue()

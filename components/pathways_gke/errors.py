@@ -82,6 +82,18 @@ class RedactingStream:
         return getattr(self._inner, name)
 
 
+class RedactingFilter:
+    """A logging filter that writes a record's message through `without_credentials` (for handlers bound to a
+    stream before the CLI wrapped sys.stderr)."""
+
+    def filter(self, record: Any) -> bool:
+        message = record.getMessage()
+        cleaned = without_credentials(message)
+        if cleaned != message:
+            record.msg, record.args = cleaned, ()
+        return True
+
+
 def printable(text: str) -> str:
     """Text with every control character (a newline, NUL, a terminal colour code) written as an escape: a message
     is one line and never drives the terminal; and without credentials in URLs (`without_credentials`)."""
