@@ -317,6 +317,37 @@ def test_every_stack_key_changes_the_plan_or_is_refused_in_every_context(context
         f"{context}: {key} was accepted and changed nothing"
 
 
+# cpuPool.machineType in every shape Compute Engine names (catalog.py): a shape the catalog sizes and that holds
+# the Pathways head changes the plan; any other is refused at the key, or at the head, naming the machine
+CPU_MACHINE_SHAPES = (
+    "n2-standard-96", "n2-highmem-48", "n2-highcpu-96", "n1-standard-96", "c3-highcpu-176",  # predefined
+    "e2-micro", "e2-small", "e2-medium", "f1-micro", "g1-small", "e2-custom-medium-8192",  # shared-core
+    "n2-custom-48-262144", "n2-custom-32-327680-ext", "custom-48-262144", "n2d-custom-48-262144",  # custom
+    "e2-custom-32-131072", "n4-custom-64-262144",
+    "n2-custom-34-65536", "n2-custom-8-32100", "n2-custom-8-81920", "e2-custom-8-81920-ext", "c2-custom-8-32768",
+    "m1-megamem-96", "c4-standard-48-lssd", "a2-ultragpu-1g",  # shapes the catalog cannot size
+    "t2a-standard-48", "c4a-highmem-72",  # Arm
+)
+
+
+# the shapes above that hold the head (24 CPU / 132 GB of Pathways servers and the user container)
+HOLDS_THE_HEAD = {"n2-standard-96", "n2-highmem-48", "n1-standard-96", "c3-highcpu-176", "n2-custom-48-262144",
+                  "n2-custom-32-327680-ext", "custom-48-262144", "n2d-custom-48-262144", "n4-custom-64-262144"}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("machine", CPU_MACHINE_SHAPES)
+def test_every_cpu_machine_shape_is_planned_or_refused_naming_it(machine, context_plans):
+    try:
+        after = planned(with_stack_key(stack_config("created"), "cpuPool.machineType", machine))
+    except ConfigError as error:
+        assert machine not in HOLDS_THE_HEAD, error.render()
+        assert any(p.path == "cpuPool.machineType" or machine in str(p) for p in error.problems), error.render()
+        return
+    assert machine in HOLDS_THE_HEAD
+    assert after != context_plans["created"] and machine in after
+
+
 # --- the placement args of the standalone workload components ------------------------------------------------
 #
 # PathwaysWorkload, JaxWorkload and PathwaysServing take where they run as flat args, the fields of the one

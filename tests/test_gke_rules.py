@@ -139,7 +139,7 @@ MORE_RULES = [
     ("queued-on-v4", dev(tpuPools=[{"type": "v4", "topology": "2x2x2", "capacity": "queued"}], kueue={"enabled": True}),
      "tpuPools[0].capacity", ["not available for v4"]),
     # Compute Engine Hyperdisk machine-type support table
-    ("c4a-pd-ssd", dev(cpuPool={"machineType": "c4a-standard-32", "diskType": "pd-ssd"}), "cpuPool.diskType",
+    ("c4d-pd-ssd", dev(cpuPool={"machineType": "c4d-standard-32", "diskType": "pd-ssd"}), "cpuPool.diskType",
      ["Hyperdisk only"]),
     # GKE node-labels doc / Kubernetes NodeRestriction: kubernetes.io and its subdomains are reserved
     ("kubernetes-io-subdomain", dev(cpuPool={"labels": {"node.kubernetes.io/instance-type": "x"}}),

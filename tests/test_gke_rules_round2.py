@@ -227,7 +227,11 @@ def test_cpu_machine_types_are_well_formed_and_of_a_known_family(machine, fragme
                                      "n2-custom-8-32768", "c3-highcpu-176", "m3-ultramem-32", "t2d-standard-60",
                                      "custom-8-32768", "a2-ultragpu-1g"])
 def test_cpu_machine_types_compute_engine_offers_are_accepted(machine):
-    assert problems_of(dev(cpuPool={"machineType": machine})) == []
+    """The name is Compute Engine's (with no Pathways head on the pool: whether a head fits, and whether the catalog
+    can size the machine at all, is tests/test_inputs_round3.py's)."""
+    config = dev(cpuPool={"machineType": machine})
+    config.pop(P + "workloads")
+    assert problems_of(config) == []
 
 
 @pytest.mark.parametrize("key, value, fragment", [

@@ -71,8 +71,8 @@ def test_a_priority_class_off_the_ladder_names_the_workload():
 
 
 def test_kueue_needs_a_cpu_machine_whose_shape_is_known():
-    found = problems(cpuPool={"machineType": "n2-custom-64-262144", "maxNodes": 4})
-    assert list(found) == ["cpuPool.machineType"] and "ClusterQueue" in found["cpuPool.machineType"]
+    found = problems(cpuPool={"machineType": "m3-ultramem-32", "maxNodes": 4})  # a shape the catalog cannot size
+    assert "ClusterQueue" in found["cpuPool.machineType"]
 
 
 def test_all_service_problems_are_reported_together(tmp_path):

@@ -147,7 +147,7 @@ def test_a_training_head_runs_sidecars_as_native_sidecars_so_its_job_still_compl
     ([{"name": "a", "image": HTTP_IMAGE}, {"name": "a", "image": HTTP_IMAGE}], "workload.sidecars[1].name",
      "another sidecar"),
     ([{"name": "a", "image": HTTP_IMAGE, "ports": [29001]}], "workload.sidecars[0].ports[0]", "Pathways servers"),
-    ([{"name": "a", "image": HTTP_IMAGE, "ports": [8471]}], "workload.sidecars[0].ports[0]", "Pathways servers"),
+    ([{"name": "a", "image": HTTP_IMAGE, "ports": [29000]}], "workload.sidecars[0].ports[0]", "Pathways servers"),
     ([{"name": "a", "image": HTTP_IMAGE, "ports": [9000]}, {"name": "b", "image": HTTP_IMAGE, "ports": [9000]}],
      "workload.sidecars[1].ports[0]", "sidecar 'a'"),
     ([{"name": "a", "image": HTTP_IMAGE, "ports": [70000]}], "workload.sidecars[0].ports", "1-65535"),
@@ -158,7 +158,7 @@ def test_a_training_head_runs_sidecars_as_native_sidecars_so_its_job_still_compl
     ([{"name": "a", "image": HTTP_IMAGE, "command": "  "}], "workload.sidecars[0].command", "empty"),
     ([{"name": "a", "image": HTTP_IMAGE, "command": "python3 -c 'x"}], "workload.sidecars[0].command",
      "cannot be split into words"),
-], ids=["user-name", "pathways-name", "twice", "rm-port", "worker-port", "port-twice", "port-range", "lws-env",
+], ids=["user-name", "pathways-name", "twice", "rm-port", "proxy-port", "port-twice", "port-range", "lws-env",
         "latest", "empty-command", "blank-command", "unclosed-quote"])
 def test_bad_sidecars_are_refused_at_their_path(sidecars, path, fragment):
     problems = problems_of(serving_args(containerName="jax-tpu", sidecars=sidecars))

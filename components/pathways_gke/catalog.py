@@ -276,25 +276,106 @@ def parse_shorthand(value: str) -> tuple[str, str | None]:
 
 _GB_PER_VCPU = {"standard": 4, "highmem": 8, "highcpu": 1}
 _HIGHCPU_GB = {"c3": 2, "c3d": 2, "c4": 2, "n4": 2}
-_CPU_FAMILIES = ("e2", "n1", "n2", "n2d", "n4", "c2", "c2d", "c3", "c3d", "c4", "c4a", "c4d", "m1", "m3", "t2d")
+_CPU_FAMILIES = ("e2", "n1", "n2", "n2d", "n4", "c2", "c2d", "c3", "c3d", "c4", "c4d", "m1", "m3", "t2d")
 
 
 # Compute Engine's machine families a head pool can run on (general-purpose, compute-, memory- and
 # accelerator-optimized: https://cloud.google.com/compute/docs/machine-resource) and the grammar of their
 # machine-type names: FAMILY-KIND-VCPUS[-lssd|-metal|-highlssd|-standardlssd], an accelerator-optimized
 # FAMILY-{high,mega,ultra,edge}gpu-Ng, FAMILY-custom-VCPUS-MEMORY_MB[-ext] (N1's custom types have no family
-# prefix: custom-VCPUS-MEMORY_MB), and the shared-core e2-micro/small/medium, f1-micro, g1-small.
+# prefix: custom-VCPUS-MEMORY_MB), E2's shared-core custom e2-custom-{micro,small,medium}-MEMORY_MB, and the
+# shared-core e2-micro/small/medium, f1-micro, g1-small.
 CPU_MACHINE_FAMILIES = ("e2", "n1", "n2", "n2d", "n4", "n4a", "n4d", "c2", "c2d", "c3", "c3d", "c4", "c4a", "c4d",
                         "h3", "h4d", "m1", "m2", "m3", "m4", "t2a", "t2d", "x4", "z3")
 ACCELERATOR_MACHINE_FAMILIES = ("a2", "a3", "a4", "a4x", "g2", "g4")
 _CPU_MACHINE_TYPE = re.compile(
-    r"^(?:custom-[1-9][0-9]*-[1-9][0-9]*(?:-ext)?"
+    r"^(?:custom-(?P<n1_vcpus>[1-9][0-9]*)-(?P<n1_memory>[1-9][0-9]*)(?P<n1_ext>-ext)?"
     r"|(?P<family>[a-z][a-z0-9]*)-(?:"
     r"(?P<kind>standard|highmem|highcpu|megamem|ultramem|hypermem)-(?P<vcpus>[1-9][0-9]*)"
     r"(?:-(?:lssd|metal|highlssd|standardlssd))?"
     r"|(?:high|mega|ultra|edge)gpu-[1-9][0-9]*g"
-    r"|custom-(?P<custom>[1-9][0-9]*)-[1-9][0-9]*(?:-ext)?"
-    r"|micro|small|medium))$")
+    r"|custom-(?P<shared>micro|small|medium)-(?P<shared_memory>[1-9][0-9]*)"
+    r"|custom-(?P<custom>[1-9][0-9]*)-(?P<memory>[1-9][0-9]*)(?P<ext>-ext)?"
+    r"|(?P<size>micro|small|medium)))$")
+
+# Arm machine series: GKE taints every Arm node `kubernetes.io/arch=arm64:NoSchedule` and adds the matching
+# toleration only to pods that select `kubernetes.io/arch: arm64` ("Prepare to deploy an Arm workload in a Standard
+# cluster", https://cloud.google.com/kubernetes-engine/docs/how-to/prepare-arm-workloads-for-deployment, read
+# 2026-11-27). Tau T2A (Ampere Altra) and C4A (Google Axion) are Arm ("General-purpose machine family",
+# https://cloud.google.com/compute/docs/general-purpose-machines); N4A is Axion too (Google Cloud's N4A
+# announcement as reported in the stored pages, read 2026-11-27; the machine-family page stored here predates it).
+ARM_MACHINE_FAMILIES = ("t2a", "c4a", "n4a")
+ARM_NODE_TAINT = "kubernetes.io/arch=arm64:NoSchedule"
+
+
+@dataclass(frozen=True)
+class CustomShapeRule:
+    """Compute Engine's limits on one family's custom machine types. Source: Google's custom machine type helper
+    samples (https://cloud.google.com/compute/docs/samples/compute-custom-machine-type-helper-class, the Go, Node.js
+    and Python versions agree; they cite https://cloud.google.com/compute/docs/general-purpose-machines#custom_machine_types)
+    and the Cloud Billing API's CustomMachineType ("Memory ... Must be an increment of 0.25 (256 MB)")."""
+
+    family: str
+    vcpus: Optional[tuple[int, ...]]  # allowed vCPU counts; None: not in a stored source (not checked)
+    vcpus_text: str
+    min_mb_per_vcpu: Optional[int]
+    max_mb_per_vcpu: Optional[int]
+    extended_max_mb: Optional[int]  # the most memory with -ext; None: no extended memory
+
+
+def _even(low: int, high: int, step: int = 2) -> tuple[int, ...]:
+    return tuple(range(low, high + 1, step))
+
+
+CUSTOM_MEMORY_STEP_MB = 256
+CUSTOM_SHAPE_RULES: dict[str, CustomShapeRule] = {r.family: r for r in (
+    CustomShapeRule("n1", (1, *_even(2, 96)), "1 or an even number up to 96", 922, 6656, 624 * 1024),
+    CustomShapeRule("n2", _even(2, 32) + _even(36, 128, 4), "an even number up to 32, then a multiple of 4 up to 128",
+                    512, 8192, 624 * 1024),
+    CustomShapeRule("n2d", (2, 4, 8, 16, 32, 48, 64, 80, 96), "2, 4, 8, 16, 32, 48, 64, 80 or 96", 512, 8192,
+                    768 * 1024),
+    CustomShapeRule("e2", _even(2, 32), "an even number from 2 to 32", 512, 8192, None),
+    # N4 has custom machine types (the "Create a VM with a custom machine type" page: N4, N2, N2D, E2, N1), but
+    # none of the stored sources gives its vCPU or memory limits: only the 256 MB memory step is checked.
+    CustomShapeRule("n4", None, "not checked offline (no stored source gives N4's limits)", None, None, None),
+)}
+# E2 shared-core custom types: total memory bounds in MB, as the helper samples' E2Micro/Small/Medium limits read.
+E2_SHARED_CUSTOM_MEMORY_MB = {"micro": (1024, 2048), "small": (2048, 4096), "medium": (4096, 8192)}
+# Shared-core machines: the vCPU share a VM gets sustained, and its memory (GB) (Compute Engine's general-purpose
+# machine family page: e2-micro 0.25 vCPU / 1 GB, e2-small 0.5 / 2, e2-medium 1 / 4; N1 shared-core f1-micro 0.2 /
+# 0.6, g1-small 0.5 / 1.7). The catalog sizes them by that share: a burst is no capacity to plan a pod on.
+SHARED_CORE = {"e2-micro": (0.25, 1.0), "e2-small": (0.5, 2.0), "e2-medium": (1.0, 4.0),
+               "f1-micro": (0.2, 0.6), "g1-small": (0.5, 1.7)}
+_SHARED_CORE_CUSTOM_VCPUS = {"micro": 0.25, "small": 0.5, "medium": 1.0}
+
+
+def _custom_problem(family: str, vcpus: int, memory_mb: int, extended: bool) -> Optional[str]:
+    """Why Compute Engine refuses FAMILY-custom-VCPUS-MEMORY[-ext], or None."""
+    rule = CUSTOM_SHAPE_RULES.get(family)
+    if rule is None:
+        return (f"is a custom machine type of family '{family}', which has no custom shapes; custom machine types "
+                f"exist for: {', '.join(CUSTOM_SHAPE_RULES)} (N1's are written custom-VCPUS-MEMORY_MB)")
+    if rule.vcpus is not None and vcpus not in rule.vcpus:
+        return f"has {vcpus} vCPUs; {family} custom machine types allow {rule.vcpus_text}"
+    if memory_mb % CUSTOM_MEMORY_STEP_MB:
+        return (f"has {memory_mb} MB of memory; custom machine memory must be a multiple of {CUSTOM_MEMORY_STEP_MB} MB "
+                f"(e.g. {memory_mb // CUSTOM_MEMORY_STEP_MB * CUSTOM_MEMORY_STEP_MB or CUSTOM_MEMORY_STEP_MB})")
+    if rule.min_mb_per_vcpu is not None and memory_mb < rule.min_mb_per_vcpu * vcpus:
+        return (f"has {memory_mb} MB for {vcpus} vCPUs; {family} custom machine types need at least "
+                f"{rule.min_mb_per_vcpu} MB per vCPU ({rule.min_mb_per_vcpu * vcpus} MB)")
+    if rule.max_mb_per_vcpu is not None and memory_mb > rule.max_mb_per_vcpu * vcpus:
+        if rule.extended_max_mb is None:
+            return (f"has {memory_mb} MB for {vcpus} vCPUs; {family} custom machine types allow at most "
+                    f"{rule.max_mb_per_vcpu} MB per vCPU ({rule.max_mb_per_vcpu * vcpus} MB) and has no extended memory")
+        if not extended:
+            return (f"has {memory_mb} MB for {vcpus} vCPUs, more than {rule.max_mb_per_vcpu} MB per vCPU "
+                    f"({rule.max_mb_per_vcpu * vcpus} MB); more memory is extended memory: add -ext")
+    if extended and rule.extended_max_mb is None and rule.vcpus is not None:
+        return f"asks for extended memory (-ext), which {family} custom machine types do not have"
+    if extended and rule.extended_max_mb is not None and memory_mb > rule.extended_max_mb:
+        return (f"has {memory_mb} MB; {family} extended memory allows at most {rule.extended_max_mb} MB "
+                f"({rule.extended_max_mb // 1024} GB) per VM")
+    return None
 
 
 def cpu_machine_type_problem(name: str) -> Optional[str]:
@@ -305,14 +386,30 @@ def cpu_machine_type_problem(name: str) -> Optional[str]:
                 "FAMILY-custom-VCPUS-MEMORY_MB, e2-medium)")
     family = match["family"]
     if family is None:  # N1 custom
-        return None
+        return _custom_problem("n1", int(match["n1_vcpus"]), int(match["n1_memory"]), bool(match["n1_ext"]))
     if family not in CPU_MACHINE_FAMILIES + ACCELERATOR_MACHINE_FAMILIES + ("f1", "g1"):
         return (f"has machine family '{family}', which is not a Compute Engine machine family; allowed: "
                 + ", ".join(CPU_MACHINE_FAMILIES + ACCELERATOR_MACHINE_FAMILIES))
-    if name.endswith(("-micro", "-small", "-medium")) and family not in ("e2", "f1", "g1"):
-        return "is not a machine type: only e2 (and f1/g1) have shared-core sizes such as e2-medium"
+    if match["size"] is not None and name not in SHARED_CORE:
+        return "is not a machine type: the shared-core sizes are " + ", ".join(SHARED_CORE)
     if "gpu-" in name and family not in ACCELERATOR_MACHINE_FAMILIES:
         return f"is not a machine type: only the accelerator-optimized families ({', '.join(ACCELERATOR_MACHINE_FAMILIES)}) have GPU shapes"
+    if match["shared"] is not None:
+        if family != "e2":
+            return "is not a machine type: only E2 has shared-core custom types (e2-custom-micro-MEMORY_MB, ...)"
+        low, high = E2_SHARED_CUSTOM_MEMORY_MB[match["shared"]]
+        memory = int(match["shared_memory"])
+        if memory % CUSTOM_MEMORY_STEP_MB or not low <= memory <= high:
+            return (f"has {memory} MB; e2-custom-{match['shared']} allows {low} to {high} MB in steps of "
+                    f"{CUSTOM_MEMORY_STEP_MB} MB")
+    if match["custom"] is not None:
+        if family == "n1":
+            return "is not a machine type: N1 custom types have no family prefix (custom-VCPUS-MEMORY_MB)"
+        return _custom_problem(family, int(match["custom"]), int(match["memory"]), bool(match["ext"]))
+    if family in ARM_MACHINE_FAMILIES:
+        return (f"is an Arm machine ({family}); GKE taints every Arm node {ARM_NODE_TAINT} and nothing this stack "
+                "runs on the CPU pool (the Pathways head, the JobSet/Kueue/LWS controllers) tolerates it or selects "
+                "arm64, so no pod would ever be scheduled there; use an x86 family such as n2-standard-64")
     return None
 
 
@@ -321,12 +418,24 @@ class CpuMachine:
     """vCPUs and memory of one machine type. GCE's machine-type tables say "GB" and mean GiB."""
 
     name: str
-    vcpus: int
+    vcpus: float
     memory_gib: float
 
 
 def cpu_machine(name: str) -> CpuMachine | None:
-    """vCPUs and memory of a predefined GCE machine type, or None if we cannot tell."""
+    """vCPUs and memory of a CPU machine type: predefined standard/highmem/highcpu shapes, shared-core types (by
+    their sustained vCPU share) and custom types (CPU and memory are in the name); None if the catalog cannot tell."""
+    if name in SHARED_CORE:
+        vcpus, memory = SHARED_CORE[name]
+        return CpuMachine(name, vcpus, memory)
+    custom = _CPU_MACHINE_TYPE.match(name)
+    if custom and cpu_machine_type_problem(name) is None:
+        if custom["n1_vcpus"]:
+            return CpuMachine(name, int(custom["n1_vcpus"]), int(custom["n1_memory"]) / 1024)
+        if custom["custom"]:
+            return CpuMachine(name, int(custom["custom"]), int(custom["memory"]) / 1024)
+        if custom["shared"]:
+            return CpuMachine(name, _SHARED_CORE_CUSTOM_VCPUS[custom["shared"]], int(custom["shared_memory"]) / 1024)
     match = re.fullmatch(r"([a-z][a-z0-9]*)-(standard|highmem|highcpu)-([0-9]+)", name)
     if not match or match[1] not in _CPU_FAMILIES:
         return None
@@ -339,6 +448,13 @@ def cpu_machine(name: str) -> CpuMachine | None:
     if family == "n1" and kind == "highcpu":
         per_vcpu = 0.9
     return CpuMachine(name, vcpus, vcpus * per_vcpu)
+
+
+def cannot_size_reason(name: str) -> str:
+    """Why the catalog has no size for `name` (so a pod placed on it cannot be shown to fit)."""
+    return (f"has no size in the catalog (sized: predefined standard/highmem/highcpu of {', '.join(_CPU_FAMILIES)}, "
+            f"the shared-core {', '.join(SHARED_CORE)}, and custom types, FAMILY-custom-VCPUS-MEMORY_MB), so the "
+            "Pathways head cannot be shown to fit on it")
 
 
 # vCPUs and memory of TPU hosts, for a head placed on one (GCE TPU machine-type tables:

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import sys
 from pathlib import Path
 from typing import Callable, Optional, Sequence
 
 from .day2 import commands as day2_commands
-from .errors import ConfigError
+from .errors import ConfigError, RedactingFilter, RedactingStream
 from .plan import commands as plan_commands
 from .plan.commands import add_critical_path_arguments, add_policy_arguments
 
@@ -112,6 +113,22 @@ EXTRA_COMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
+    """Every byte the CLI prints (results, JSON, errors, argparse's usage errors, log lines) goes through
+    `errors.without_credentials`: a password in a kubeconfig or proxy URL is never shown."""
+    out, err = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = RedactingStream(out), RedactingStream(err)
+    handlers, redacting = list(logging.getLogger().handlers), RedactingFilter()
+    for handler in handlers:
+        handler.addFilter(redacting)
+    try:
+        return _main(argv)
+    finally:
+        sys.stdout, sys.stderr = out, err
+        for handler in handlers:
+            handler.removeFilter(redacting)
+
+
+def _main(argv: Optional[Sequence[str]]) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:

@@ -46,10 +46,58 @@ class ConfigError(ValueError):
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 
+# A URL's user-info (RFC 3986 3.2.1, `scheme://user:password@host`): everything after `//` up to the last `@` before
+# the host's end (a password may hold an unescaped `@`); quotes, brackets and spaces end it, so a JSON or YAML text
+# with a URL next to an e-mail address keeps the address.
+_URL_USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)[^/\s?#\"'<>\\\[\]{}]*@")
+# Query parameters that carry a credential (`?access_token=`, a signed URL's `X-Goog-Signature=`, `key=`).
+_SECRET_QUERY = re.compile(r"(?i)([?&;](?:access_token|id_token|refresh_token|token|password|passwd|pwd|secret|"
+                           r"client_secret|api_key|apikey|key|sig|signature|x-goog-signature|x-goog-credential|"
+                           r"x-amz-signature|x-amz-credential|x-amz-security-token|auth|authorization)=)"
+                           r"[^&#\s\"'<>]*")
+REDACTED = "<redacted>"
+
+
+def without_credentials(text: str) -> str:
+    """`text` with every URL shown without its user-info and credential query values: the one redaction every
+    message, JSON, log line and written plan goes through (kubeconfig `server`/`proxy-url`, a manifest URL, an
+    env value holding a proxy URL). `https://user:pw@host:6443/x?token=t` -> `https://host:6443/x?token=<redacted>`."""
+    if "://" not in text and "=" not in text:
+        return text
+    text = _URL_USERINFO.sub(r"\1", text)
+    return _SECRET_QUERY.sub(lambda m: m.group(1) + REDACTED, text) if "://" in text else text
+
+
+class RedactingStream:
+    """A text stream that writes everything through `without_credentials` (the CLI's stdout and stderr)."""
+
+    def __init__(self, inner: Any):
+        self._inner = inner
+
+    def write(self, text: str) -> int:
+        self._inner.write(without_credentials(text))
+        return len(text)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+
+class RedactingFilter:
+    """A logging filter that writes a record's message through `without_credentials` (for handlers bound to a
+    stream before the CLI wrapped sys.stderr)."""
+
+    def filter(self, record: Any) -> bool:
+        message = record.getMessage()
+        cleaned = without_credentials(message)
+        if cleaned != message:
+            record.msg, record.args = cleaned, ()
+        return True
+
 
 def printable(text: str) -> str:
     """Text with every control character (a newline, NUL, a terminal colour code) written as an escape: a message
-    is one line and never drives the terminal."""
+    is one line and never drives the terminal; and without credentials in URLs (`without_credentials`)."""
+    text = without_credentials(text)
     return _CONTROL.sub(lambda m: {"\n": "\\n", "\t": "\\t", "\r": "\\r"}.get(m.group(), f"\\x{ord(m.group()):02x}"),
                         text)
 

@@ -47,7 +47,7 @@ from pathways_gke.config.stack_file import parse_stack_yaml  # the CLI-compatibl
 from pathways_gke.errors import ConfigError
 from pathways_gke.config.tpu import Capacity, TpuPoolConfig
 from pathways_gke.config.restart import RestartStrategy
-from pathways_gke.config.workloads import JOBSET_MODES, MAX_WORKLOAD_NAME, RESERVED_CONTAINER_NAMES, WORKLOAD_MODELS, \
+from pathways_gke.config.workloads import JaxSettings, JOBSET_MODES, MAX_WORKLOAD_NAME, RESERVED_CONTAINER_NAMES, WORKLOAD_MODELS, \
     Runtime
 from pathways_gke.gke_rules import TPU_BOOT_DISK_TYPES, hyperdisk_only
 from pathways_gke.naming import MANAGED_GCE_LABELS
@@ -74,7 +74,21 @@ CPU_MACHINES = (
     "n2-standard-8", "n2-standard-16", "n2-standard-32", "n2-standard-48", "n2-standard-64", "n2-standard-80",
     "n2-standard-128", "n2-highmem-16", "n2-highmem-32", "n2-highmem-64", "n2d-standard-64", "c3-standard-44",
     "c3-standard-88", "c3-highmem-22", "e2-standard-16", "e2-highmem-16", "n4-standard-64", "c4-standard-96",
+    # shared-core and custom types (catalog.cpu_machine sizes them; the small ones only where no head runs)
+    "e2-micro", "e2-small", "e2-medium", "e2-custom-medium-8192", "custom-32-196608", "n2-custom-48-262144",
+    "n2-custom-8-81920-ext", "n2d-custom-96-393216", "e2-custom-32-131072", "n4-custom-64-262144",
 )
+# Custom machine types Compute Engine refuses, with what the refusal must say (catalog.CUSTOM_SHAPE_RULES)
+REFUSED_CUSTOM_MACHINES = (
+    ("custom-3-12288", "1 or an even number"), ("n2-custom-34-65536", "multiple of 4"),
+    ("n2d-custom-6-12288", "2, 4, 8, 16"), ("e2-custom-1-4096", "even number from 2 to 32"),
+    ("n2-custom-8-32100", "multiple of 256 MB"), ("n2-custom-8-2048", "at least 512 MB per vCPU"),
+    ("n2-custom-8-81920", "add -ext"), ("e2-custom-8-81920", "no extended memory"),
+    ("custom-2-1024", "at least 922 MB per vCPU"), ("n2-custom-8-700416-ext", "at most 638976 MB"),
+    ("c2-custom-8-32768", "no custom shapes"), ("c3-custom-8-32768", "no custom shapes"),
+    ("e2-custom-micro-4096", "1024 to 2048 MB"), ("n1-custom-8-32768", "no family prefix"),
+)
+ARM_MACHINES = ("t2a-standard-48", "c4a-standard-72", "c4a-highmem-72", "n4a-standard-64")
 WORDS = ("main", "train", "eval", "serve", "big", "pod", "ml", "exp", "team", "llm", "jax", "tpu", "batch", "x")
 ENV_NAMES = ("STEPS", "MODEL", "HF_HOME", "WANDB_PROJECT", "LOG_LEVEL", "XLA_FLAGS", "LIBTPU_INIT_ARGS", "TOKEN",
              "DATASET", "_PRIVATE", "seed")
@@ -391,10 +405,10 @@ def resources(draw) -> Optional[dict[str, Any]]:
     return {"requests": requests, "limits": limits}
 
 
-def _can_colocate(pool: PoolFacts) -> bool:
-    """A single-slice pool whose host holds the head with default resources (colocated is rare otherwise)."""
+def can_host_a_head(pool: PoolFacts) -> bool:
+    """A single-slice pool whose TPU host the catalog sizes and that holds a head with the default user container."""
     host = TPU_HOSTS.get(pool.shape.machine_type)
-    return pool.slices == 1 and (host is None or holds_head(host.vcpus, host.memory_gib, head_need(None)))
+    return pool.slices == 1 and host is not None and holds_head(host.vcpus, host.memory_gib, head_need(None))
 
 
 @st.composite
@@ -402,7 +416,12 @@ def pathways_workload(draw, name: str, pool: PoolFacts, secrets: list[str], mode
     """A Pathways workload on `pool` in `mode`; colocated falls back to default where the head cannot go."""
     res = draw(resources())
     host = TPU_HOSTS.get(pool.shape.machine_type)
-    if mode == "colocated" and not (pool.slices == 1 and (host is None or holds_head(host.vcpus, host.memory_gib, head_need(res)))):
+    if mode == "colocated" and can_host_a_head(pool) and res is not None and host is not None \
+            and not holds_head(host.vcpus, host.memory_gib, head_need(res)):
+        res = None  # the default user container, which the pool was chosen to hold
+    # a head on a TPU host the catalog cannot size is refused (config/pathways_checks.py)
+    if mode == "colocated" and not (pool.slices == 1 and host is not None
+                                    and holds_head(host.vcpus, host.memory_gib, head_need(res))):
         mode = "default"
     w: dict[str, Any] = {"name": name}
     if draw(st.booleans()):
@@ -526,7 +545,7 @@ def valid_configs(draw) -> ValidDraw:
     pools, facts = [], []
     for _ in range(n_pools):
         # now and then a group large enough for two-digit node-pool indexes (each slice is a resource to plan)
-        slices = draw(st.integers(1, 4)) if draw(st.integers(0, 9)) else draw(choice([11, 12]))
+        slices = draw(choice([1, 1, 2, 3, 4])) if draw(st.integers(0, 9)) else draw(choice([11, 12]))  # single-slice pools take colocated heads
         budget = min(20, 40 - len(cluster_name) - 2 - len(str(slices - 1)))
         name = draw(dns_name(max_len=budget).filter(lambda n: n not in {f.name for f in facts}))
         pool, fact = draw(tpu_pool(name, slices, region, kueue))
@@ -554,7 +573,7 @@ def valid_configs(draw) -> ValidDraw:
         if runtime == "pathways":
             # first, and colocated twice as likely: it needs a single-slice pool whose host holds the head
             mode = draw(choice((*MODES, "colocated")))
-            pool = draw(choice([f for f in facts if mode != "colocated" or _can_colocate(f)] or facts))
+            pool = draw(choice([f for f in facts if mode != "colocated" or can_host_a_head(f)] or facts))
             w, mode = draw(pathways_workload(name, pool, sorted(secrets), mode))
         else:
             # GKE multislice needs multi-host slices: a jax workload may use a pool of several slices only then
@@ -658,16 +677,19 @@ def cpu_pool_section(draw, region: str, location: str, pools: list[PoolFacts], w
     heads = [head_need(w.get("resources")) for w in workloads
              if w.get("runtime", "pathways") == "pathways" and w.get("mode", "default") != "colocated"]
 
-    # each JAX process on the CPU pool must fit one node (config/checks.jax_problems, GKE allocatable)
-    jax_cpus = [float(parse_quantity(str(w["jax"]["cpu"]))) for w in workloads
-                if w.get("runtime") == "jax" and "cpu" in (w.get("jax") or {})]
+    # each JAX process on the CPU pool must fit one node (config/checks.jax_problems, GKE allocatable), with the
+    # model's default size where none is given (JaxSettings: 1 CPU, 4Gi)
+    defaults = JaxSettings()
+    jax_sizes = [(float(parse_quantity(str((w.get("jax") or {}).get("cpu", defaults.cpu)))),
+                  float(parse_quantity(str((w.get("jax") or {}).get("memory", defaults.memory)))))
+                 for w in workloads if w.get("runtime") == "jax" and not w.get("tpuPool")]
 
     def fits(machine_type: str) -> bool:
         machine = cpu_machine(machine_type)
         assert machine is not None, machine_type  # a known shape (Kueue derives its CPU quota from it)
-        alloc_cpu = gke_allocatable(machine).millicores / 1000
+        alloc = gke_allocatable(machine)
         return (all(holds_head(machine.vcpus, machine.memory_gib, need) for need in heads)
-                and all(cpu < alloc_cpu for cpu in jax_cpus))
+                and all(cpu < alloc.millicores / 1000 and memory < alloc.memory_bytes for cpu, memory in jax_sizes))
 
     cpu: dict[str, Any] = {}
     default = CpuPoolConfig().machine_type
@@ -1031,10 +1053,72 @@ def _cpu_unknown_kueue(draw, cfg, base, taken):
         if not free(taken, "kueue"):
             return None
         cfg[P + "kueue"], base.kueue, also = {"enabled": True}, True, ("kueue",)
-    bad = draw(choice(["custom-8-32768", "n2-custom-16-65536", "a2-ultragpu-1g"]))
+    bad = draw(choice(["m1-megamem-96", "c4-standard-48-lssd", "a2-ultragpu-1g"]))  # shapes the catalog cannot size
     _cpu(cfg)["machineType"] = bad
     return Mistake("cpu-machine-unknown-with-kueue", "cpuPool", "cpuPool.machineType", (show(bad), "kueue"), "cross",
                    also)
+
+
+@mistake("cpu-custom-shape-refused", site="cpuPool")
+def _cpu_custom_refused(draw, cfg, base, taken):
+    bad, reason = draw(choice(REFUSED_CUSTOM_MACHINES))
+    _cpu(cfg)["machineType"] = bad
+    return Mistake("cpu-custom-shape-refused", "cpuPool", "cpuPool.machineType", (show(bad), reason), "parse")
+
+
+@mistake("cpu-arm-machine", site="cpuPool")
+def _cpu_arm(draw, cfg, base, taken):
+    bad = draw(choice(ARM_MACHINES))
+    _cpu(cfg)["machineType"] = bad
+    return Mistake("cpu-arm-machine", "cpuPool", "cpuPool.machineType",
+                   (show(bad), "Arm", "kubernetes.io/arch=arm64:NoSchedule"), "parse")
+
+
+@mistake("cpu-machine-cannot-hold-the-head", site="cpuPool")
+def _cpu_too_small_for_head(draw, cfg, base, taken):
+    """A shared-core or small custom machine under a Pathways head: the catalog sizes it, and the head does not fit."""
+    heads = [j for j, w in enumerate(base.workloads) if w.runtime == "pathways" and w.mode != "colocated"]
+    if not heads:
+        return None
+    bad = draw(choice(["e2-micro", "e2-small", "e2-medium", "n2-custom-8-32768", "custom-16-65536",
+                       "e2-custom-small-4096"]))
+    _cpu(cfg)["machineType"] = bad
+    return Mistake("cpu-machine-cannot-hold-the-head", "cpuPool", f"workloads[{heads[0]}].resources",
+                   (bad, "too large for a cpuPool node"), "cross")
+
+
+@mistake("cpu-machine-unsized-under-the-head", site="cpuPool")
+def _cpu_unsized_for_head(draw, cfg, base, taken):
+    heads = [j for j, w in enumerate(base.workloads) if w.runtime == "pathways" and w.mode != "colocated"]
+    if not heads:
+        return None
+    bad = draw(choice(["m1-megamem-96", "m3-ultramem-64", "c4-standard-48-lssd", "a2-ultragpu-1g"]))
+    _cpu(cfg)["machineType"] = bad
+    return Mistake("cpu-machine-unsized-under-the-head", "cpuPool", f"workloads[{heads[0]}].mode",
+                   (bad, "no size in the catalog"), "cross")
+
+
+@mistake("cluster-one-range-for-pods-and-services", site="cluster")
+def _cluster_same_range(draw, cfg, base, taken):
+    cluster = cfg[P + "cluster"]
+    cluster.setdefault("subnetwork", "gke-nodes")
+    name = draw(choice(["gke-pods", "shared-range", "r1"]))
+    cluster["podsRangeName"] = cluster["servicesRangeName"] = name
+    return Mistake("cluster-one-range-for-pods-and-services", "cluster", "cluster.servicesRangeName",
+                   (show(name), "both Pods and Services"), "parse")
+
+
+@mistake("workload-text-over-the-etcd-limit")
+def _workload_text_too_large(draw, cfg, base, taken):
+    """An env value past etcd's 1.5 MiB request limit (config/checks.py STORED_OBJECT_LIMIT_BYTES)."""
+    choices = [j for j in range(len(base.workloads)) if free(taken, f"workloads[{j}]")]
+    if not choices:
+        return None
+    j = draw(choice(choices))
+    w = _workloads(cfg)[j]
+    w["env"] = {**(w.get("env") or {}), "BLOB": "x" * draw(choice([1_600_000, 2_000_000]))}
+    return Mistake("workload-text-over-the-etcd-limit", f"workloads[{j}]", f"workloads[{j}].env.BLOB",
+                   ("etcd", "1.5 MiB"), "cross")
 
 
 @mistake("cpu-zone-required", site="cpuPool")

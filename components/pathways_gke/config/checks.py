@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from typing import Optional
+from typing import Any, Optional
 
 from ..catalog import CatalogError, cpu_machine, gke_allocatable
 from .. import naming
@@ -359,10 +359,10 @@ def addon_problems(stack: StackConfig) -> list[Problem]:
             out.extend(Problem(f"{addon}.manifest", message, section.manifest)
                        for message in manifest_problems(addon, section.version, section.manifest))
     if stack.kueue.enabled and stack.cpu_pool.machine is None:
-        out.append(Problem("cpuPool.machineType", "has no shape this project knows (predefined "
-                           f"{'/'.join(('standard', 'highmem', 'highcpu'))} types only); with kueue.enabled the "
-                           "ClusterQueue's CPU and memory quota is derived from it (e.g. n2-standard-64)",
-                           stack.cpu_pool.machine_type))
+        out.append(Problem("cpuPool.machineType", "has no size in the catalog (sized: predefined "
+                           "standard/highmem/highcpu types, shared-core e2-micro/small/medium and custom types "
+                           "FAMILY-custom-VCPUS-MEMORY_MB); with kueue.enabled the ClusterQueue's CPU and memory "
+                           "quota is derived from it (e.g. n2-standard-64)", stack.cpu_pool.machine_type))
     for i, workload in enumerate(stack.workloads):
         if workload.priority_class is not None and workload.priority_class not in PRIORITY_NAMES:
             out.append(Problem(f"workloads[{i}].priorityClass", "is not on the priority ladder this stack creates; "
@@ -403,8 +403,40 @@ def workload_problems(stack: StackConfig) -> list[Problem]:
                                    + (allowed(stack.secret_names) if stack.secret_names else
                                       "set the secret with `pulumi config set --secret --path "
                                       "'pathways-gke:secrets.NAME' VALUE` and write secretEnv: {VAR: NAME}")))
+        out.extend(_object_size_problems(workload, path))
     out.extend(pathways_problems(stack))
     return out
+
+
+# etcd refuses a request over 1.5 MiB (its default --max-request-bytes, 1572864: etcd embed/config.go, as the
+# Kubernetes apiserver's own comment in staging/src/k8s.io/apiserver/pkg/server/config.go cites it, next to the
+# apiserver's 3 MiB MaxRequestBodyBytes for a request body). Every text a workload holds (env values, args, commands,
+# its sidecars') is written into the one JobSet or LeaderWorkerSet object that `pulumi up` stores, so text past this
+# size is refused by the cluster, whatever the rest of the object holds.
+STORED_OBJECT_LIMIT_BYTES = 1_572_864
+
+
+def _object_size_problems(workload: Any, path: str) -> list[Problem]:
+    total, largest, largest_path = 0, 0, ""
+    stack: list[tuple[str, Any]] = [("", workload.model_dump(by_alias=True, exclude_none=True))]
+    while stack:
+        where, value = stack.pop()
+        if isinstance(value, str):
+            size = len(value.encode("utf-8", "surrogatepass"))
+            total += size
+            if size > largest:
+                largest, largest_path = size, where
+        elif isinstance(value, dict):
+            stack.extend((f"{where}.{k}" if where else str(k), v) for k, v in value.items())
+        elif isinstance(value, list):
+            stack.extend((f"{where}[{i}]", v) for i, v in enumerate(value))
+    if total <= STORED_OBJECT_LIMIT_BYTES:
+        return []
+    mib = lambda n: f"{n / 2**20:.2f}".rstrip("0").rstrip(".") + " MiB"  # noqa: E731
+    return [Problem(f"{path}.{largest_path}" if largest_path else path,
+                    f"is {mib(largest)} of text, and the workload's text totals {mib(total)}; the object that holds "
+                    f"it is stored in etcd, which refuses a request over {mib(STORED_OBJECT_LIMIT_BYTES)} (the API "
+                    "server reads at most 3 MiB): `pulumi up` would fail; keep large data in a bucket and pass its location")]
 
 
 def pathways_problems(stack: StackConfig) -> list[Problem]:

@@ -198,6 +198,13 @@ class ClusterConfig(Model):
             raise fail("network", "is required with " + ("podsRangeName" if missing == "servicesRangeName" else
                        "servicesRangeName") + ": GKE takes user-managed secondary ranges for Pods and Services "
                        "together", field=missing)
+        if self.pods_range_name is not None and self.pods_range_name == self.services_range_name:
+            # GKE refuses one secondary range for both since 2021-03-03 (Pods and Services would share addresses:
+            # gruntwork-io/terraform-google-gke v0.8.0 release notes; GKE "Create a VPC-native cluster",
+            # https://cloud.google.com/kubernetes-engine/docs/how-to/alias-ips: a Pod range and a Services range)
+            raise fail("network", f"'{self.services_range_name}' is also cluster.podsRangeName; GKE refuses one "
+                       "secondary range for both Pods and Services (their addresses would overlap); name two "
+                       "different secondary ranges of the subnetwork", field="servicesRangeName")
         if self.pods_range_name is not None and self.subnetwork is None:
             raise fail("network", "names a secondary range of cluster.subnetwork, which is not set",
                        field="podsRangeName")

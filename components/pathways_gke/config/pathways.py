@@ -233,9 +233,9 @@ class SidecarResources(Model):
     """Requests and limits of a sidecar container (none by default: it shares the head's node with the Pathways
     servers, and on a TPU VM with a worker)."""
 
-    requests: Annotated[dict[str, str], _resource_list("requests")] = Field(default_factory=dict)
+    requests: Annotated[dict[str, _Quantity], _resource_list("requests")] = Field(default_factory=dict)
     """Resource requests (quantities)."""
-    limits: Annotated[dict[str, str], _resource_list("limits")] = Field(default_factory=dict)
+    limits: Annotated[dict[str, _Quantity], _resource_list("limits")] = Field(default_factory=dict)
     """Resource limits (quantities)."""
 
     @model_validator(mode="after")

@@ -10,7 +10,7 @@ from decimal import Decimal
 from typing import Optional
 
 from .. import naming
-from ..catalog import TPU_HOSTS, Allocatable, cpu_machine, gke_allocatable
+from ..catalog import TPU_HOSTS, Allocatable, cannot_size_reason, cpu_machine, gke_allocatable
 from ..errors import Problem
 from ..pathways_facts import MANAGED_ENV, PROXY_CONTAINER, SERVER_LIMITS
 from .pathways import ContainerResources, SidecarResources, parse_quantity
@@ -91,12 +91,24 @@ def has_user_container(workload: PathwaysWorkloadConfig) -> bool:
     return workload.mode not in ("headless", "service")
 
 
+def head_pod_reserved_ports(workload: PathwaysWorkloadConfig) -> tuple[int, ...]:
+    """Ports a sidecar cannot take in the head pod, per layout. A LeaderWorkerSet leader (serving, service) is on the
+    pod network and shares its pod only with the Pathways servers in it (render/serving_lws.py leader_template: the
+    proxy and the resource manager in mode serving, the resource manager in mode service); its workers are other
+    pods. A JobSet head is on the host network (render/pathways_jobset.py), where a colocated head shares the TPU VM
+    with a worker: every Pathways port."""
+    if workload.on_lws:
+        return (naming.PROXY_PORT, *naming.RM_PORTS) if workload.mode == "serving" else naming.RM_PORTS
+    return naming.PATHWAYS_PORTS
+
+
 def sidecar_problems(workload: PathwaysWorkloadConfig, path: str) -> list[Problem]:
     """Names and ports of the head pod's extra containers: unique in the pod, none a Pathways server's."""
     out: list[Problem] = []
     names = {workload.container_name} if has_user_container(workload) else set()
     ports: dict[int, str] = {}
-    reserved_ports = set(naming.PATHWAYS_PORTS)
+    reserved = head_pod_reserved_ports(workload)
+    reserved_ports = set(reserved)
     for i, sidecar in enumerate(workload.sidecars):
         at = f"{path}.sidecars[{i}]"
         if sidecar.name in RESERVED_CONTAINER_NAMES:
@@ -110,9 +122,11 @@ def sidecar_problems(workload: PathwaysWorkloadConfig, path: str) -> list[Proble
         names.add(sidecar.name)
         for j, port in enumerate(sidecar.ports):
             if port in reserved_ports:
-                out.append(Problem(f"{at}.ports[{j}]", "is a port of the Pathways servers (the head's own, or a "
-                                   "worker's on the same TPU VM); not allowed: "
-                                   f"{', '.join(str(p) for p in naming.PATHWAYS_PORTS)}", port))
+                where = ("the leader pod's own Pathways servers (a LeaderWorkerSet leader is on the pod network; "
+                         "its workers are other pods)" if workload.on_lws else "the Pathways servers (the head's "
+                         "own, or a worker's on the same TPU VM: JobSet pods are on the host network)")
+                out.append(Problem(f"{at}.ports[{j}]", f"is a port of {where}; not allowed: "
+                                   f"{', '.join(str(p) for p in reserved)}", port))
             elif port in ports:
                 out.append(Problem(f"{at}.ports[{j}]", f"is also a port of sidecar '{ports[port]}'; a port is "
                                    "unique in a pod", port))
@@ -208,7 +222,12 @@ def pathways_workload_problems(workload: PathwaysWorkloadConfig, placement: Plac
                                "a head placed on one pool would block that pool's worker Job; use mode 'default'",
                                workload.mode))
         host = TPU_HOSTS.get(shape.machine_type)
-        if host is not None:
+        if host is None:
+            out.append(Problem(at("mode"), f"'colocated' puts the head on a {shape.machine_type} TPU host, which has "
+                               "no size in the catalog (its vCPUs and memory are not in a stored source), so the head "
+                               "cannot be shown to fit beside the host's worker; use mode 'default' (head on the CPU "
+                               "pool)", workload.mode))
+        else:
             sizes = tpu_head_server_sizes(shape.machine_type)
             servers = {key: sum((s[key] for s in sizes.values()), Decimal(0)) for key in ("cpu", "memory")}
             short = shortfall(head_requests(workload, servers), gke_allocatable(host))
@@ -218,7 +237,11 @@ def pathways_workload_problems(workload: PathwaysWorkloadConfig, placement: Plac
                                    "resources.requests", workload.mode))
     elif placement.cpu_machine_type is not None:
         machine = cpu_machine(placement.cpu_machine_type)
-        if machine is not None:
+        if machine is None:
+            out.append(Problem(at("mode"), f"puts the Pathways head on the CPU pool, whose machine type "
+                               f"'{placement.cpu_machine_type}' {cannot_size_reason(placement.cpu_machine_type)}; "
+                               "use a machine type the catalog sizes, such as n2-standard-64", workload.mode))
+        else:
             short = shortfall(head_requests(workload), gke_allocatable(machine))
             if short:
                 out.append(Problem(at("resources"), f"makes the head pod too large for a cpuPool node "

@@ -8,6 +8,8 @@ Kept apart from `workloads.py` so the serving surface is one separable model.
 
 from __future__ import annotations
 
+import itertools
+
 from typing import Literal, Optional
 
 from pydantic import Field, field_validator, model_validator
@@ -108,9 +110,17 @@ class ServingSettings(Model):
         """(name, port) of every serving port, in order (the first is the probe default)."""
         if self.port is not None:
             return [("serve", self.port)]
+        # an unnamed port gets a name no other port has (the Service refuses two ports of one name)
+        taken = {p.name for p in self.ports if p.name}
         out = []
         for i, p in enumerate(self.ports):
-            out.append((p.name or ("serve" if i == 0 else f"serve-{p.port}"), p.port))
+            name = p.name
+            if not name:
+                candidates = itertools.chain(["serve"] if i == 0 else [], [f"serve-{p.port}", f"port-{p.port}"],
+                                             (f"p{k}-{p.port}" for k in itertools.count(2)))
+                name = next(c for c in candidates if c not in taken)
+                taken.add(name)
+            out.append((name, p.port))
         return out
 
     @property

@@ -12,7 +12,7 @@ from decimal import Decimal
 from typing import Optional
 
 from .. import naming
-from ..catalog import TPU_HOSTS, cpu_machine, gke_allocatable
+from ..catalog import TPU_HOSTS, cannot_size_reason, cpu_machine, gke_allocatable
 from ..errors import Problem
 from ..releases import kueue_lws_name_problem
 from .pathways import jax_release_of
@@ -162,6 +162,11 @@ def serving_workload_problems(workload: PathwaysWorkloadConfig, placement: Place
     need = head_requests(workload, leader_server_requests(workload, placement))
     if layout.leader == "tpu":
         host = TPU_HOSTS.get(placement.shape.machine_type)
+        if host is None:
+            out.append(Problem(at(f"{block}.leader"), f"'tpu' puts the head on a {placement.shape.machine_type} TPU "
+                               "host, which has no size in the catalog (its vCPUs and memory are not in a stored "
+                               "source), so the Pathways servers and the server cannot be shown to fit beside the "
+                               "host's worker; use leader: cpu", layout.leader))
         short = shortfall(need, gke_allocatable(host)) if host else None
         if short:
             out.append(Problem(at(f"{block}.leader"), f"'tpu' puts the head on a {placement.shape.machine_type} TPU "
@@ -169,6 +174,10 @@ def serving_workload_problems(workload: PathwaysWorkloadConfig, placement: Place
                                layout.leader))
     elif placement.cpu_machine_type is not None:
         machine = cpu_machine(placement.cpu_machine_type)
+        if machine is None:
+            out.append(Problem(at(f"{block}.leader"), f"'cpu' puts the head on the CPU pool, whose machine type "
+                               f"'{placement.cpu_machine_type}' {cannot_size_reason(placement.cpu_machine_type)}; "
+                               "use a machine type the catalog sizes, such as n2-standard-64", layout.leader))
         short = shortfall(need, gke_allocatable(machine)) if machine else None
         if short and machine is not None:
             out.append(Problem(at("resources"), f"makes the head pod too large for a cpuPool node ({machine.name}: "

@@ -22,8 +22,8 @@ from .checks import tpu_pool_problems
 from .model import STACK_KEYS, StackConfig
 from .base import _inner_model, problems_from
 from .cluster import CpuPoolConfig
-from .stack_file import (SECRET_PLACEHOLDER, cli_config, go_json, is_secure, read_stack_config, read_stack_document,
-                         secure_paths, stack_salt)
+from .stack_file import (NESTING_MESSAGE, SECRET_PLACEHOLDER, cli_config, go_json, is_secure, json_nesting_exceeds,
+                         read_stack_config, read_stack_document, secure_paths, stack_salt)
 from .stack_file import read_stack_file  # noqa: F401  (re-exported: config.read_stack_file)
 from .types import NAMESPACE, PROJECT_ID
 
@@ -235,9 +235,12 @@ def stack_from_cli(values: Mapping[str, str], secret_keys: Any = (),
             if key in _OBJECT_KEYS and raw == "":
                 continue  # `key:` with no value: the CLI passes "" (and warns); read as unset
             if key in _OBJECT_KEYS:
+                if json_nesting_exceeds(raw):  # before json.loads, which would raise RecursionError
+                    problems.append(Problem(full_key, NESTING_MESSAGE))
+                    continue
                 try:
                     ours[key] = json.loads(raw)
-                except ValueError:
+                except (ValueError, RecursionError):
                     ours[key] = raw  # not an object: validation says what is expected
             else:
                 ours[key] = raw

@@ -32,6 +32,70 @@ import yaml
 from ..errors import ConfigError, Problem
 
 SECRET_PLACEHOLDER = "[offline-plan-secret]"
+# No key of this program nests deeper than a handful of levels; a value nested deeper is refused at its key, with
+# one message, whether it comes from the stack file (offline) or as the CLI's JSON string (`pulumi up`), before
+# anything recursive (PyYAML's composer, json.loads) meets it.
+MAX_VALUE_DEPTH = 32
+NESTING_MESSAGE = (f"nests lists and objects more than {MAX_VALUE_DEPTH} levels deep; no key of this program "
+                   "takes values nested that deep")
+
+
+def json_nesting_exceeds(text: str, limit: int = MAX_VALUE_DEPTH) -> bool:
+    """Whether JSON text nests arrays/objects more than `limit` deep (a scan, no recursion, no parse)."""
+    depth, in_string, escaped = 0, False, False
+    for char in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char in "[{":
+            depth += 1
+            if depth > limit:
+                return True
+        elif char in "]}":
+            depth -= 1
+    return False
+
+
+class NestedTooDeep(ConfigError):
+    """A stack file value nested past MAX_VALUE_DEPTH; `top` and `key` say where (key: the config key, if any)."""
+
+    def __init__(self, source: str, top: Optional[str], key: Optional[str]):
+        self.top, self.key = top, key
+        where = f"{source}: {key}" if key is not None else (f"{source}: {top}" if top is not None else source)
+        super().__init__([Problem(_printable(where), NESTING_MESSAGE)])
+
+
+def _too_deep(text: str) -> Optional[tuple[Optional[str], Optional[str]]]:
+    """(top-level key, config key) of the first value nested past MAX_VALUE_DEPTH, from the parser's events (an
+    iterative state machine: no recursion however deep), or None."""
+    frames: list[list[Any]] = []  # [is_mapping, expecting_key, current_key]
+    for event in yaml.parse(text, Loader=_GoYamlLoader):
+        if isinstance(event, yaml.DocumentEndEvent):
+            return None  # yaml.v3 Unmarshal reads the first document only
+        if isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+            frames.pop()
+            continue
+        if not isinstance(event, yaml.NodeEvent):
+            continue
+        if frames and frames[-1][0]:
+            frame = frames[-1]
+            if frame[1]:
+                frame[2] = event.value if isinstance(event, yaml.ScalarEvent) else None
+            frame[1] = not frame[1]
+        if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+            frames.append([isinstance(event, yaml.MappingStartEvent), True, None])
+            top = frames[0][2] if len(frames) > 1 else None
+            key = frames[1][2] if top == "config" and len(frames) > 2 else None
+            relative = len(frames) - (2 if key is not None else 1)
+            if relative > MAX_VALUE_DEPTH:
+                return top, key
+    return None
 MAX_EXPANDED_VALUES = 100_000  # a stack file expanding past this through aliases is refused (alias bombs)
 
 # yaml.v3 resolve.go
@@ -124,6 +188,61 @@ class _GoYamlLoader(yaml.SafeLoader):
         """!!binary: the decoded bytes as a Go string (invalid UTF-8 becomes U+FFFD in encoding/json)."""
         return self.construct_yaml_binary(node).decode("utf-8", errors="replace")
 
+    def flatten_mapping(self, node: yaml.MappingNode) -> None:
+        """Merge keys (`<<`) as yaml.v3 v3.0.1 decode.go `mapping`/`merge` resolve them, not as PyYAML does: the
+        mapping's own keys first (they always win), then each merged mapping in order, a key taken only if no
+        earlier one set it, so in `<<: [*b, *a]` *b's keys win; a merged mapping's own merges follow its keys.
+        A merge value that is not a mapping or a list of mappings is refused ("map merge requires map or
+        sequence of maps as the value")."""
+        node.value = self._v3_pairs(node, None, [])
+
+    def _v3_key(self, key_node: yaml.Node) -> Any:
+        key = self.construct_object(key_node, deep=True)
+        try:
+            hash(key)
+        except TypeError:
+            raise yaml.constructor.ConstructorError(None, None, "invalid map key (a mapping or list used as a "
+                                                    "key)", key_node.start_mark) from None
+        return (type(key).__name__, key)
+
+    def _v3_pairs(self, node: yaml.MappingNode, taken: Optional[set], active: list[int]) -> list:
+        if id(node) in active:
+            raise yaml.constructor.ConstructorError(None, None, "a merge key refers to the mapping that contains "
+                                                    "it (a recursive structure)", node.start_mark)
+        active = [*active, id(node)]
+        merge: Optional[yaml.Node] = None
+        own = []
+        for key_node, value_node in node.value:
+            if _is_merge_key(key_node):
+                merge = value_node  # two `<<` keys are refused earlier (_duplicate_keys)
+            else:
+                own.append((key_node, value_node))
+        if taken is None:  # the mapping being decoded: its own keys all count
+            out = own
+            if merge is not None:
+                taken = {self._v3_key(k) for k, _ in node.value}
+                out = out + self._v3_merged(merge, taken, active)
+            return out
+        out = []
+        for key_node, value_node in own:
+            key = self._v3_key(key_node)
+            if key not in taken:
+                taken.add(key)
+                out.append((key_node, value_node))
+        if merge is not None:
+            out.extend(self._v3_merged(merge, taken, active))
+        return out
+
+    def _v3_merged(self, merge: yaml.Node, taken: set, active: list[int]) -> list:
+        items = merge.value if isinstance(merge, yaml.SequenceNode) else [merge]
+        out = []
+        for item in items:
+            if not isinstance(item, yaml.MappingNode):
+                raise yaml.constructor.ConstructorError(None, None, "map merge requires map or sequence of maps as "
+                                                        "the value (yaml.v3)", merge.start_mark)
+            out.extend(self._v3_pairs(item, taken, active))
+        return out
+
     def process_directives(self) -> Any:
         """yaml.v3 parserc.go reads only `%YAML 1.1` documents ("found incompatible YAML document")."""
         handles = super().process_directives()
@@ -132,6 +251,11 @@ class _GoYamlLoader(yaml.SafeLoader):
                                           f"{'.'.join(map(str, self.yaml_version))}; the Pulumi CLI's YAML "
                                           "reader accepts only %YAML 1.1 or no directive)", self.peek_token().start_mark)
         return handles
+
+
+def _is_merge_key(node: yaml.Node) -> bool:
+    """yaml.v3 `isMerge`: a plain `<<` (or one tagged !!merge); a quoted "<<" is text."""
+    return isinstance(node, yaml.ScalarNode) and node.value == "<<" and node.tag == _TAG + "merge"
 
 
 for _kind in ("bool", "int", "float", "null"):
@@ -233,6 +357,13 @@ def parse_stack_yaml(text: str, source: str = "stack file") -> Any:
         raise ConfigError([Problem(source, f"is not valid YAML: {_yaml_problem(exc)}; control characters are not "
                                    "allowed in a stack file (write them as escapes in a double-quoted string)")]) from None
     try:
+        deep = _too_deep(text)
+    except yaml.YAMLError:
+        deep = None  # the loader below reports the syntax error with its position
+    if deep is not None:
+        loader.dispose()
+        raise NestedTooDeep(source, *deep)
+    try:
         node = loader.get_node() if loader.check_node() else None
         if node is None:
             return None
@@ -292,6 +423,21 @@ def decode_text(data: bytes, source: str) -> str:
                                    f"{exc.start}); save it as UTF-8")]) from None
 
 
+# What a pipe held (`--config <(sops -d Pulumi.prod.yaml)`: /dev/fd/N, a FIFO), by the pipe's identity: a pipe
+# can be read once, and the plan, its policy step and `diff` each read the stack file.
+_PIPE_CONTENTS: dict[tuple[str, int, int], bytes] = {}
+
+
+def _read_once(file: Path) -> bytes:
+    if file.is_file():
+        return file.read_bytes()
+    status = file.stat()  # FileNotFoundError for a missing file, as read_bytes would raise
+    key = (str(file), status.st_dev, status.st_ino)
+    if key not in _PIPE_CONTENTS:
+        _PIPE_CONTENTS[key] = file.read_bytes()
+    return _PIPE_CONTENTS[key]
+
+
 def read_stack_document(path: str | Path) -> dict[str, Any]:
     """The whole top-level mapping of a stack file (`config:`, `environment:`, ...), decoded as the CLI decodes it.
 
@@ -302,7 +448,7 @@ def read_stack_document(path: str | Path) -> dict[str, Any]:
     if file.is_dir():
         raise ConfigError([Problem(source, "is a directory; give a stack config file (Pulumi.<stack>.yaml)")])
     try:
-        data = file.read_bytes()
+        data = _read_once(file)
     except FileNotFoundError:
         raise ConfigError([Problem(source, "does not exist")]) from None
     except OSError as exc:
@@ -563,7 +709,16 @@ def read_stack_config(path: str | Path, project_dir: str | Path | None = None, *
     source = str(path)
     project_doc = read_project(project_dir) if project_dir is not None else {}
     project = str(project_doc.get("name") or "pathways-gke")
-    document = read_stack_document(path)
+    try:
+        document = read_stack_document(path)
+    except NestedTooDeep as deep:
+        if deep.top != "config" or deep.key is None:
+            raise
+        try:  # the key as the program sees it (namespaced), so `pulumi up` and the plan name it alike
+            key = next(iter(namespaced_config({deep.key: None}, project, source)))
+        except ConfigError:
+            key = deep.key
+        raise ConfigError([Problem(_printable(key), NESTING_MESSAGE)]) from None
     _refuse_environment(document, source, Path(esc) if esc is not None else None)
     _refuse_stray_config(document, source, known_keys)
     config = namespaced_config(_config_block(document, source), project, source)

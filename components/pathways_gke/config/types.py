@@ -121,10 +121,12 @@ ContainerName = Annotated[str, AfterValidator(dns_1123_label("a container name")
 SecretNames = Annotated[list[str], AfterValidator(dns_1123_subdomain("a Secret name").each)]
 ClientNames = Annotated[list[str], AfterValidator(dns_1123_label(
     "a client name", 40, note="it becomes part of the proxy's Service name").each)]
-# Kubernetes port names (IANA service names): at most 15 characters, at least one letter
+# Kubernetes port names (IANA service names; k8s.io/apimachinery validation.IsValidPortName): at most 15 characters
+# of a-z, 0-9 and '-', at least one letter, no '-' at either end and no two in a row
 PortName = Annotated[str, AfterValidator(Syntax(
-    "port_name", _pattern(r"(?=.*[a-z])[a-z0-9](?:[-a-z0-9]*[a-z0-9])?"),
-    "is not a port name: at most 15 lower-case letters, digits and '-', with at least one letter", 15))]
+    "port_name", _pattern(r"(?=.*[a-z])(?!.*--)[a-z0-9](?:[-a-z0-9]*[a-z0-9])?"),
+    "is not a port name: at most 15 lower-case letters, digits and '-', with at least one letter, no '-' at "
+    "either end and no two '-' in a row", 15))]
 
 _SERVICE_ACCOUNT_NAME = dns_1123_subdomain("a Kubernetes service account name")
 

@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Optional
 
+from .. import naming
 from .state import (LWS, NOT_YET, REACHED, STATES, SUSPENDED, WAIT_TARGETS, WorkloadStatus, progress_line,
                     verdict, wait_problem)
 
@@ -215,7 +216,7 @@ def cmd_wait(args: argparse.Namespace) -> int:
 @_guarded
 def cmd_logs(args: argparse.Namespace) -> int:
     from .blockers import current_attempt
-    from .pods import (choose_container, choose_pod, gke_context, logging_query, logs_explorer_url, pod_query,
+    from .pods import (RoleError, choose_container, choose_pod, gke_context, logging_query, logs_explorer_url, pod_query,
                        pods_in_order)
     from .state import JOBSET
 
@@ -236,6 +237,13 @@ def cmd_logs(args: argparse.Namespace) -> int:
     footer = (f"\nthe other containers of {args.workload} in Cloud Logging (Logs Explorer query):\n{where}\n"
               + (f"open: {url}\n" if url else ""))
     chosen = pods_in_order(pods, query) if args.all_pods else [p for p in [choose_pod(pods, query)] if p is not None]
+    if not chosen and query.client is not None:  # an unknown client is bad input, not "retry later"
+        clients = sorted({str((p.get("metadata", {}).get("labels") or {}).get(naming.CLIENT_LABEL))
+                          for p in cluster.pods({naming.WORKLOAD_LABEL: args.workload})
+                          if naming.CLIENT_LABEL in (p.get("metadata", {}).get("labels") or {})})
+        if clients:
+            raise RoleError(f"--role proxy-{query.client}: {args.workload} has no client {query.client!r}; roles: "
+                            f"leader, worker, {', '.join('proxy-' + c for c in clients)}")
     if not chosen:
         status = cluster.statuses([args.workload], details=False)[0]
         if status.terminal or status.state == SUSPENDED:

@@ -21,6 +21,7 @@ from typing import Any, Iterator, Mapping, Optional, Sequence
 import yaml
 
 from .. import naming
+from ..errors import without_credentials
 from .state import (JOBSET, LWS, Endpoint, QueuePosition, WorkloadStatus, index_by_owner, jobset_status,
                     lws_status)
 
@@ -40,7 +41,7 @@ class Day2Error(Exception):
     """Bad input or an unusable cluster: printed as `error: <message>`, exit `code` (2 unless said)."""
 
     def __init__(self, message: str, code: int = 2) -> None:
-        super().__init__(message)
+        super().__init__(without_credentials(message))  # a kubeconfig URL's password is never shown
         self.code = code
 
 
@@ -99,10 +100,10 @@ class Cluster:
                 wait = _retry_after(exc, pause)
             except (urllib3.exceptions.HTTPError, OSError) as exc:
                 if not _transient_transport(exc) or not retry:
-                    raise Day2Error(f"cannot reach the Kubernetes API server at {self.server} "
+                    raise Day2Error(f"cannot reach the Kubernetes API server at {without_credentials(self.server)} "
                                     f"({type(exc).__name__}); check the kubeconfig, --context and that the cluster "
                                     "is up") from None
-                failure, wait = f"{what}: the connection to {self.server} was reset", pause
+                failure, wait = f"{what}: the connection to {without_credentials(self.server)} was reset", pause
             if deadline is None:
                 deadline = time.monotonic() + DEFAULT_RETRY_BUDGET
             left = deadline - time.monotonic()

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping, Optional, Sequence
 
 from .. import naming
+from ..pathways_facts import PROXY_CONTAINER
 from ..property_paths import value_at
 from .state import JOBSET, LWS
 
@@ -37,6 +38,7 @@ class PodQuery:
     selector: dict[str, str]
     what: str  # for messages: "the head of train", "slice 1's workers of train"
     not_leader: bool = False  # LWS workers: worker-index != 0
+    client: Optional[str] = None  # --role proxy-<client>
 
 
 def default_role(kind: str) -> str:
@@ -51,7 +53,14 @@ def pod_query(obj: Mapping[str, Any], kind: str, role: Optional[str], slice_inde
     role = role or default_role(kind)
     if role.startswith("proxy-") and len(role) > len("proxy-"):
         client = role[len("proxy-"):]
-        return PodQuery({naming.WORKLOAD_LABEL: name, naming.CLIENT_LABEL: client}, f"client {client}'s proxy of {name}")
+        if kind == JOBSET:  # client proxies belong to mode service (a LeaderWorkerSet) only
+            raise RoleError(f"--role {role}: {name} is a JobSet, which has no client proxies; roles: head, worker")
+        leader = value_at(obj, "spec.leaderWorkerTemplate.leaderTemplate.spec.containers") or []
+        if any(isinstance(c, Mapping) and c.get("name") == PROXY_CONTAINER for c in leader):
+            raise RoleError(f"--role {role}: {name} is a serving workload: its proxy runs in the leader pod and it has "
+                            "no client proxies (those are mode service's); roles: leader, worker")
+        return PodQuery({naming.WORKLOAD_LABEL: name, naming.CLIENT_LABEL: client}, f"client {client}'s proxy of {name}",
+                        client=client)
     if kind == JOBSET:
         coordinator = value_at(obj, "spec.coordinator") or {}
         rjobs = {str(r.get("name")): int(r.get("replicas", 1)) for r in value_at(obj, "spec.replicatedJobs") or []}

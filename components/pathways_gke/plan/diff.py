@@ -834,6 +834,15 @@ def rename_warnings(diff: PlanDiff) -> list[str]:
     return out
 
 
+def is_pipe(path: Path) -> bool:
+    """A stack file handed over as a pipe (`<(sops -d Pulumi.prod.yaml)`: /dev/fd/N, a FIFO): read as a stack file."""
+    try:
+        return path.is_fifo() or (path.exists() and not path.is_dir() and str(path).startswith(("/dev/fd/",
+                                                                                                 "/proc/self/fd/")))
+    except OSError:
+        return False
+
+
 def load_source_plan(source: str, project_dir: Path = Path(".")) -> dict[str, Any]:
     """OLD/NEW of `pathways-gke diff`: a plan.json, a stack config file (YAML), or a stack name."""
     path = Path(source)
@@ -841,7 +850,7 @@ def load_source_plan(source: str, project_dir: Path = Path(".")) -> dict[str, An
         return plan_dict(path)
     from .engine import plan_file, plan_stack  # noqa: PLC0415 (runs the program)
 
-    if path.suffix in (".yaml", ".yml") and path.exists():
+    if (path.suffix in (".yaml", ".yml") and path.exists()) or is_pipe(path):
         # the one reader of `plan --config` (stack file, Pulumi.yaml config, the project's program)
         return plan_file(path, project_dir).to_json()
     if path.suffix in (".json", ".yaml", ".yml"):

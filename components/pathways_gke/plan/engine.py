@@ -9,6 +9,7 @@ secrets are "<secret>" — never their plaintext.
 from __future__ import annotations
 
 import hashlib
+import os
 import json
 import runpy
 from dataclasses import dataclass, field
@@ -480,7 +481,8 @@ def plan_file(path: Path | str, project_dir: Path | str = ".", *, stack: Optiona
 
     from ..config.stack import offline_cli_config
 
-    path, project_dir = Path(path).resolve(), Path(project_dir).resolve()
+    # absolute but not resolved: `--config <(sops -d ...)` is /dev/fd/N, a link to a pipe that only its own name opens
+    path, project_dir = Path(os.path.abspath(path)), Path(project_dir).resolve()
     if stack is None:
         name = path.name
         stack = name[len("Pulumi."):-len(".yaml")] if name.startswith("Pulumi.") and name.endswith(".yaml") \

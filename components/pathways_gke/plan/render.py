@@ -10,6 +10,7 @@ from typing import Any
 import yaml
 
 from .. import tokens
+from ..errors import without_credentials
 from ..property_paths import value_at
 from .engine import Plan, PlanResource
 
@@ -104,9 +105,9 @@ def write_out(plan: Plan, out_dir: Path) -> list[Path]:
     """plan.json plus one YAML file per rendered Kubernetes object. Returns the files written."""
     out_dir.mkdir(parents=True, exist_ok=True)
     written = [out_dir / "plan.json"]
-    written[0].write_text(plan.dumps())
+    written[0].write_text(without_credentials(plan.dumps()))
     for obj in plan.kubernetes_objects():
         path = out_dir / object_file_name(obj)
-        path.write_text(yaml.safe_dump(obj, sort_keys=False, default_flow_style=False))
+        path.write_text(without_credentials(yaml.safe_dump(obj, sort_keys=False, default_flow_style=False)))
         written.append(path)
     return written
