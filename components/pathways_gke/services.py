@@ -218,6 +218,11 @@ class ClusterServices(pulumi.ComponentResource):
                 opts=pulumi.ResourceOptions(parent=self, **child_options("queue", protected),
                                             depends_on=[*installs, *(namespace if needs_namespace else [])]))
 
+        for suffix, obj in spec.network_objects:  # the second NIC's networks (cluster-scoped; GKE's CRDs)
+            k8s.apiextensions.CustomResource(
+                f"{name}-{suffix}", api_version=obj["apiVersion"], kind=obj["kind"], metadata=obj["metadata"],
+                spec=obj["spec"], opts=pulumi.ResourceOptions(parent=self, **child_options("queue", protected)))
+
         # The gate is created last: after the awaited installs (controller Deployments Available, so the
         # webhooks answer), the namespace, the PriorityClasses and the LocalQueue.
         marker = spec.marker

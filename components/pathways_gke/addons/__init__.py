@@ -15,6 +15,7 @@ from .install import InstallSource, install_source
 from .kueue import kueue_objects
 from .lws import gate_objects
 from .priority import PRIORITY_LADDER, priority_class
+from .networks import network_objects
 from .sizing import ControllerResources, stack_controller_resources
 
 
@@ -34,6 +35,7 @@ class ServicesSpec:
     resources: dict[str, ControllerResources]  # per addon whose controller is sized for the cluster
     lws: Optional[InstallSource] = None  # only when a workload runs in mode serving or service
     lws_gate: tuple[tuple[str, dict[str, Any]], ...] = ()  # the LWS webhook gate (addons/lws.py)
+    network_objects: tuple[tuple[str, dict[str, Any]], ...] = ()  # cluster.additionalNetworks (addons/networks.py)
 
 
 def namespace_object(name: str) -> dict[str, Any]:
@@ -56,6 +58,8 @@ def readiness_marker(namespace: str, jobset: InstallSource, kueue: Optional[Inst
         data.update({"lws.version": lws.version, "lws.source": lws.file})
     for addon, sized in (resources or {}).items():
         data[f"{addon}.resources"] = sized.describe()
+        if sized.replicas is not None:
+            data[f"{addon}.replicas"] = str(sized.replicas)
     return {"apiVersion": "v1", "kind": "ConfigMap",
             "metadata": {"name": SERVICES_CONFIGMAP, "namespace": namespace, "labels": dict(MANAGED_BY_LABELS)},
             "data": dict(sorted(data.items()))}
@@ -87,6 +91,7 @@ def services_spec(stack: StackConfig) -> ServicesSpec:
         resources=resources,
         lws=lws,
         lws_gate=gate_objects(stack.namespace, stack.lws.gate_image, stack.cpu_pool.name) if lws is not None else (),
+        network_objects=tuple(network_objects(stack)),
     )
 
 

@@ -16,6 +16,7 @@ from .cluster import CREATE_ONLY_CLUSTER_FIELDS
 from .serving_checks import serving_workload_problems
 from .model import StackConfig, run_across_sections
 from .pathways_checks import pathways_workload_problems, shortfall
+from .ironwood_checks import ironwood_problems
 from .placement import Placement
 from .tpu import TpuPoolConfig, pool_problems
 from .types import NODE_POOL_NAME, parse_quantity, region_of
@@ -30,7 +31,7 @@ def cross_section_problems(stack: StackConfig) -> list[Problem]:
     """Every check across sections, in the order they are reported."""
     return [*cluster_and_pool_problems(stack), *addon_problems(stack), *workload_problems(stack),
             *jax_workload_problems(stack), *access_problems(stack), *at_scale_problems(stack),
-            *ignored_key_problems(stack)]
+            *ignored_key_problems(stack), *ironwood_problems(stack)]
 
 
 def ignored_key_problems(stack: StackConfig) -> list[Problem]:

@@ -61,6 +61,10 @@ class Placement(BaseModel):
     """tpu7x multi-host workload-policy name (node label cloud.google.com/placement-policy-name)."""
     queue_name: Optional[KubernetesName] = None
     """Kueue LocalQueue; sets kueue.x-k8s.io/queue-name on the JobSet or LeaderWorkerSet."""
+    dynamic_slice: bool = False
+    """tpu7x dynamic slicing: `slices` slices of `tpu_topology` are formed by GKE's slice controller from
+    reserved 4x4x4 sub-blocks; workers carry the slice-topology annotations instead of a topology node selector
+    and of a one-slice-per-node-pool placement (needs queue_name: Kueue admits the slice). Default: false."""
 
     @model_validator(mode="after")
     def _shape(self) -> "Placement":
@@ -76,13 +80,26 @@ class Placement(BaseModel):
         if self.slices is None:
             raise fail("tpu", "is required with tpu_type: the number of slices the workload may use", field="slices")
         self.shape  # noqa: B018 - raises a field-named error when the catalog rejects the combination
+        if self.dynamic_slice and (self.shape is None or self.shape.generation != "tpu7x"
+                                   or self.queue_name is None or self.placement_policy is not None):
+            raise fail("tpu", "is a tpu7x feature admitted through Kueue: it needs tpu_type tpu7x and queue_name, "
+                       "and no placement_policy (the slice controller, not a workload policy, joins the sub-blocks)",
+                       field="dynamic_slice")
         return self
 
     @classmethod
     def of(cls, stack: StackConfig, workload: WorkloadBase) -> "Placement":
         """Where a workload of a validated stack runs: its TPU pool group, or the CPU pool when it names none."""
         pool = stack.pool(workload.tpu_pool) if workload.tpu_pool else None
-        return cls.for_pool(stack, pool)
+        placement = cls.for_pool(stack, pool)
+        dynamic = workload.dynamic_slice
+        if pool is not None and pool.dynamic_slicing and dynamic is not None:
+            # the workload's own slice, formed from the group's sub-blocks (no workload-policy node label: the
+            # sub-blocks' policy is PROVISION_ONLY and the slice controller, not a policy, joins them)
+            values = {**{k: getattr(placement, k) for k in cls.model_fields}, "tpu_topology": dynamic.topology, "slices": dynamic.count,
+                      "tpu_machine_type": pool.shape.machine_type, "placement_policy": None, "dynamic_slice": True}
+            return cls.model_construct(**values)
+        return placement
 
     @classmethod
     def for_pool(cls, stack: StackConfig, pool: Optional[TpuPoolConfig]) -> "Placement":

@@ -219,6 +219,13 @@ def cluster_args(stack: StackConfig, service_account: Any = None) -> dict[str, A
         args["dns_config"] = dns
     if (cache := dns_cache_config(stack)) is not None:
         args["addons_config"]["dns_cache_config"] = cache
+    if any(pool.dynamic_slicing for pool in stack.tpu_pools):
+        # GKE's slice controller (`--enable-slice-controller`; Cluster Toolkit gke-cluster main.tf
+        # `addons_config.slice_controller_config`, pulumi-gcp 10.2.0 ClusterAddonsConfigSliceControllerConfigArgs)
+        args["addons_config"]["slice_controller_config"] = {"enabled": True}
+    if cluster.additional_networks:
+        # extra node NICs need multi-networking, which needs Dataplane V2 (datapath_provider above)
+        args["enable_multi_networking"] = True
     args.update(monitoring_args(stack))
     if cluster.version:
         args["min_master_version"] = cluster.version

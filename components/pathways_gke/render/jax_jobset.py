@@ -35,7 +35,6 @@ from ..naming import (
     JAX_PLATFORM_ENV,
     COMPLETION_INDEX_ANNOTATION,
     COORDINATOR_KEY,
-    EXCLUSIVE_TOPOLOGY_ANNOTATION,
     JOB_INDEX_KEY,
     JOBSET_API_VERSION,
     JOBSET_NAME_KEY,
@@ -52,7 +51,7 @@ from ..naming import (
     WORKLOAD_LABEL,
 )
 from .head import never_evict
-from .pod import image_pull_policy
+from .pod import dynamic_slice_annotations, image_pull_policy, slice_exclusive_annotation
 from ..config.placement import Placement
 from .wrapper import wrap_command
 
@@ -172,9 +171,10 @@ def _pod_spec(workload: JaxWorkloadConfig, placement: Placement, layout: JaxLayo
         container["resources"] = {"limits": {TPU_RESOURCE: chips}}  # requests default to the limit
         selector = {
             TPU_ACCELERATOR_LABEL: placement.shape.accelerator_label,
-            TPU_TOPOLOGY_LABEL: placement.shape.topology,
             TPU_GROUP_LABEL: placement.tpu_group,
         }
+        if not placement.dynamic_slice:  # a dynamic slice is asked for by annotation instead
+            selector[TPU_TOPOLOGY_LABEL] = placement.shape.topology
         if placement.placement_policy:
             selector[PLACEMENT_POLICY_LABEL] = placement.placement_policy
         selector.update(capacity_node_selector(placement.capacity))
@@ -232,10 +232,12 @@ def build_jax_jobset(workload: JaxWorkloadConfig, placement: Placement, *,
         },
     }
     job_template: dict[str, Any] = {"spec": job_spec}
-    if layout.platform == "tpu":
+    if layout.platform == "tpu" and (exclusive := slice_exclusive_annotation(placement)):
         # one slice (child Job) per node pool; read from the Job template (docs/jax-workloads.md)
-        job_template = {"metadata": {"annotations": {EXCLUSIVE_TOPOLOGY_ANNOTATION: NODE_POOL_LABEL}},
-                        "spec": job_spec}
+        job_template = {"metadata": {"annotations": exclusive}, "spec": job_spec}
+    if dynamic := dynamic_slice_annotations(placement):
+        pod_meta = job_spec["template"]["metadata"]
+        pod_meta["annotations"] = dict(sorted({**pod_meta.get("annotations", {}), **dynamic}.items()))
     metadata: dict[str, Any] = {"name": workload.name, "namespace": placement.namespace,
                                 "labels": dict(sorted(labels.items()))}
     if placement.queue_name:
