@@ -82,6 +82,9 @@ SAMPLES: dict[str, Any] = {
     "jax.slices": 2,
     "jax.cpu": "2",
     "jax.memory": "8Gi",
+    # on the bases' v5p pool (no dynamicSlicing) both are refused at their path; tests/test_ironwood.py renders them
+    "dynamicSlice": {"topology": "4x4x4"},
+    "parallelContainers": 2,
 }
 
 BASES = {
@@ -342,6 +345,8 @@ PLACEMENT_SAMPLES: dict[str, Any] = {
     "capacity": "spot",
     "placement_policy": "pw-main-wp",
     "queue_name": "pathways-queue",
+    # without tpu7x and a queue: refused at the arg (tests/test_ironwood.py renders it on a dynamic-slicing group)
+    "dynamic_slice": True,
 }
 
 # args both renders share (where the base runs on TPU), so that only the sampled field differs: the 8-chip host

@@ -24,10 +24,10 @@ from typing import Any, Mapping, Optional, Union, get_args, get_origin, get_type
 import pulumi
 
 from .args_types import (  # noqa: F401 - re-exported; generated from the config models (pathways_gke.argsgen)
-    AuthorizedNetwork, Bucket, BucketAccess, BucketAccessMode, Capacity, Cluster, ClusterDns, ContainerResources,
-    CpuPool, DiskType, GcsFuseVolume, HostMaintenanceInterval, ImagePullPolicy, JaxSettings, JobSet, Kueue,
+    AdditionalNetwork, AuthorizedNetwork, Bucket, BucketAccess, BucketAccessMode, Capacity, Cluster, ClusterDns, ContainerResources,
+    CpuPool, DiskType, DynamicSlice, GcsFuseVolume, HostMaintenanceInterval, ImagePullPolicy, JaxSettings, JobSet, Kueue,
     LeaderPlacement, LoadBalancer, Lws, Maintenance, MaintenanceExclusion, MaintenanceScope, MaintenanceWindow, Nat,
-    NodeServiceAccount, Observability, PathwaysClusterArgs, PathwaysEnv, PathwaysFlags, PathwaysImages,
+    NetworkDeviceMode, NodeServiceAccount, Observability, PathwaysClusterArgs, PathwaysEnv, PathwaysFlags, PathwaysImages,
     PathwaysSettings, ReleaseChannel, Reservation, Runtime, ServiceSettings, ServingPort, ServingProbes,
     ServingSettings, Sidecar, SidecarResources, TpuPool, Workload, WorkloadMode, WorkloadPlacement,
 )

@@ -135,6 +135,17 @@ class BucketAccessMode(str, Enum):
     READ_WRITE = "readWrite"
 
 
+class NetworkDeviceMode(str, Enum):
+    """How an additional network NIC is handed to pods (GKENetworkParamSet deviceMode)."""
+
+    NET_DEVICE = "NetDevice"
+    """The whole NIC, as a Linux network device (what a hostNetwork TPU worker uses)."""
+    DPDK_VFIO = "DPDK-VFIO"
+    """The NIC bound to vfio-pci for DPDK."""
+    RDMA = "RDMA"
+    """An RDMA device."""
+
+
 class NodeServiceAccount(TypedDict):
     """The GCP service account the nodes run as."""
 
@@ -202,6 +213,19 @@ class AuthorizedNetwork(TypedDict):
     """A label for it."""
 
 
+class AdditionalNetwork(TypedDict):
+    """An extra VPC network the TPU hosts get a NIC in (GKE multi-networking)."""
+
+    network: str
+    """VPC network (name or self link)."""
+    subnetwork: str
+    """Subnetwork of that network in the cluster's region (name or self link)."""
+    project: NotRequired[str]
+    """Project of the network (Shared VPC host); default: the stack's project."""
+    device_mode: NotRequired[NetworkDeviceMode]
+    """How the NIC is handed to pods (GKENetworkParamSet deviceMode). Default: "NetDevice"."""
+
+
 class Cluster(TypedDict):
     """The GKE cluster (created, or an existing one adopted)."""
 
@@ -253,6 +277,10 @@ class Cluster(TypedDict):
     """IPv4 CIDR blocks allowed to reach the control plane (master authorized networks); at most 50."""
     dns: NotRequired[ClusterDns]
     """Cluster DNS provider (created clusters only). Default: "auto"."""
+    additional_networks: NotRequired[list[AdditionalNetwork]]
+    """Extra VPC networks every TPU host gets a NIC in (tpu7x has two NICs): multi-networking on the cluster,
+    additionalNodeNetworkConfigs on each TPU pool and a GKENetworkParamSet + Network per network. Not with the
+    accelerator network profile (docs/ironwood.md)."""
 
 
 class CpuPool(TypedDict):
@@ -324,6 +352,14 @@ class TpuPool(TypedDict):
     """TPU machine type; default: the catalog's machine for the type and topology."""
     network_profile: NotRequired[bool]
     """Use the accelerator network profile (v6e and tpu7x)."""
+    dynamic_slicing: NotRequired[bool]
+    """Ironwood dynamic slicing (docs/ironwood.md): the group's node pools are reserved 4x4x4 sub-blocks (topology
+    4x4x4, capacity reservation, Kueue on, slices = sub-blocks) and GKE's slice controller forms each workload's
+    slice (workloads[].dynamicSlice) from them. Default: false."""
+    numa_aware: NotRequired[bool]
+    """tpu7x only: NUMA-aware kubelet on this group's hosts (static CPU manager, restricted topology manager,
+    Static memory manager), so a pod's CPUs, memory and chips stay on one of the VM's two NUMA nodes. Default:
+    false."""
     disk_size_gb: NotRequired[int]
     """Boot disk size in GB (10-65536); GKE's default when unset."""
     disk_type: NotRequired[DiskType]
@@ -375,6 +411,16 @@ class BucketAccess(TypedDict):
     """Bucket name (without gs://)."""
     access: NotRequired[BucketAccessMode]
     """read or readWrite. Default: "readWrite"."""
+
+
+class DynamicSlice(TypedDict):
+    """The slice a workload asks GKE's slice controller to form on a dynamic-slicing pool group."""
+
+    topology: str
+    """Slice topology: a sub-slice (2x2x1, 2x2x2, 2x2x4, 2x4x4) or a super-slice of whole 4x4x4 sub-blocks
+    (AxBxC, multiples of 4, A <= B <= C, at most 144 cubes), e.g. 4x4x16."""
+    count: NotRequired[int]
+    """Number of such slices (multislice). Default: 1."""
 
 
 class JaxSettings(TypedDict):
@@ -602,10 +648,16 @@ class Workload(TypedDict):
     """imagePullPolicy of every container; default IfNotPresent (all images are pinned)."""
     image_pull_secrets: NotRequired[list[str]]
     """Kubernetes Secrets for private registries, on head and worker pods."""
+    dynamic_slice: NotRequired[DynamicSlice]
+    """On a tpuPool with dynamicSlicing: the slice (topology) and how many (count) GKE's slice controller forms
+    for this workload from the group's sub-blocks."""
     runtime: NotRequired[Runtime]
     """Pathways, or multi-controller JAX. Default: "pathways"."""
     jax: NotRequired[JaxSettings]
     """Multi-controller JAX options."""
+    parallel_containers: NotRequired[int]
+    """tpu7x-standard-4t only: run two JAX processes per TPU VM, one container of 2 chips each (XPK's parallel
+    containers), instead of one of 4."""
     mode: NotRequired[WorkloadMode]
     """Where the Pathways head runs. Default: "default"."""
     pathways: NotRequired[PathwaysSettings]
@@ -731,8 +783,14 @@ class JaxWorkloadSpec(TypedDict):
     """imagePullPolicy of every container; default IfNotPresent (all images are pinned)."""
     image_pull_secrets: NotRequired[list[str]]
     """Kubernetes Secrets for private registries, on head and worker pods."""
+    dynamic_slice: NotRequired[DynamicSlice]
+    """On a tpuPool with dynamicSlicing: the slice (topology) and how many (count) GKE's slice controller forms
+    for this workload from the group's sub-blocks."""
     jax: NotRequired[JaxSettings]
     """Multi-controller JAX options."""
+    parallel_containers: NotRequired[int]
+    """tpu7x-standard-4t only: run two JAX processes per TPU VM, one container of 2 chips each (XPK's parallel
+    containers), instead of one of 4."""
 
 
 class WorkloadPlacement(TypedDict):
@@ -767,6 +825,10 @@ class WorkloadPlacement(TypedDict):
     """tpu7x multi-host workload-policy name (node label cloud.google.com/placement-policy-name)."""
     queue_name: NotRequired[str]
     """Kueue LocalQueue; sets kueue.x-k8s.io/queue-name on the JobSet or LeaderWorkerSet."""
+    dynamic_slice: NotRequired[bool]
+    """tpu7x dynamic slicing: `slices` slices of `tpu_topology` are formed by GKE's slice controller from
+    reserved 4x4x4 sub-blocks; workers carry the slice-topology annotations instead of a topology node selector
+    and of a one-slice-per-node-pool placement (needs queue_name: Kueue admits the slice). Default: false."""
 
 
 class PathwaysWorkloadArgs(TypedDict):
@@ -804,6 +866,10 @@ class PathwaysWorkloadArgs(TypedDict):
     """tpu7x multi-host workload-policy name (node label cloud.google.com/placement-policy-name)."""
     queue_name: NotRequired[str]
     """Kueue LocalQueue; sets kueue.x-k8s.io/queue-name on the JobSet or LeaderWorkerSet."""
+    dynamic_slice: NotRequired[bool]
+    """tpu7x dynamic slicing: `slices` slices of `tpu_topology` are formed by GKE's slice controller from
+    reserved 4x4x4 sub-blocks; workers carry the slice-topology annotations instead of a topology node selector
+    and of a one-slice-per-node-pool placement (needs queue_name: Kueue admits the slice). Default: false."""
     secrets: NotRequired[dict[str, pulumi.Input[str]]]
     """Secret values by name (give Pulumi secrets, e.g. config.require_secret), for the workload's
     secretEnv (ENV_VAR: secret name); stored in a Kubernetes Secret."""
@@ -842,6 +908,10 @@ class JaxWorkloadArgs(TypedDict):
     """tpu7x multi-host workload-policy name (node label cloud.google.com/placement-policy-name)."""
     queue_name: NotRequired[str]
     """Kueue LocalQueue; sets kueue.x-k8s.io/queue-name on the JobSet or LeaderWorkerSet."""
+    dynamic_slice: NotRequired[bool]
+    """tpu7x dynamic slicing: `slices` slices of `tpu_topology` are formed by GKE's slice controller from
+    reserved 4x4x4 sub-blocks; workers carry the slice-topology annotations instead of a topology node selector
+    and of a one-slice-per-node-pool placement (needs queue_name: Kueue admits the slice). Default: false."""
     secrets: NotRequired[dict[str, pulumi.Input[str]]]
     """Secret values by name (give Pulumi secrets, e.g. config.require_secret), for the workload's
     secretEnv (ENV_VAR: secret name); stored in a Kubernetes Secret."""
@@ -881,6 +951,10 @@ class PathwaysServingArgs(TypedDict):
     """tpu7x multi-host workload-policy name (node label cloud.google.com/placement-policy-name)."""
     queue_name: NotRequired[str]
     """Kueue LocalQueue; sets kueue.x-k8s.io/queue-name on the JobSet or LeaderWorkerSet."""
+    dynamic_slice: NotRequired[bool]
+    """tpu7x dynamic slicing: `slices` slices of `tpu_topology` are formed by GKE's slice controller from
+    reserved 4x4x4 sub-blocks; workers carry the slice-topology annotations instead of a topology node selector
+    and of a one-slice-per-node-pool placement (needs queue_name: Kueue admits the slice). Default: false."""
     lws_version: NotRequired[str]
     """Release of the LWS controller in the cluster (vMAJOR.MINOR.PATCH, >= v0.5.0; releases.py). Default: "v0.10.0"."""
     kueue_version: NotRequired[str]

@@ -11,6 +11,7 @@ from typing import Any, get_args
 
 from ..capacity import Capacity
 from .access import Access
+from .ironwood import DeviceMode
 from .cluster import ClusterDns, DiskType, MaintenanceScope, ReleaseChannel
 from .pathways import ImagePullPolicy
 from .serving import LeaderPlacement, LoadBalancer
@@ -73,6 +74,11 @@ CLOSED_SETS: tuple[ClosedSet, ...] = (
                'gke-default': "Send no DNS settings: GKE's default for the cluster version."}),
     ClosedSet("ImagePullPolicy", ImagePullPolicy, 'Kubernetes imagePullPolicy of every container of a workload.'),
     ClosedSet("BucketAccessMode", Access, 'What a workload does with a declared bucket.'),
+    ClosedSet("NetworkDeviceMode", DeviceMode, 'How an additional network NIC is handed to pods (GKENetworkParamSet '
+              'deviceMode).',
+              {'NetDevice': 'The whole NIC, as a Linux network device (what a hostNetwork TPU worker uses).',
+               'DPDK-VFIO': 'The NIC bound to vfio-pci for DPDK.',
+               'RDMA': 'An RDMA device.'}),
 )
 
 

@@ -73,6 +73,9 @@ class Placement(BaseModel):
                 if getattr(self, field) is not None:
                     raise fail("tpu", "describes TPU slices, but tpu_type is not set: give tpu_type too, or remove "
                                "it to run on the CPU pool", field=field)
+            if self.dynamic_slice:
+                raise fail("tpu", "describes TPU slices, but tpu_type is not set: give tpu_type tpu7x too, or remove "
+                           "it to run on the CPU pool", field="dynamic_slice")
             if self.capacity != "on-demand":  # how slices are provisioned: the CPU pool has none to apply it to
                 raise fail("tpu", "describes how the TPU slices are provisioned, but tpu_type is not set: the CPU "
                            "pool has no slices; remove it (or give tpu_type)", field="capacity")

@@ -261,7 +261,7 @@ class JaxWorkloadConfig(WorkloadBase):
     """Multi-controller JAX: picks this model."""
     jax: JaxSettings = Field(default_factory=JaxSettings)
     """Multi-controller JAX options."""
-    parallel_containers: Optional[Literal[2]] = None
+    parallel_containers: Optional[int] = Field(default=None, ge=2, le=2)
     """tpu7x-standard-4t only: run two JAX processes per TPU VM, one container of 2 chips each (XPK's parallel
     containers), instead of one of 4."""
 
