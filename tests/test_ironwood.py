@@ -374,3 +374,62 @@ def test_the_fixtures_are_not_shared_mutable_state():
     before = copy.deepcopy(SUB_BLOCKS)
     dynamic(pool={"slices": 2})
     assert SUB_BLOCKS == before
+
+
+# --- what editing each key does on a real `pulumi up` -----------------------------------------------------
+
+def _diff(old: dict, new: dict):
+    from pathways_gke.plan.diff import diff_plans
+    from pathways_gke.plan.engine import plan_config
+
+    return diff_plans(plan_config(old, stack="iw").to_json(), plan_config(new, stack="iw").to_json())
+
+
+IW = {"name": "iw", "type": "tpu7x", "topology": "2x2x2", "slices": 2, "zone": "us-east5-b"}
+
+
+@pytest.mark.slow
+def test_adding_a_second_nic_replaces_every_tpu_pool_and_updates_the_cluster_in_place():
+    old = stack(tpuPools=[IW])
+    new = stack(cluster={"name": "pw", "location": "us-east5", "additionalNetworks": NETS[:1]}, tpuPools=[IW])
+    diff = _diff(old, new)
+    by_type: dict[str, list] = {}
+    for change in diff.changed:
+        by_type.setdefault(change.type, []).append(change)
+    pools = [c for c in by_type["gcp:container/nodePool:NodePool"] if c.name.startswith("pw-iw-")]
+    assert len(pools) == 2 and all(c.replace and c.replace_mode == "delete-first" for c in pools)
+    (cluster,) = by_type["gcp:container/cluster:Cluster"]
+    assert not cluster.replace and "enableMultiNetworking" in cluster.properties
+    added = {a.split("::")[-1] for a in diff.to_json()["added"]}
+    assert {"pw-services-netparams-iw-data", "pw-services-network-iw-data"} <= added
+    assert not diff.refused
+
+
+@pytest.mark.slow
+def test_turning_numa_awareness_on_updates_the_pool_in_place_and_rolls_its_nodes():
+    diff = _diff(stack(tpuPools=[IW]), stack(tpuPools=[{**IW, "numaAware": True}]))
+    pools = [c for c in diff.changed if c.name.startswith("pw-iw-")]
+    assert len(pools) == 2
+    for change in pools:
+        assert not change.replace and change.nodes_recreated == ("nodeConfig.kubeletConfig",)
+    assert not diff.refused
+
+
+@pytest.mark.slow
+def test_a_new_sub_slice_shape_replaces_the_kueue_topology_whose_levels_are_immutable():
+    version = {**RAPID, "version": "1.36.0-gke.3712000"}
+    old = dynamic(cluster=version)
+    new = dynamic(cluster=version, workload={"dynamicSlice": {"topology": "2x4x4", "count": 2}})
+    changes = {c.name: c for c in _diff(old, new).changed}
+    topology = changes["pw-services-slice-topology"]
+    assert topology.replace and topology.replace_mode == "delete-first"
+    assert not any(c.replace for c in changes.values() if c.type == "gcp:container/nodePool:NodePool")
+
+
+def test_the_topology_levels_rule_refuses_an_in_place_update():
+    from pathways_gke import apply_rules, tokens
+
+    old = {"spec": {"levels": [{"nodeLabel": "a"}, {"nodeLabel": "kubernetes.io/hostname"}]}}
+    new = {"spec": {"levels": [{"nodeLabel": "a"}, {"nodeLabel": "b"}, {"nodeLabel": "kubernetes.io/hostname"}]}}
+    (refusal,) = apply_rules.update_refusals(tokens.KUEUE_TOPOLOGY, old, new, ["spec.levels"])
+    assert refusal.rule == "kueue-topology-levels" and "immutable" in refusal.world_rule.rule

@@ -124,6 +124,12 @@ RULES: tuple[WorldRule, ...] = (
               "jobframework.ValidateJobOnUpdate); pkg/controller/jobframework/validation.go",
               "delete the workload first; pathways-gke replaces the JobSet on a queue-name change"),
     # the controllers' releases
+    WorldRule("kueue-topology-levels", KUBERNETES, REFUSE,
+              "a Kueue Topology's spec.levels are immutable (CEL rule `self == oldSelf`, \"field is immutable\"): "
+              "adding a dynamic sub-slice shape (a partition level) cannot update it; pathways-gke replaces the "
+              "Topology delete-first instead (replaceOnChanges: spec.levels)",
+              "kubernetes-sigs/kueue apis/kueue/v1beta2/topology_types.go (TopologySpec.Levels XValidation)",
+              "pathways-gke replaces it; admitted dynamic-slice workloads keep running, new ones wait for it"),
     WorldRule("controller-downgrade", CONTROLLER, REFUSE,
               "moving a JobSet, Kueue or LeaderWorkerSet pin back to an older minor release: the older CRDs prune "
               "the fields the newer release wrote into stored objects and the older controller cannot reconcile "
@@ -183,7 +189,9 @@ ANY_INPUT = ("*",)
 # NOT listed: nodeCount, autoscaling, nodeLocations, version, management, upgradeSettings,
 # nodeConfig.{machineType, diskSizeGb, diskType} (in place since magic-modules#9575; GKE re-creates every node:
 # NODES_RECREATED), nodeConfig.{labels, resourceLabels, taints, tags, imageType, workloadMetadataConfig,
-# gcfsConfig, kubeletConfig, linuxNodeConfig, loggingVariant}.
+# gcfsConfig, kubeletConfig (tpuPools[].numaAware; GKE rolls the nodes: NODES_RECREATED), linuxNodeConfig,
+# loggingVariant}. networkConfig.additionalNodeNetworkConfigs (cluster.additionalNetworks) is ForceNew: a new
+# or removed second NIC replaces every TPU pool.
 NODE_POOL_FORCE_NEW = (
     "name", "namePrefix", "project", "location", "cluster",
     "initialNodeCount",                         # pulumi-gcp#412
@@ -254,7 +262,10 @@ K8S_PROVIDER_WITHOUT_IDENTIFIER = ("kubeconfig", "context", "cluster")
 # the running job just like a replacement does.
 NODES_RECREATED: Mapping[str, tuple[str, ...]] = MappingProxyType({
     tokens.NODE_POOL: ("nodeConfig.machineType", "nodeConfig.diskSizeGb", "nodeConfig.diskType", "nodeConfig.imageType",
-                       "nodeConfig.bootDisk", "version"),
+                       "nodeConfig.bootDisk", "version",
+                       # GKE node system config: "changes typically trigger a rolling update of the nodes in the
+                       # pool, which involves recreating nodes" (how-to/node-system-config, before you begin)
+                       "nodeConfig.kubeletConfig"),
 })
 
 
@@ -356,6 +367,8 @@ def update_refusals(resource_type: str, old_inputs: Mapping[str, Any], new_input
             if (value_at(old_inputs, LWS_TEMPLATES[0]) is None) != (value_at(new_inputs, LWS_TEMPLATES[0]) is None):
                 refuse("kueue-lws-pod-template", (LWS_TEMPLATES[0],))
         refuse("lws-immutable", ("spec.leaderWorkerTemplate.subGroupPolicy",))
+    elif resource_type == tokens.KUEUE_TOPOLOGY:
+        refuse("kueue-topology-levels", ("spec.levels",))
     elif resource_type == tokens.JOBSET:
         if queue_name(old_inputs) != queue_name(new_inputs):
             refuse("kueue-jobset-queue-name", (QUEUE_NAME_PATH,))

@@ -826,9 +826,9 @@ class WorkloadPlacement(TypedDict):
     queue_name: NotRequired[str]
     """Kueue LocalQueue; sets kueue.x-k8s.io/queue-name on the JobSet or LeaderWorkerSet."""
     dynamic_slice: NotRequired[bool]
-    """tpu7x dynamic slicing: `slices` slices of `tpu_topology` are formed by GKE's slice controller from
-    reserved 4x4x4 sub-blocks; workers carry the slice-topology annotations instead of a topology node selector
-    and of a one-slice-per-node-pool placement (needs queue_name: Kueue admits the slice). Default: false."""
+    """true: tpu7x dynamic slicing; `slices` slices of `tpu_topology` are formed by GKE's slice controller from
+    reserved 4x4x4 sub-blocks, and the workers carry the slice-topology annotations instead of a topology node
+    selector and of a one-slice-per-node-pool placement (needs queue_name: Kueue admits the slice)."""
 
 
 class PathwaysWorkloadArgs(TypedDict):
@@ -867,9 +867,9 @@ class PathwaysWorkloadArgs(TypedDict):
     queue_name: NotRequired[str]
     """Kueue LocalQueue; sets kueue.x-k8s.io/queue-name on the JobSet or LeaderWorkerSet."""
     dynamic_slice: NotRequired[bool]
-    """tpu7x dynamic slicing: `slices` slices of `tpu_topology` are formed by GKE's slice controller from
-    reserved 4x4x4 sub-blocks; workers carry the slice-topology annotations instead of a topology node selector
-    and of a one-slice-per-node-pool placement (needs queue_name: Kueue admits the slice). Default: false."""
+    """true: tpu7x dynamic slicing; `slices` slices of `tpu_topology` are formed by GKE's slice controller from
+    reserved 4x4x4 sub-blocks, and the workers carry the slice-topology annotations instead of a topology node
+    selector and of a one-slice-per-node-pool placement (needs queue_name: Kueue admits the slice)."""
     secrets: NotRequired[dict[str, pulumi.Input[str]]]
     """Secret values by name (give Pulumi secrets, e.g. config.require_secret), for the workload's
     secretEnv (ENV_VAR: secret name); stored in a Kubernetes Secret."""
@@ -909,9 +909,9 @@ class JaxWorkloadArgs(TypedDict):
     queue_name: NotRequired[str]
     """Kueue LocalQueue; sets kueue.x-k8s.io/queue-name on the JobSet or LeaderWorkerSet."""
     dynamic_slice: NotRequired[bool]
-    """tpu7x dynamic slicing: `slices` slices of `tpu_topology` are formed by GKE's slice controller from
-    reserved 4x4x4 sub-blocks; workers carry the slice-topology annotations instead of a topology node selector
-    and of a one-slice-per-node-pool placement (needs queue_name: Kueue admits the slice). Default: false."""
+    """true: tpu7x dynamic slicing; `slices` slices of `tpu_topology` are formed by GKE's slice controller from
+    reserved 4x4x4 sub-blocks, and the workers carry the slice-topology annotations instead of a topology node
+    selector and of a one-slice-per-node-pool placement (needs queue_name: Kueue admits the slice)."""
     secrets: NotRequired[dict[str, pulumi.Input[str]]]
     """Secret values by name (give Pulumi secrets, e.g. config.require_secret), for the workload's
     secretEnv (ENV_VAR: secret name); stored in a Kubernetes Secret."""
@@ -952,9 +952,9 @@ class PathwaysServingArgs(TypedDict):
     queue_name: NotRequired[str]
     """Kueue LocalQueue; sets kueue.x-k8s.io/queue-name on the JobSet or LeaderWorkerSet."""
     dynamic_slice: NotRequired[bool]
-    """tpu7x dynamic slicing: `slices` slices of `tpu_topology` are formed by GKE's slice controller from
-    reserved 4x4x4 sub-blocks; workers carry the slice-topology annotations instead of a topology node selector
-    and of a one-slice-per-node-pool placement (needs queue_name: Kueue admits the slice). Default: false."""
+    """true: tpu7x dynamic slicing; `slices` slices of `tpu_topology` are formed by GKE's slice controller from
+    reserved 4x4x4 sub-blocks, and the workers carry the slice-topology annotations instead of a topology node
+    selector and of a one-slice-per-node-pool placement (needs queue_name: Kueue admits the slice)."""
     lws_version: NotRequired[str]
     """Release of the LWS controller in the cluster (vMAJOR.MINOR.PATCH, >= v0.5.0; releases.py). Default: "v0.10.0"."""
     kueue_version: NotRequired[str]

@@ -61,10 +61,10 @@ class Placement(BaseModel):
     """tpu7x multi-host workload-policy name (node label cloud.google.com/placement-policy-name)."""
     queue_name: Optional[KubernetesName] = None
     """Kueue LocalQueue; sets kueue.x-k8s.io/queue-name on the JobSet or LeaderWorkerSet."""
-    dynamic_slice: bool = False
-    """tpu7x dynamic slicing: `slices` slices of `tpu_topology` are formed by GKE's slice controller from
-    reserved 4x4x4 sub-blocks; workers carry the slice-topology annotations instead of a topology node selector
-    and of a one-slice-per-node-pool placement (needs queue_name: Kueue admits the slice). Default: false."""
+    dynamic_slice: Optional[bool] = None
+    """true: tpu7x dynamic slicing; `slices` slices of `tpu_topology` are formed by GKE's slice controller from
+    reserved 4x4x4 sub-blocks, and the workers carry the slice-topology annotations instead of a topology node
+    selector and of a one-slice-per-node-pool placement (needs queue_name: Kueue admits the slice)."""
 
     @model_validator(mode="after")
     def _shape(self) -> "Placement":
