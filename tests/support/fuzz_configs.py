@@ -548,6 +548,53 @@ def valid_configs(draw) -> ValidDraw:
                      f"zonal-cluster:{location != region}"})
     if secrets:
         features.add("secrets")
+    # The Ironwood keys, drawn last so that the draws above stay as they were (the derandomized run's coverage):
+    # the NUMA-aware kubelet on tpu7x groups, XPK's parallel containers for jax on tpu7x-standard-4t, a group of
+    # reserved 4x4x4 sub-blocks for dynamic slicing (Kueue on, Rapid channel, a created cluster) with now and then
+    # a jax workload asking GKE's slice controller for its slice, and the second NIC (the accelerator network
+    # profile, v6e's default, off).
+    for pool, fact in zip(pools, facts):
+        if fact.generation == "tpu7x" and draw(st.integers(0, 3)) == 0:
+            pool["numaAware"] = True
+            features.add("numa-aware")
+    on_4t = {f.name for f in facts if f.shape.machine_type == "tpu7x-standard-4t"}
+    for w in workloads:
+        if w.get("runtime") == "jax" and w.get("tpuPool") in on_4t and draw(st.booleans()):
+            w["parallelContainers"] = 2
+            features.add("parallel-containers")
+    if (kueue and cluster.get("create", True) and len(cluster_name) <= 20 and draw(st.integers(0, 3)) == 0
+            and "dyn" not in {f.name for f in facts}):
+        sub_blocks = draw(st.integers(1, 4))
+        zone = draw(choice(region_zones(region)))
+        pools.append({"name": "dyn", "type": "tpu7x", "topology": "4x4x4", "slices": sub_blocks, "zone": zone,
+                      "capacity": "reservation", "reservation": "acme-iw", "dynamicSlicing": True})
+        facts.append(PoolFacts(name="dyn", generation="tpu7x", shape=resolve("tpu7x", "4x4x4"), slices=sub_blocks,
+                               capacity="reservation", zone=zone, form="bare"))
+        config[P + "tpuPools"] = pools
+        cluster["releaseChannel"] = "RAPID"
+        cluster.pop("version", None)
+        features.add("dynamic-slicing")
+        if draw(st.booleans()):
+            name = draw(dns_name(max_len=MAX_WORKLOAD_NAME).filter(
+                lambda n: n not in {w.name for w in workload_facts} and n[0].isalpha()))
+            topology = draw(choice(["4x4x4", "2x2x1", "2x4x4"] + (["4x4x8"] if sub_blocks >= 2 else [])))
+            workloads.append({"name": name, "runtime": "jax", "tpuPool": "dyn", "image": draw(image()),
+                              "command": draw(command()), "dynamicSlice": {"topology": topology}})
+            if draw(st.booleans()):
+                workloads[-1]["parallelContainers"] = 2
+                features.add("parallel-containers")
+            workload_facts.append(WorkloadFacts(name=name, runtime="jax", mode="tpu", pool="dyn"))
+            config[P + "workloads"] = workloads
+            features.add("dynamic-slice-workload")
+    if cluster.get("create", True) and draw(st.integers(0, 4)) == 0:
+        cluster["additionalNetworks"] = [{"network": "iw-data", "subnetwork": "iw-data-sub",
+                                          **({"deviceMode": "RDMA"} if draw(st.booleans()) else {})}]
+        for pool in pools:
+            pool["networkProfile"] = False
+        features.add("additional-networks")
+    for f in facts[-1:]:
+        if f.name == "dyn":
+            features.update({f"generation:{f.generation}", f"capacity:{f.capacity}"})
     keys = list(config)  # the order of keys in a stack file does not matter
     order = draw(st.permutations(keys))
     return ValidDraw(config={k: config[k] for k in order}, cluster=cluster_name, region=region, kueue=kueue,
