@@ -433,3 +433,9 @@ def test_the_topology_levels_rule_refuses_an_in_place_update():
     new = {"spec": {"levels": [{"nodeLabel": "a"}, {"nodeLabel": "b"}, {"nodeLabel": "kubernetes.io/hostname"}]}}
     (refusal,) = apply_rules.update_refusals(tokens.KUEUE_TOPOLOGY, old, new, ["spec.levels"])
     assert refusal.rule == "kueue-topology-levels" and "immutable" in refusal.world_rule.rule
+
+
+def test_parallel_containers_on_a_pool_without_topology_report_the_topology_only():
+    config = jax_on({"type": "tpu7x"}, parallelContainers=2)
+    found = problems(config)
+    assert "tpuPools[0].topology" in found and "workloads[0].parallelContainers" not in found

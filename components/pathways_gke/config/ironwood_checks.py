@@ -102,6 +102,8 @@ def _workload_problems(stack: StackConfig) -> list[Problem]:
         if parallel is None:
             continue
         pool = pools.get(w.tpu_pool) if w.tpu_pool else None
+        if pool is not None and pool.topology is None:
+            continue  # the pool's missing topology is reported at tpuPools[i].topology
         machine = pool.shape.machine_type if pool is not None else None
         if machine not in PARALLEL_CONTAINER_MACHINES:
             out.append(Problem(f"workloads[{i}].parallelContainers", "runs two containers of 2 chips on each "
