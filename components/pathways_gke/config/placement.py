@@ -116,7 +116,10 @@ class Placement(BaseModel):
             shape = pool.shape
             values.update(tpu_type=shape.generation, tpu_topology=shape.topology, tpu_machine_type=shape.machine_type,
                           slices=pool.slices, tpu_group=pool.name, capacity=pool.capacity)
-            if shape.needs_workload_policy:
+            if pool.dynamic_slicing:
+                # sub-blocks provisioned, not joined: GKE's slice controller forms every slice, a 4x4x4 one too
+                values["dynamic_slice"] = True
+            elif shape.needs_workload_policy:
                 values["placement_policy"] = workload_policy_name(stack.cluster.name, pool.name)
         if stack.kueue.enabled:
             values["queue_name"] = LOCAL_QUEUE_NAME
