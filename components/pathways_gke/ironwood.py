@@ -111,8 +111,7 @@ DYNAMIC_SLICING_CONTROLLERS: dict[str, dict[str, object]] = {
 # (`--enable-multi-networking`) do the same. The accelerator network profile sets up its own networks (GKE
 # "About the accelerator network profile"; Cluster Toolkit refuses both at once), so the two are exclusive.
 NETWORKING_API_VERSION = "networking.gke.io/v1"
-DEVICE_MODES = ("NetDevice", "DPDK-VFIO", "RDMA")
-DEFAULT_DEVICE_MODE = "NetDevice"
+# (the device modes, NetDevice by default, are config/ironwood.py's DeviceMode)
 
 # --- NUMA-aware hosts -----------------------------------------------------------------------------------
 # tpu7x-standard-4t has two NUMA nodes (GKE Ironwood concept page: 4 chips, 2 NICs, 2 NUMA nodes per VM). The kubelet
@@ -128,7 +127,8 @@ NUMA_KUBELET = {
 
 # --- parallel containers --------------------------------------------------------------------------------
 # XPK 1.16.0 `parallel_containers=2` on tpu7x-standard-4t (system_characteristics.py) and its rendering
-# (core/docker_container.py, core/workload.py): one container per chip pair, each asking for
-# chips_per_vm / 2 chips, named <name>-1, <name>-2, with ports 8471/8080 offset by the container index and the TPU
-# runtime told which chips and ports it owns.
+# (core/docker_container.py `get_main_container`, core/docker_resources.py): `parallel_containers` identical
+# containers named <name>-1, <name>-2, each asking for chips_per_vm / parallel_containers chips, with the same env
+# and command, no container ports and no TPU_* variables of XPK's own (render/jax_jobset.py adds the process
+# numbering JAX needs).
 PARALLEL_CONTAINER_MACHINES = ("tpu7x-standard-4t",)

@@ -213,12 +213,13 @@ class ClusterServices(pulumi.ComponentResource):
         for suffix, obj in spec.kueue_objects:
             needs_namespace = "namespace" in obj["metadata"]
             # a Topology's levels are immutable (apply_rules kueue-topology-levels): replaced, under its fixed name
-            immutable = {"replace_on_changes": ["spec.levels"], "delete_before_replace": True} \
-                if obj["kind"] == "Topology" else {}
+            topology = obj["kind"] == "Topology"
             queues[suffix] = k8s.apiextensions.CustomResource(
                 f"{name}-{suffix}", api_version=obj["apiVersion"], kind=obj["kind"], metadata=obj["metadata"],
                 spec=obj["spec"],
-                opts=pulumi.ResourceOptions(parent=self, **child_options("queue", protected), **immutable,
+                opts=pulumi.ResourceOptions(parent=self, **child_options("queue", protected),
+                                            replace_on_changes=["spec.levels"] if topology else None,
+                                            delete_before_replace=True if topology else None,
                                             depends_on=[*installs, *(namespace if needs_namespace else [])]))
 
         for suffix, obj in spec.network_objects:  # the second NIC's networks (cluster-scoped; GKE's CRDs)

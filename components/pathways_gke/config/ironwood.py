@@ -8,7 +8,7 @@ from typing import Literal, Optional
 from pydantic import Field, field_validator
 
 from ..catalog import CatalogError, resolve
-from ..ironwood import DEFAULT_DEVICE_MODE, DYNAMIC_SLICING_GENERATION, DYNAMIC_SLICING_MACHINE
+from ..ironwood import DYNAMIC_SLICING_GENERATION, DYNAMIC_SLICING_MACHINE
 from .base import Model, fail
 from .types import Network, ProjectId, Subnetwork
 
@@ -43,5 +43,5 @@ class AdditionalNetwork(Model):
     """Subnetwork of that network in the cluster's region (name or self link)."""
     project: Optional[ProjectId] = None
     """Project of the network (Shared VPC host); default: the stack's project."""
-    device_mode: DeviceMode = DEFAULT_DEVICE_MODE
+    device_mode: DeviceMode = "NetDevice"
     """How the NIC is handed to pods (GKENetworkParamSet deviceMode). Default: "NetDevice"."""
