@@ -1220,6 +1220,34 @@ def _pool_flex_generation(draw, cfg, base, taken):
                    (f"not available for {gen.name}",), "pool")
 
 
+@mistake("pool-dynamic-slicing-spot")
+def _pool_dynamic_spot(draw, cfg, base, taken):
+    """Ironwood dynamic slicing on spot VMs: PROVISION_ONLY needs a specific reservation."""
+    if (site := _pool_site(draw, cfg, taken)) is None:
+        return None
+    i, pool = site
+    for key in ("reservation", "maxRunDuration", "autoscaling", "machineType", "networkProfile", "diskType"):
+        pool.pop(key, None)
+    pool.update({"type": "tpu7x", "topology": "4x4x4", "capacity": "spot", "dynamicSlicing": True})
+    return Mistake("pool-dynamic-slicing-spot", f"tpuPools[{i}]", f"tpuPools[{i}].dynamicSlicing",
+                   ("not 'spot'", "PROVISION_ONLY"), "cross")
+
+
+@mistake("second-nic-with-network-profile", site="cluster")
+def _nic_with_profile(draw, cfg, base, taken):
+    """A second NIC and the accelerator network profile (which sets up its own networks) on one pool."""
+    cluster = cfg[P + "cluster"]
+    if cluster.get("create", True) is False or (site := _pool_site(draw, cfg, taken)) is None:
+        return None
+    i, pool = site
+    if GENERATIONS[base.pools[i].generation].name not in ("v6e", "tpu7x"):
+        return None
+    cluster["additionalNetworks"] = [{"network": "iw-data", "subnetwork": "iw-data-sub"}]
+    pool["networkProfile"] = True
+    return Mistake("second-nic-with-network-profile", f"tpuPools[{i}]", f"tpuPools[{i}].networkProfile",
+                   ("accelerator network profile",), "cross", ("cluster",))
+
+
 @mistake("pool-queued-without-kueue")
 def _pool_queued(draw, cfg, base, taken):
     if (site := _pool_site(draw, cfg, taken)) is None:
