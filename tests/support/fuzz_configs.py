@@ -573,6 +573,9 @@ def valid_configs(draw) -> ValidDraw:
         config[P + "tpuPools"] = pools
         cluster["releaseChannel"] = "RAPID"
         cluster.pop("version", None)
+        for pool in pools:  # node auto-upgrade cannot be off under a release channel
+            if pool.get("autoUpgrade") is False:
+                pool["autoUpgrade"] = True
         features.add("dynamic-slicing")
         if draw(st.booleans()):
             name = draw(dns_name(max_len=MAX_WORKLOAD_NAME).filter(
