@@ -439,3 +439,22 @@ def test_parallel_containers_on_a_pool_without_topology_report_the_topology_only
     config = jax_on({"type": "tpu7x"}, parallelContainers=2)
     found = problems(config)
     assert "tpuPools[0].topology" in found and "workloads[0].parallelContainers" not in found
+
+
+def test_a_standalone_workload_component_takes_the_dynamic_slice_as_placement_args():
+    """The cluster's `tpuPools` output of a dynamic-slicing group says dynamic_slice: true; a workload component
+    given those args (with its own slice shape) renders the same annotated workers as the stack does."""
+    from pathways_gke.config.placement import placement_problems
+    from pathways_gke.config.workloads import parse_workload
+
+    cfg = parse_stack(dynamic())
+    group = Placement.for_pool(cfg, cfg.tpu_pools[0]).args()
+    assert group["dynamic_slice"] is True and "placement_policy" not in group
+    placement, found = placement_problems({**group, "tpu_topology": "4x4x16", "slices": 2}, (), tpu_required=True)
+    assert found == [] and placement is not None
+    workload = parse_workload({**TRAIN, "dynamicSlice": None})
+    pod = {rj["name"]: rj for rj in objects_for(workload, placement).primary["spec"]["replicatedJobs"]}
+    annotations = pod["worker"]["template"]["spec"]["template"]["metadata"]["annotations"]
+    assert annotations["cloud.google.com/gke-tpu-slice-topology"] == "4x4x16"
+    _, refused = placement_problems({**group, "queue_name": None}, (), tpu_required=True)
+    assert [p.path for p in refused] == ["dynamic_slice"]
