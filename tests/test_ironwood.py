@@ -458,3 +458,17 @@ def test_a_standalone_workload_component_takes_the_dynamic_slice_as_placement_ar
     assert annotations["cloud.google.com/gke-tpu-slice-topology"] == "4x4x16"
     _, refused = placement_problems({**group, "queue_name": None}, (), tpu_required=True)
     assert [p.path for p in refused] == ["dynamic_slice"]
+
+
+def test_a_network_of_another_project_is_named_by_its_full_path():
+    nets = [{"network": "iw-dcn", "subnetwork": "iw-dcn-east5", "project": "acme-net-host"}]
+    cfg = parse_stack(stack(cluster={"name": "pw", "location": "us-east5", "additionalNetworks": nets},
+                            tpuPools=[IW]))
+    (spec, _) = tpu_pool_specs(ClusterFacts.of(cfg), cfg.tpu_pools[0], component="pw", cluster="C",
+                               service_account="SA", policy_name="P")
+    assert spec.args["network_config"]["additional_node_network_configs"] == [{
+        "network": "projects/acme-net-host/global/networks/iw-dcn",
+        "subnetwork": "projects/acme-net-host/regions/us-east5/subnetworks/iw-dcn-east5"}]
+    params = dict(network_objects(cfg))["netparams-iw-dcn"]["spec"]
+    assert (params["vpc"], params["vpcSubnet"]) == ("projects/acme-net-host/global/networks/iw-dcn",
+                                                    "projects/acme-net-host/regions/us-east5/subnetworks/iw-dcn-east5")

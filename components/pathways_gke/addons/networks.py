@@ -27,7 +27,8 @@ def network_objects(stack: StackConfig) -> list[tuple[str, dict[str, Any]]]:
         meta = {"name": name, "labels": dict(MANAGED_BY_LABELS)}
         out.append((f"netparams-{name}", {
             "apiVersion": NETWORKING_API_VERSION, "kind": "GKENetworkParamSet", "metadata": meta,
-            "spec": {"vpc": net.network, "vpcSubnet": net.subnetwork, "deviceMode": net.device_mode}}))
+            "spec": {"vpc": net.network_path(), "vpcSubnet": net.subnetwork_path(stack.cluster.region),
+                     "deviceMode": net.device_mode}}))
         out.append((f"network-{name}", {
             "apiVersion": NETWORKING_API_VERSION, "kind": "Network", "metadata": dict(meta),
             "spec": {"type": "Device", "parametersRef": {"group": "networking.gke.io", "kind": "GKENetworkParamSet",

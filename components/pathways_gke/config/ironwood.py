@@ -45,3 +45,14 @@ class AdditionalNetwork(Model):
     """Project of the network (Shared VPC host); default: the stack's project."""
     device_mode: DeviceMode = "NetDevice"
     """How the NIC is handed to pods (GKENetworkParamSet deviceMode). Default: "NetDevice"."""
+
+    def network_path(self) -> str:
+        """The network as the node pool and the GKENetworkParamSet name it: with `project`, its full path."""
+        if self.project is None or "/" in self.network:
+            return self.network
+        return f"projects/{self.project}/global/networks/{self.network}"
+
+    def subnetwork_path(self, region: str) -> str:
+        if self.project is None or "/" in self.subnetwork:
+            return self.subnetwork
+        return f"projects/{self.project}/regions/{region}/subnetworks/{self.subnetwork}"

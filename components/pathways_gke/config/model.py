@@ -163,4 +163,5 @@ class ClusterFacts:
         return cls(name=c.name, location=c.location, region=c.region, project=stack.project,
                    project_number=c.project_number, namespace=stack.namespace, cpu_pool=stack.cpu_pool.name,
                    created=c.create, protect=c.protect, labels=dict(c.labels),
-                   additional_networks=tuple((n.network, n.subnetwork) for n in c.additional_networks))
+                   additional_networks=tuple((n.network_path(), n.subnetwork_path(c.region))
+                                             for n in c.additional_networks))
