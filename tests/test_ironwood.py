@@ -472,3 +472,9 @@ def test_a_network_of_another_project_is_named_by_its_full_path():
     params = dict(network_objects(cfg))["netparams-iw-dcn"]["spec"]
     assert (params["vpc"], params["vpcSubnet"]) == ("projects/acme-net-host/global/networks/iw-dcn",
                                                     "projects/acme-net-host/regions/us-east5/subnetworks/iw-dcn-east5")
+
+
+def test_multislice_dynamic_slices_need_jobset_0_10_1():
+    found = problems(dynamic(jobset={"version": "v0.9.0"}))
+    assert "v0.10.1" in found["jobset.version"]
+    parse_stack(dynamic(jobset={"version": "v0.9.0"}, workload={"dynamicSlice": {"topology": "4x4x16"}}))

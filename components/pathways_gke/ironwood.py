@@ -40,6 +40,12 @@ SUPER_SLICE_MIN_GKE = "1.35.2-gke.1842000"
 SUB_SLICE_MIN_GKE = "1.36.0-gke.3712000"
 DYNAMIC_SLICING_CHANNEL = "RAPID"
 ACCELERATOR_TOPOLOGY_MODE = "PROVISION_ONLY"
+# "If you plan to run multislice workloads, install JobSet v0.10.1 or later" (GKE "Use dynamic slicing with a custom
+# scheduler" and the Kueue how-to, before you begin)
+MULTISLICE_MIN_JOBSET = "v0.10.1"
+# The Slice a workload gets is named after it: at most 49 characters, the controller appends "-<8-char cluster hash>"
+# for its Compute Engine names (GKE Slice CRD reference); XPK keeps super-slicing workload names to 28 characters
+# (commands/workload.py `_SUPER_SLICING_WORKLOAD_NAME_LIMIT`). JobSet workload names here are at most 22.
 
 SLICE_CONTROLLER = "accelerator.gke.io/slice"  # the AdmissionCheck's controllerName
 SLICE_TOPOLOGY_ANNOTATION = "cloud.google.com/gke-tpu-slice-topology"

@@ -8,9 +8,10 @@ from ..catalog import chips_of
 from ..errors import Problem
 from ..gke_rules import below_floor
 from ..ironwood import (
-    ACCELERATOR_TOPOLOGY_MODE, DYNAMIC_SLICING_CHANNEL, DYNAMIC_SLICING_GENERATION, PARALLEL_CONTAINER_MACHINES,
+    ACCELERATOR_TOPOLOGY_MODE, DYNAMIC_SLICING_CHANNEL, MULTISLICE_MIN_JOBSET, DYNAMIC_SLICING_GENERATION, PARALLEL_CONTAINER_MACHINES,
     SUB_BLOCK_TOPOLOGY, SUB_BLOCK_VMS, dynamic_slice_floor, is_sub_slice, sub_blocks_of,
 )
+from ..releases import version_key
 from .model import StackConfig
 
 
@@ -92,6 +93,10 @@ def _workload_problems(stack: StackConfig) -> list[Problem]:
         if is_sub_slice(dyn.topology) and dyn.count > pool.slices * (chips_of(SUB_BLOCK_TOPOLOGY) // chips_of(dyn.topology)):
             out.append(Problem(f"{at}.dynamicSlice.count", f"asks for more {dyn.topology} sub-slices than "
                                f"tpuPool '{pool.name}'s {pool.slices} sub-block(s) hold", dyn.count))
+        if dyn.count > 1 and version_key(stack.jobset.version) < version_key(MULTISLICE_MIN_JOBSET):
+            out.append(Problem("jobset.version", f"is older than {MULTISLICE_MIN_JOBSET}, which GKE requires for "
+                               f"multislice dynamic slices ({at}.dynamicSlice.count {dyn.count}); pin "
+                               f"{MULTISLICE_MIN_JOBSET} or later", stack.jobset.version))
         floor, what = dynamic_slice_floor(dyn.topology)
         version = stack.cluster.version
         if version is not None and below_floor(version, floor):
