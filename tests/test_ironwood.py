@@ -478,3 +478,11 @@ def test_multislice_dynamic_slices_need_jobset_0_10_1():
     found = problems(dynamic(jobset={"version": "v0.9.0"}))
     assert "v0.10.1" in found["jobset.version"]
     parse_stack(dynamic(jobset={"version": "v0.9.0"}, workload={"dynamicSlice": {"topology": "4x4x16"}}))
+
+
+def test_an_adopted_cluster_is_told_to_enable_the_slice_controller():
+    from pathways_gke.gke.cluster_spec import api_and_role_notes
+
+    adopted = parse_stack(dynamic(cluster={"name": "pw", "location": "us-east5", "create": False}))
+    assert any("--enable-slice-controller" in note for note in api_and_role_notes(adopted))
+    assert not any("slice controller" in note for note in api_and_role_notes(parse_stack(dynamic())))

@@ -57,6 +57,11 @@ def api_and_role_notes(stack: StackConfig) -> list[str]:
     if apis := required_apis(stack):
         out.append(f"enable {', '.join(apis)} in project {stack.project} unless enabled (gcloud services enable "
                    f"{' '.join(apis)}); needed by " + "; ".join(f"{api}: {why}" for api, why in apis.items()))
+    if not stack.cluster.create and any(pool.dynamic_slicing for pool in stack.tpu_pools):
+        out.append(f"enable GKE's slice controller on the adopted cluster {stack.cluster.name} unless enabled (gcloud "
+                   f"container clusters update {stack.cluster.name} --location={stack.cluster.location} "
+                   "--enable-slice-controller); needed by tpuPools[].dynamicSlicing: this stack sets the add-on only "
+                   "on a cluster it creates")
     sa = stack.cluster.node_service_account
     if image_streaming_pools(stack) and sa.email and not sa.email.endswith("-compute@developer.gserviceaccount.com"):
         out.append(f"grant {SERVICE_USAGE_CONSUMER} on project {stack.project} to serviceAccount:{sa.email} (image "
