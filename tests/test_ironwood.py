@@ -312,7 +312,7 @@ def test_a_numa_aware_group_gets_the_numa_kubelet_and_only_that_group():
     numa, other = (tpu_pool_specs(facts, pool, component="pw", cluster="C", service_account="SA", policy_name="P")
                    for pool in cfg.tpu_pools)
     assert numa[0].args["node_config"]["kubelet_config"] == {
-        "cpu_manager_policy": "static", "topology_manager": {"policy": "restricted", "scope": "pod"},
+        "cpu_manager_policy": "static", "topology_manager": {"policy": "restricted"},
         "memory_manager": {"policy": "Static"}}
     assert "kubelet_config" not in other[0].args["node_config"]
 

@@ -120,14 +120,14 @@ NETWORKING_API_VERSION = "networking.gke.io/v1"
 # (the device modes, NetDevice by default, are config/ironwood.py's DeviceMode)
 
 # --- NUMA-aware hosts -----------------------------------------------------------------------------------
-# tpu7x-standard-4t has two NUMA nodes (GKE Ironwood concept page: 4 chips, 2 NICs, 2 NUMA nodes per VM). The kubelet
-# settings GKE exposes (NodeKubeletConfig: cpuManagerPolicy, topologyManager {policy, scope}, memoryManager
-# {policy}; pulumi-gcp 10.2.0 NodePoolNodeConfigKubeletConfigArgs) that keep a pod's CPUs, memory and devices on one
-# NUMA node: the static CPU manager, the restricted topology manager and the Static memory manager. GKE reserves the
-# memory the Static policy needs itself (NodeKubeletConfig has no reservedMemory field to set).
+# tpu7x-standard-4t has two NUMA nodes (GKE Ironwood concept page: 4 chips, 2 NICs, 2 NUMA nodes per VM). Cluster
+# Toolkit's `enable_numa_aware_scheduling` (modules/compute/gke-node-pool/main.tf, develop 1047080375) sets exactly
+# the static CPU manager, the restricted topology manager (scope left at GKE's default) and the Static memory manager
+# (GKE NodeKubeletConfig; pulumi-gcp 10.2.0 NodePoolNodeConfigKubeletConfigArgs). NodeKubeletConfig has no
+# reservedMemory field: GKE reserves the memory the Static policy needs itself.
 NUMA_KUBELET = {
     "cpu_manager_policy": "static",
-    "topology_manager": {"policy": "restricted", "scope": "pod"},
+    "topology_manager": {"policy": "restricted"},
     "memory_manager": {"policy": "Static"},
 }
 
