@@ -486,3 +486,15 @@ def test_an_adopted_cluster_is_told_to_enable_the_slice_controller():
     adopted = parse_stack(dynamic(cluster={"name": "pw", "location": "us-east5", "create": False}))
     assert any("--enable-slice-controller" in note for note in api_and_role_notes(adopted))
     assert not any("slice controller" in note for note in api_and_role_notes(parse_stack(dynamic())))
+
+
+def test_a_serving_component_refuses_a_dynamic_slice_placement():
+    from pathways_gke.workloads.serving import validate_args
+
+    cfg = parse_stack(dynamic())
+    group = Placement.for_pool(cfg, cfg.tpu_pools[0]).args()
+    serve = {"name": "chat", "mode": "serving", "image": IMAGE, "command": "python3 serve.py",
+             "serving": {"port": 8000}, "pathways": PATHWAYS}
+    with pytest.raises(ConfigError) as caught:
+        validate_args({**group, "workload": serve})
+    assert "dynamic_slice" in [p.path for p in caught.value.problems]
