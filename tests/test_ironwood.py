@@ -498,3 +498,12 @@ def test_a_serving_component_refuses_a_dynamic_slice_placement():
     with pytest.raises(ConfigError) as caught:
         validate_args({**group, "workload": serve})
     assert "dynamic_slice" in [p.path for p in caught.value.problems]
+
+
+def test_the_stack_checks_a_workload_against_its_dynamic_slice_not_the_sub_blocks():
+    """The JaxWorkload component sees the dynamic slice; so must the stack's own checks (GKE Multislice needs
+    multi-host slices: ten single-host 2x2x1 sub-slices are refused by both, at the same key)."""
+    config = dynamic(pool={"slices": 1}, workload={"runtime": "jax", "dynamicSlice": {"topology": "2x2x1",
+                                                                                       "count": 10}})
+    config["pathways-gke:workloads"][0].pop("pathways")
+    assert "single-host slices" in problems(config)["workloads[0].tpuPool"]

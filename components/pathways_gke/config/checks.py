@@ -413,7 +413,7 @@ def pathways_problems(stack: StackConfig) -> list[Problem]:
         pool = stack.pool(workload.tpu_pool) if workload.tpu_pool else None
         if pool is not None and pool.topology is None:
             continue  # reported at tpuPools[i].topology
-        placement = Placement.for_pool(stack, pool)
+        placement = Placement.of(stack, workload)  # a dynamic slice is the workload's own shape
         out.extend(pathways_workload_problems(workload, placement, f"workloads[{i}]"))
         out.extend(serving_workload_problems(workload, placement, f"workloads[{i}]", lws_version=stack.lws.version,
                                              kueue_version=stack.kueue.version if stack.kueue.enabled else None))
@@ -461,7 +461,7 @@ def jax_workload_problems(stack: StackConfig) -> list[Problem]:
         if workload.tpu_pool is not None and pool is None:
             continue  # reported by workload_problems
         try:
-            placement = Placement.for_pool(stack, pool)
+            placement = Placement.of(stack, workload)  # a dynamic slice is the workload's own shape
         except CatalogError:
             continue  # reported with the pool
         out.extend(jax_problems(workload, path, placement))

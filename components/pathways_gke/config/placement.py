@@ -96,7 +96,9 @@ class Placement(BaseModel):
         pool = stack.pool(workload.tpu_pool) if workload.tpu_pool else None
         placement = cls.for_pool(stack, pool)
         dynamic = workload.dynamic_slice
-        if pool is not None and pool.dynamic_slicing and dynamic is not None:
+        # (the slice's shape was checked against tpu7x when the workload parsed; another generation's group with
+        # dynamicSlicing is refused at tpuPools[i].dynamicSlicing)
+        if pool is not None and pool.dynamic_slicing and dynamic is not None and pool.type == "tpu7x":
             # the workload's own slice, formed from the group's sub-blocks (no workload-policy node label: the
             # sub-blocks' policy is PROVISION_ONLY and the slice controller, not a policy, joins them)
             values = {**{k: getattr(placement, k) for k in cls.model_fields}, "tpu_topology": dynamic.topology, "slices": dynamic.count,
