@@ -225,6 +225,11 @@ STACK_SAMPLES: dict[str, Any] = {
     "kueue.sizeForCluster": False,
     "lws.version": "v0.6.1",
     "lws.gateImage": "registry.k8s.io/kubectl:v1.33.0",
+    # the Ironwood keys: a second NIC on every TPU pool (refused on an adopted cluster); NUMA and dynamic slicing
+    # on the contexts' v5p group are refused at their key (tests/test_ironwood.py renders them on tpu7x)
+    "cluster.additionalNetworks": [{"network": "iw-data", "subnetwork": "iw-data-east5"}],
+    "tpuPools[0].numaAware": True,
+    "tpuPools[0].dynamicSlicing": True,
 }
 
 TRAIN_WORKLOAD = {"name": "train", "runtime": "pathways", "tpuPool": "main", "image": IMAGE, "command": "python3 t.py",
