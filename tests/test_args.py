@@ -11,8 +11,8 @@ from pydantic import BaseModel
 
 from pathways_gke import args as A
 from pathways_gke.cluster import PathwaysCluster
-from pathways_gke.config import (access, addons, autoprovisioning, checkpointing, cluster, observability, pathways, restart,
-                                  serving, stack, tpu, workloads)
+from pathways_gke.config import (access, addons, autoprovisioning, checkpointing, cluster, ironwood, observability,
+                                 pathways, restart, serving, stack, tpu, workloads)
 from pathways_gke.config.stack import parse_stack, read_stack_file
 from pathways_gke.errors import ConfigError
 from pathways_gke.plan.engine import plan_stack
@@ -31,6 +31,8 @@ SECTIONS = [
     (A.CpuPool, cluster.CpuPoolConfig),
     (A.TpuPool, tpu.TpuPoolConfig),
     (A.Reservation, tpu.Reservation),
+    (A.DynamicSlice, ironwood.DynamicSlice),
+    (A.AdditionalNetwork, ironwood.AdditionalNetwork),
     (A.JobSet, addons.JobSetConfig),
     (A.Kueue, addons.KueueConfig),
     (A.Workload, workloads.WORKLOAD_MODELS),

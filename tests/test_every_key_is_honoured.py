@@ -87,6 +87,9 @@ SAMPLES: dict[str, Any] = {
     "restart": {"strategy": "BlockingRecreate"},
     "restartOnExitCodes": [42],
     "multiTierCheckpointing": {"mountPath": "/local-ckpt"},
+    # on the bases' v5p pool (no dynamicSlicing) both are refused at their path; tests/test_ironwood.py renders them
+    "dynamicSlice": {"topology": "4x4x4"},
+    "parallelContainers": 2,
 }
 # The cluster the walk's workloads run on has multi-tier checkpointing (a workload's own key needs it), and the
 # Pathways bases a colocated-python sidecar (where a Pathways worker mounts the RAM disk).
@@ -238,6 +241,11 @@ STACK_SAMPLES: dict[str, Any] = {
     "kueue.sizeForCluster": False,
     "lws.version": "v0.6.1",
     "lws.gateImage": "registry.k8s.io/kubectl:v1.33.0",
+    # the Ironwood keys: a second NIC on every TPU pool (refused on an adopted cluster); NUMA and dynamic slicing
+    # on the contexts' v5p group are refused at their key (tests/test_ironwood.py renders them on tpu7x)
+    "cluster.additionalNetworks": [{"network": "iw-data", "subnetwork": "iw-data-east5"}],
+    "tpuPools[0].numaAware": True,
+    "tpuPools[0].dynamicSlicing": True,
 }
 
 TRAIN_WORKLOAD = {"name": "train", "runtime": "pathways", "tpuPool": "main", "image": IMAGE, "command": "python3 t.py",
@@ -391,6 +399,8 @@ PLACEMENT_SAMPLES: dict[str, Any] = {
     "queue_name": "pathways-queue",
     # with a base's tpu_group: refused at fallback_groups (the workers would select one group)
     "fallback_groups": ["main", "alt"],
+    # without tpu7x and a queue: refused at the arg (tests/test_ironwood.py renders it on a dynamic-slicing group)
+    "dynamic_slice": True,
 }
 
 # args both renders share (where the base runs on TPU), so that only the sampled field differs: the 8-chip host

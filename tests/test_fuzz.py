@@ -67,6 +67,7 @@ EXPECTED_FEATURES = {
     "multi-host:True", "multi-host:False", "groups:0", "groups:1", "groups:2", "groups:3", "cluster-create:False",
     "zonal-cluster:True", "secrets", "env", "secretEnv", "priorityClass", "gcsFuse", "resources",
     "fallback-twins", "ordered-fallback", "autoprovisioning", "mtc", "restart:perSlice",
+    "numa-aware", "parallel-containers", "dynamic-slicing", "dynamic-slice-workload", "additional-networks",
 }
 
 
@@ -114,6 +115,12 @@ def check_plan(drawn: ValidDraw) -> set[str]:
     kueue = [o for o in objects if o["apiVersion"].startswith("kueue.x-k8s.io/")]
     assert any(o["kind"] == "ClusterQueue" for o in kueue) == drawn.kueue
     for obj in kueue:
+        if obj["kind"] == "Topology":
+            # shared/reference/kueue stores no Topology CRD: kueue v1beta2 TopologySpec's rules instead
+            levels = [level["nodeLabel"] for level in obj["spec"]["levels"]]
+            assert 1 <= len(levels) <= 16 and len(set(levels)) == len(levels)
+            assert "kubernetes.io/hostname" not in levels[:-1]
+            continue
         assert kueue_schema_errors(obj) == {"v0.17.1": [], "v0.19.2": []}, obj["metadata"]["name"]
     priority = {o["metadata"]["name"] for o in objects if o["kind"] == "PriorityClass"}
     assert priority in (set(), set(PRIORITY_NAMES))

@@ -13,7 +13,7 @@ from pathlib import Path
 from tests.conftest import ROOT
 
 PACKAGE = ROOT / "components" / "pathways_gke"
-BOTTOM = {"apply_rules", "bridge_schema", "catalog", "naming", "errors", "capacity", "releases", "gke_rules", "tokens", "property_paths",
+BOTTOM = {"apply_rules", "bridge_schema", "catalog", "ironwood", "naming", "errors", "capacity", "releases", "gke_rules", "tokens", "property_paths",
           "pathways_facts"}
 
 

@@ -145,7 +145,8 @@ def test_component_schema_is_cross_language_clean():
     component = result["component_definitions"]["PathwaysWorkload"]
     inputs = component.inputs
     assert {"workload", "tpuType", "tpuTopology", "slices", "namespace", "cpuPool", "tpuGroup", "capacity",
-            "placementPolicy", "queueName", "secrets", "tpuMachineType", "cpuMachineType", "fallbackGroups"} == set(inputs)
+            "placementPolicy", "queueName", "secrets", "tpuMachineType", "cpuMachineType", "fallbackGroups",
+            "dynamicSlice"} == set(inputs)
     assert inputs["secrets"].optional and inputs["tpuTopology"].optional and not inputs["slices"].optional
     assert inputs["slices"].plain and inputs["tpuType"].plain and inputs["workload"].plain
     assert set(component.outputs) == {"jobsetName", "namespace", "headHost", "headDnsName", "jaxBackendTarget",

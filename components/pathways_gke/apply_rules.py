@@ -187,6 +187,12 @@ RULES: tuple[WorldRule, ...] = (
               "jobframework.ValidateJobOnUpdate); pkg/controller/jobframework/validation.go",
               "delete the workload first; pathways-gke replaces the JobSet on a queue-name change"),
     # the controllers' releases
+    WorldRule("kueue-topology-levels", KUBERNETES, REFUSE,
+              "a Kueue Topology's spec.levels are immutable (CEL rule `self == oldSelf`, \"field is immutable\"): "
+              "adding a dynamic sub-slice shape (a partition level) cannot update it; pathways-gke replaces the "
+              "Topology delete-first instead (replaceOnChanges: spec.levels)",
+              "kubernetes-sigs/kueue apis/kueue/v1beta2/topology_types.go (TopologySpec.Levels XValidation)",
+              "pathways-gke replaces it; admitted dynamic-slice workloads keep running, new ones wait for it"),
     WorldRule("controller-downgrade", POLICY, REFUSE,
               "POLICY of pathways-gke, not a refusal of the world: the API server accepts the older release's "
               "manifest and `pulumi up` would apply it. Moving a JobSet, Kueue or LeaderWorkerSet pin back to an "
@@ -318,8 +324,10 @@ ANY_INPUT = ("*",)
 # attributes vs ForceNew blocks, TFB v7.42.0); these are its ForceNew paths, for the tables below and the docs.
 # Updated in place (no ForceNew): nodeCount, autoscaling, nodeLocations, version, management, upgradeSettings,
 # nodeConfig.{machineType, diskSizeGb, diskType} (GKE re-creates every node: NODES_RECREATED), labels,
-# resourceLabels, taints, tags, imageType, workloadMetadataConfig, gcfsConfig, gvnic, kubeletConfig,
-# linuxNodeConfig, loggingVariant; placementPolicy.{type, tpuTopology} inside an existing block.
+# resourceLabels, taints, tags, imageType, workloadMetadataConfig, gcfsConfig, gvnic, kubeletConfig
+# (tpuPools[].numaAware; GKE rolls the nodes: NODES_RECREATED), linuxNodeConfig, loggingVariant;
+# placementPolicy.{type, tpuTopology} inside an existing block. networkConfig.additionalNodeNetworkConfigs
+# (cluster.additionalNetworks) is ForceNew: a new or removed second NIC replaces every TPU pool.
 NODE_POOL_FORCE_NEW = bridge_schema.force_new_paths(tokens.NODE_POOL)
 CLUSTER_FORCE_NEW = bridge_schema.force_new_paths(tokens.GKE_CLUSTER)
 
@@ -351,7 +359,10 @@ K8S_PROVIDER_WITHOUT_IDENTIFIER = ("kubeconfig", "context", "cluster")
 # the running job just like a replacement does.
 NODES_RECREATED: Mapping[str, tuple[str, ...]] = MappingProxyType({
     tokens.NODE_POOL: ("nodeConfig.machineType", "nodeConfig.diskSizeGb", "nodeConfig.diskType", "nodeConfig.imageType",
-                       "nodeConfig.bootDisk", "version"),
+                       "nodeConfig.bootDisk", "version",
+                       # GKE node system config: "changes typically trigger a rolling update of the nodes in the
+                       # pool, which involves recreating nodes" (how-to/node-system-config, before you begin)
+                       "nodeConfig.kubeletConfig"),
 })
 
 
@@ -603,6 +614,8 @@ def update_refusals(resource_type: str, old_inputs: Mapping[str, Any], new_input
                     != value_at(new_inputs, LWS_SIZE_PATH, _LWS_DEFAULT_SIZE)):
                 out.append(Refusal("kueue-lws-group-size", (LWS_SIZE_PATH,)))
         refuse("lws-immutable", ("spec.leaderWorkerTemplate.subGroupPolicy",))
+    elif resource_type == tokens.KUEUE_TOPOLOGY:
+        refuse("kueue-topology-levels", ("spec.levels",))
     elif resource_type == tokens.JOBSET:
         if queue_name(old_inputs) != queue_name(new_inputs):
             refuse("kueue-jobset-queue-name", (QUEUE_NAME_PATH,))

@@ -24,13 +24,14 @@ from typing import Any, Mapping, Optional, Union, get_args, get_origin, get_type
 import pulumi
 
 from .args_types import (  # noqa: F401 - re-exported; generated from the config models (pathways_gke.argsgen)
-    AuthorizedNetwork, Autoprovisioning, Bucket, BucketAccess, BucketAccessMode, Capacity, Cluster,
-    ClusterCheckpointing, ClusterDns, ContainerResources, CpuPool, DiskType, GcsFuseVolume, HostMaintenanceInterval,
-    ImagePullPolicy, JaxSettings, JobSet, Kueue, LeaderPlacement, LoadBalancer, Lws, Maintenance,
-    MaintenanceExclusion, MaintenanceScope, MaintenanceWindow, Nat, NodeServiceAccount, Observability,
-    PathwaysClusterArgs, PathwaysEnv, PathwaysFlags, PathwaysImages, PathwaysSettings, ReleaseChannel, Reservation,
-    RestartSettings, RestartStrategy, Runtime, ServiceSettings, ServingPort, ServingProbes, ServingSettings, Sidecar,
-    SidecarResources, TpuPool, Workload, WorkloadCheckpointing, WorkloadMode, WorkloadPlacement,
+    AdditionalNetwork, AuthorizedNetwork, Autoprovisioning, Bucket, BucketAccess, BucketAccessMode, Capacity, Cluster,
+    ClusterCheckpointing, ClusterDns, ContainerResources, CpuPool, DiskType, DynamicSlice, GcsFuseVolume,
+    HostMaintenanceInterval, ImagePullPolicy, JaxSettings, JobSet, Kueue, LeaderPlacement, LoadBalancer, Lws,
+    Maintenance, MaintenanceExclusion, MaintenanceScope, MaintenanceWindow, Nat, NetworkDeviceMode, NodeServiceAccount,
+    Observability, PathwaysClusterArgs, PathwaysEnv, PathwaysFlags, PathwaysImages, PathwaysSettings, ReleaseChannel,
+    Reservation, RestartSettings, RestartStrategy, Runtime, ServiceSettings, ServingPort, ServingProbes,
+    ServingSettings, Sidecar, SidecarResources, TpuPool, Workload, WorkloadCheckpointing, WorkloadMode,
+    WorkloadPlacement,
 )
 from .config.deferrable import accepted_paths
 from .config.model import STACK_KEYS

@@ -144,6 +144,17 @@ class RestartStrategy(str, Enum):
     """Create the new Jobs only once every old Job and pod is gone (JobSet >= v0.7)."""
 
 
+class NetworkDeviceMode(str, Enum):
+    """How an additional network NIC is handed to pods (GKENetworkParamSet deviceMode)."""
+
+    NET_DEVICE = "NetDevice"
+    """The whole NIC, as a Linux network device (what a hostNetwork TPU worker uses)."""
+    DPDK_VFIO = "DPDK-VFIO"
+    """The NIC bound to vfio-pci for DPDK."""
+    RDMA = "RDMA"
+    """An RDMA device."""
+
+
 class NodeServiceAccount(TypedDict):
     """The GCP service account the nodes run as."""
 
@@ -241,6 +252,19 @@ class ClusterCheckpointing(TypedDict):
     """gcsfuse mount options of the backup bucket. Default: XPK's (templates/mtc-cpc.yaml)."""
 
 
+class AdditionalNetwork(TypedDict):
+    """An extra VPC network the TPU hosts get a NIC in (GKE multi-networking)."""
+
+    network: str
+    """VPC network (name or self link)."""
+    subnetwork: str
+    """Subnetwork of that network in the cluster's region (name or self link)."""
+    project: NotRequired[str]
+    """Project of the network (Shared VPC host); default: the stack's project."""
+    device_mode: NotRequired[NetworkDeviceMode]
+    """How the NIC is handed to pods (GKENetworkParamSet deviceMode). Default: "NetDevice"."""
+
+
 class Cluster(TypedDict):
     """The GKE cluster (created, or an existing one adopted)."""
 
@@ -298,6 +322,10 @@ class Cluster(TypedDict):
     multi_tier_checkpointing: NotRequired[ClusterCheckpointing]
     """GKE's multi-tier checkpointing (the HighScaleCheckpointing add-on): bucket, inMemoryVolumeSize, mountOptions
     (docs/resilience.md)."""
+    additional_networks: NotRequired[list[AdditionalNetwork]]
+    """Extra VPC networks every TPU host gets a NIC in (tpu7x has two NICs): multi-networking on the cluster,
+    additionalNodeNetworkConfigs on each TPU pool and a GKENetworkParamSet + Network per network. Not with the
+    accelerator network profile (docs/ironwood.md)."""
 
 
 class CpuPool(TypedDict):
@@ -372,6 +400,14 @@ class TpuPool(TypedDict):
     """TPU machine type; default: the catalog's machine for the type and topology."""
     network_profile: NotRequired[bool]
     """Use the accelerator network profile (v6e and tpu7x)."""
+    dynamic_slicing: NotRequired[bool]
+    """Ironwood dynamic slicing (docs/ironwood.md): the group's node pools are reserved 4x4x4 sub-blocks (topology
+    4x4x4, capacity reservation, Kueue on, slices = sub-blocks) and GKE's slice controller forms each workload's
+    slice (workloads[].dynamicSlice) from them. Default: false."""
+    numa_aware: NotRequired[bool]
+    """tpu7x only: NUMA-aware kubelet on this group's hosts (static CPU manager, restricted topology manager,
+    Static memory manager), so a pod's CPUs, memory and chips stay on one of the VM's two NUMA nodes. Default:
+    false."""
     disk_size_gb: NotRequired[int]
     """Boot disk size in GB (10-65536); GKE's default when unset."""
     disk_type: NotRequired[DiskType]
@@ -447,6 +483,16 @@ class RestartSettings(TypedDict):
     """Restart only the failed slice's Job (a `RestartJob` failure-policy rule on the worker replicated job)
     instead of the whole JobSet, within maxRestarts: JobSet >= v0.12.0, whose alpha gate RestartJob pathways-gke
     turns on in the controller's configuration. Pathways only. Default: false."""
+
+
+class DynamicSlice(TypedDict):
+    """The slice a workload asks GKE's slice controller to form on a dynamic-slicing pool group."""
+
+    topology: str
+    """Slice topology: a sub-slice (2x2x1, 2x2x2, 2x2x4, 2x4x4) or a super-slice of whole 4x4x4 sub-blocks
+    (AxBxC, multiples of 4, A <= B <= C, at most 144 cubes), e.g. 4x4x16."""
+    count: NotRequired[int]
+    """Number of such slices (multislice). Default: 1."""
 
 
 class JaxSettings(TypedDict):
@@ -697,10 +743,16 @@ class Workload(TypedDict):
     restart: NotRequired[RestartSettings]
     """How the JobSet restarts after a failure: strategy (Recreate or BlockingRecreate) and perSlice (JobSet modes
     only; a LeaderWorkerSet restarts its group)."""
+    dynamic_slice: NotRequired[DynamicSlice]
+    """On a tpuPool with dynamicSlicing: the slice (topology) and how many (count) GKE's slice controller forms
+    for this workload from the group's sub-blocks."""
     runtime: NotRequired[Runtime]
     """Pathways, or multi-controller JAX. Default: "pathways"."""
     jax: NotRequired[JaxSettings]
     """Multi-controller JAX options."""
+    parallel_containers: NotRequired[int]
+    """tpu7x-standard-4t only: run two JAX processes per TPU VM, one container of 2 chips each (XPK's parallel
+    containers), instead of one of 4."""
     mode: NotRequired[WorkloadMode]
     """Where the Pathways head runs. Default: "default"."""
     pathways: NotRequired[PathwaysSettings]
@@ -841,8 +893,14 @@ class JaxWorkloadSpec(TypedDict):
     restart: NotRequired[RestartSettings]
     """How the JobSet restarts after a failure: strategy (Recreate or BlockingRecreate) and perSlice (JobSet modes
     only; a LeaderWorkerSet restarts its group)."""
+    dynamic_slice: NotRequired[DynamicSlice]
+    """On a tpuPool with dynamicSlicing: the slice (topology) and how many (count) GKE's slice controller forms
+    for this workload from the group's sub-blocks."""
     jax: NotRequired[JaxSettings]
     """Multi-controller JAX options."""
+    parallel_containers: NotRequired[int]
+    """tpu7x-standard-4t only: run two JAX processes per TPU VM, one container of 2 chips each (XPK's parallel
+    containers), instead of one of 4."""
 
 
 class WorkloadPlacement(TypedDict):
@@ -881,6 +939,10 @@ class WorkloadPlacement(TypedDict):
     """Ordered fallback: the TPU pool groups Kueue may admit the workload to, first choice first (instead of
     tpu_group). The workers select the shape only (accelerator, topology): Kueue injects the admitted flavor's node
     labels and tolerations. Needs queue_name; capacity stays unset (each group has its own)."""
+    dynamic_slice: NotRequired[bool]
+    """true: tpu7x dynamic slicing; `slices` slices of `tpu_topology` are formed by GKE's slice controller from
+    reserved 4x4x4 sub-blocks, and the workers carry the slice-topology annotations instead of a topology node
+    selector and of a one-slice-per-node-pool placement (needs queue_name: Kueue admits the slice)."""
 
 
 class PathwaysWorkloadArgs(TypedDict):
@@ -922,6 +984,10 @@ class PathwaysWorkloadArgs(TypedDict):
     """Ordered fallback: the TPU pool groups Kueue may admit the workload to, first choice first (instead of
     tpu_group). The workers select the shape only (accelerator, topology): Kueue injects the admitted flavor's node
     labels and tolerations. Needs queue_name; capacity stays unset (each group has its own)."""
+    dynamic_slice: NotRequired[bool]
+    """true: tpu7x dynamic slicing; `slices` slices of `tpu_topology` are formed by GKE's slice controller from
+    reserved 4x4x4 sub-blocks, and the workers carry the slice-topology annotations instead of a topology node
+    selector and of a one-slice-per-node-pool placement (needs queue_name: Kueue admits the slice)."""
     secrets: NotRequired[dict[str, pulumi.Input[str]]]
     """Secret values by name (give Pulumi secrets, e.g. config.require_secret), for the workload's
     secretEnv (ENV_VAR: secret name); stored in a Kubernetes Secret."""
@@ -964,6 +1030,10 @@ class JaxWorkloadArgs(TypedDict):
     """Ordered fallback: the TPU pool groups Kueue may admit the workload to, first choice first (instead of
     tpu_group). The workers select the shape only (accelerator, topology): Kueue injects the admitted flavor's node
     labels and tolerations. Needs queue_name; capacity stays unset (each group has its own)."""
+    dynamic_slice: NotRequired[bool]
+    """true: tpu7x dynamic slicing; `slices` slices of `tpu_topology` are formed by GKE's slice controller from
+    reserved 4x4x4 sub-blocks, and the workers carry the slice-topology annotations instead of a topology node
+    selector and of a one-slice-per-node-pool placement (needs queue_name: Kueue admits the slice)."""
     secrets: NotRequired[dict[str, pulumi.Input[str]]]
     """Secret values by name (give Pulumi secrets, e.g. config.require_secret), for the workload's
     secretEnv (ENV_VAR: secret name); stored in a Kubernetes Secret."""
@@ -1007,6 +1077,10 @@ class PathwaysServingArgs(TypedDict):
     """Ordered fallback: the TPU pool groups Kueue may admit the workload to, first choice first (instead of
     tpu_group). The workers select the shape only (accelerator, topology): Kueue injects the admitted flavor's node
     labels and tolerations. Needs queue_name; capacity stays unset (each group has its own)."""
+    dynamic_slice: NotRequired[bool]
+    """true: tpu7x dynamic slicing; `slices` slices of `tpu_topology` are formed by GKE's slice controller from
+    reserved 4x4x4 sub-blocks, and the workers carry the slice-topology annotations instead of a topology node
+    selector and of a one-slice-per-node-pool placement (needs queue_name: Kueue admits the slice)."""
     lws_version: NotRequired[str]
     """Release of the LWS controller in the cluster (vMAJOR.MINOR.PATCH, >= v0.5.0; releases.py). Default: "v0.10.0"."""
     kueue_version: NotRequired[str]

@@ -16,6 +16,15 @@ from fractions import Fraction
 from functools import reduce
 from typing import Optional
 
+def chips_of(topology: str) -> int:
+    return reduce(lambda a, b: a * b, (int(d) for d in topology.split("x")), 1)
+
+
+def cubes_of(topology: str) -> int:
+    """How many 4x4x4 cubes a cube-built 3-D topology is (`16x24x32` -> 192)."""
+    return reduce(lambda a, b: a * b, (int(d) // 4 for d in topology.split("x")), 1)
+
+
 # --- topology lists (OP v0.1.4, sorted by chip count) --------------------------------
 
 _TOPOLOGIES_2D = ("1x1", "2x2", "2x4", "4x4", "4x8", "8x8", "8x16", "16x16")
@@ -41,7 +50,64 @@ _TOPOLOGIES_V5P = (
     "4x12x124", "4x8x188", "4x20x76", "16x16x24", "12x24x24", "16x20x28",
 )
 
-_TOPOLOGIES_TPU7X = _TOPOLOGIES_V5P + ("16x16x32", "16x24x24")
+
+
+@dataclass(frozen=True)
+class CubeRule:
+    """A 3-D torus generation's rule: slices are the base shapes or built of 4x4x4 cubes.
+
+    Both peers state it the same way for tpu7x-standard-4t: the base shapes 2x2x1, 2x2x2, 2x2x4, 2x4x4, and
+    every AxBxC with A <= B <= C, each a multiple of 4, of at most `max_cubes` cubes of 4x4x4. Sources:
+    XPK 1.16.0 (PyPI) xpk/core/system_characteristics.py `generate_tpu_topologies(max_cubes=144)` for
+    tpu7x-standard-4t (the same file as XPK main 367c838, last changed in 4f782c32, 2026-03-16) and Cluster Toolkit
+    pkg/config/hardware.go `Validate3DTopology` with `tpu3DConstraintsMap["tpu7x"] = {maxCubes: 144}` (commit
+    00774fd4 / develop 1047080375, 2026-06-25). XPK also caps every side at 256 (its generator's range); Cluster
+    Toolkit has no such cap, so a side above 256 is a shape only one peer accepts, and we refuse it.
+    """
+
+    max_cubes: int
+    max_side: int = 256
+    base_shapes: tuple[str, ...] = ("2x2x1", "2x2x2", "2x2x4", "2x4x4")
+
+    def topologies(self) -> tuple[str, ...]:
+        """Every shape the rule accepts: the base shapes, then the cube-built ones (A <= B <= C)."""
+        out = list(self.base_shapes)
+        sides = range(4, self.max_side + 1, 4)
+        for a in sides:
+            for b in (s for s in sides if s >= a):
+                for c in (s for s in sides if s >= b):
+                    if cubes_of(f"{a}x{b}x{c}") <= self.max_cubes:
+                        out.append(f"{a}x{b}x{c}")
+        return tuple(out)
+
+    def problem(self, topology: str) -> Optional[str]:
+        """Why `topology` breaks the rule (None when it is accepted)."""
+        if topology in self.base_shapes:
+            return None
+        if not re.fullmatch(r"[1-9][0-9]*x[1-9][0-9]*x[1-9][0-9]*", topology):
+            return "is not an AxBxC topology"
+        sides = [int(d) for d in topology.split("x")]
+        if any(side % 4 for side in sides):
+            return (f"is neither a base shape ({', '.join(self.base_shapes)}) nor built of 4x4x4 cubes: every "
+                    "side must be a multiple of 4")
+        if sides != sorted(sides):
+            ordered = "x".join(str(s) for s in sorted(sides))
+            return f"must be written with non-decreasing sides (A <= B <= C): {ordered}"
+        if max(sides) > self.max_side:
+            return f"has a side of {max(sides)}; the longest side allowed is {self.max_side}"
+        cubes = cubes_of(topology)
+        if cubes > self.max_cubes:
+            return f"is {cubes} cubes of 4x4x4; the limit is {self.max_cubes} cubes ({self.max_cubes * 64} chips)"
+        return None
+
+    def describe(self) -> str:
+        return (f"{', '.join(self.base_shapes)}, or AxBxC with A <= B <= C multiples of 4 (each <= {self.max_side}) "
+                f"of at most {self.max_cubes} cubes of 4x4x4, e.g. 4x4x4, 4x4x16, 8x8x32")
+
+
+# tpu7x-standard-4t (XPK 1.16.0 `max_cubes=144`, Cluster Toolkit `"tpu7x": {maxCubes: 144}`): 432 shapes.
+TPU7X_CUBE_RULE = CubeRule(max_cubes=144)
+_TOPOLOGIES_TPU7X = TPU7X_CUBE_RULE.topologies()
 
 
 @dataclass(frozen=True)
@@ -50,6 +116,7 @@ class MachineType:
     chips_per_vm: int
     topologies: tuple[str, ...]
     instance_key: str  # Pathways --instance_type prefix for this host shape
+    cube_rule: Optional[CubeRule] = None  # the rule `topologies` was built from, when there is one
 
 
 @dataclass(frozen=True)
@@ -111,7 +178,7 @@ GENERATIONS: dict[str, Generation] = {
             min_gke_version="1.34.0-gke.2201000",
             machine_types=(
                 MachineType("tpu7x-standard-1t", 1, ("1x1x1",), "tpu7x"),
-                MachineType("tpu7x-standard-4t", 4, _TOPOLOGIES_TPU7X, "tpu7x"),
+                MachineType("tpu7x-standard-4t", 4, _TOPOLOGIES_TPU7X, "tpu7x", cube_rule=TPU7X_CUBE_RULE),
             ),
         ),
     )
@@ -124,10 +191,6 @@ TPU_TYPES = tuple(GENERATIONS)
 ACCELERATOR_NETWORK_PROFILE_MIN_GKE = "1.34.1-gke.1829001"
 # Flex-start TPUs: https://cloud.google.com/kubernetes-engine/docs/how-to/tpu-flex-start
 FLEX_START_TPU_MIN_GKE = "1.33.0-gke.1712000"
-
-
-def chips_of(topology: str) -> int:
-    return reduce(lambda a, b: a * b, (int(d) for d in topology.split("x")), 1)
 
 
 @dataclass(frozen=True)
@@ -192,16 +255,24 @@ def default_machine_type(generation: str, topology: str) -> MachineType:
     return candidates[0]
 
 
+def topology_problem(gen: Generation, topology: str) -> str:
+    """Why `topology` is not one of `gen`'s shapes: by the machine type's rule where it has one."""
+    ruled = [m for m in gen.machine_types if m.cube_rule is not None]
+    if not ruled:
+        return f"is not a {gen.name} topology; allowed: {', '.join(gen.topologies)}"
+    reasons = [f"on {m.name} it {m.cube_rule.problem(topology)}; allowed there: {m.cube_rule.describe()}"
+               for m in ruled if m.cube_rule is not None]
+    others = [f"{m.name} takes {', '.join(m.topologies)}" for m in gen.machine_types if m.cube_rule is None]
+    return f"is not a {gen.name} topology: " + "; ".join(reasons + others)
+
+
 def resolve(generation: str, topology: str, machine_type: str | None = None) -> SliceShape:
     """Resolve (type, topology[, machine type]) to a slice shape or raise CatalogError."""
     if generation not in GENERATIONS:
         raise CatalogError("type", generation, f"is not a TPU type; allowed: {', '.join(TPU_TYPES)}")
     gen = GENERATIONS[generation]
     if topology not in gen.topologies:
-        raise CatalogError(
-            "topology", topology,
-            f"is not a {gen.name} topology; allowed: {', '.join(gen.topologies)}",
-        )
+        raise CatalogError("topology", topology, topology_problem(gen, topology))
     if machine_type is None:
         machine = default_machine_type(generation, topology)
     else:
@@ -266,8 +337,9 @@ def parse_shorthand(value: str) -> tuple[str, str | None]:
     shapes = [t for t in gen.topologies if chips_of(t) == chips]
     if not shapes:
         sizes = sorted({chips_of(t) * gen.cores_per_chip for t in gen.topologies})
-        raise CatalogError("type", value, f"is not a {gen.name} size; allowed: "
-                           + ", ".join(f"{gen.name}-{s}" for s in sizes))
+        shown = ", ".join(f"{gen.name}-{s}" for s in sizes[:12]) + (", ..." if len(sizes) > 12 else "")
+        raise CatalogError("type", value, f"is not a {gen.name} size; allowed: {shown}"
+                           + ("; or give the topology" if len(sizes) > 12 else ""))
     best = min(shapes, key=lambda t: (max(int(d) for d in t.split("x")), t))
     return gen.name, best
 

@@ -398,16 +398,18 @@ def _controller_groups(resources: Sequence[Mapping[str, Any]], cluster: Mapping[
             if manifest is None:
                 continue
             sized = _recorded_resources(data.get(f"{addon}.resources"))
+            recorded = data.get(f"{addon}.replicas")  # dynamic slicing: XPK's 3 Kueue replicas
+            replicas = int(recorded) if isinstance(recorded, str) and recorded.isdigit() else manifest.replicas
             containers = [{"name": c.name, "resources": sized if sized is not None and c.name == MANAGER
                            else c.resources()} for c in manifest.containers]
             template = {"spec": {"nodeSelector": {NODEPOOL_LABEL: pool_name}, "containers": containers}}
             pod = _pod(f"Deployment {manifest.namespace}/{manifest.deployment}", "controller", template)
             size = (f"sized for the cluster, {addon}.sizeForCluster; false keeps the release manifest's requests"
                     if sized is not None else f"its release manifest's requests, {manifest.source}")
-            advice = (f"the {title} controller {version} runs {manifest.replicas} pod(s) of {_cpu_text(pod.cpu_m)} "
+            advice = (f"the {title} controller {version} runs {replicas} pod(s) of {_cpu_text(pod.cpu_m)} "
                       f"CPU / {pod.memory // 2**20}Mi on the CPU pool: {size}")
             pod = replace(pod, pool=pool.get("urn") if isinstance(pool.get("urn"), str) else None, advice=advice)
-            out += [([pod], False) for _ in range(manifest.replicas)]
+            out += [([pod], False) for _ in range(replicas)]
             # the Deployments keep the default RollingUpdate strategy (25% / 25%: maxSurge rounds up to one pod,
             # maxUnavailable down to none, for the 1 or 2 replicas they run): a rollout starts one more pod and
             # removes an old one only once it is Ready (kubernetes apps/v1 DeploymentStrategy defaults)

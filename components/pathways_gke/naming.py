@@ -157,6 +157,8 @@ SERVICES_CONFIGMAP = "pathways-gke-services"  # readiness marker: created after 
 KUEUE_CLUSTER_QUEUE = "pathways-cluster-queue"
 KUEUE_CPU_FLAVOR = "pathways-cpu"
 KUEUE_PROVISIONING = "pathways-queued-provisioning"  # ProvisioningRequestConfig and AdmissionCheck
+KUEUE_SLICE_TOPOLOGY = "pathways-dynamic-slicing"  # the Kueue Topology of tpu7x dynamic slicing
+KUEUE_SLICE_CHECK = "pathways-dynamic-slicing"  # its AdmissionCheck (controller accelerator.gke.io/slice)
 
 
 def kueue_tpu_flavor(group: str) -> str:

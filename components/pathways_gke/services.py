@@ -227,10 +227,14 @@ class ClusterServices(pulumi.ComponentResource):
         queues: dict[str, pulumi.Resource] = {}
         for suffix, obj in spec.kueue_objects:
             needs_namespace = "namespace" in obj["metadata"]
+            # a Topology's levels are immutable (apply_rules kueue-topology-levels): replaced, under its fixed name
+            topology = obj["kind"] == "Topology"
             queues[suffix] = k8s.apiextensions.CustomResource(
                 f"{name}-{suffix}", api_version=obj["apiVersion"], kind=obj["kind"], metadata=obj["metadata"],
                 spec=obj["spec"],
                 opts=pulumi.ResourceOptions(parent=self, **child_options("queue", protected),
+                                            replace_on_changes=["spec.levels"] if topology else None,
+                                            delete_before_replace=True if topology else None,
                                             depends_on=[*installs, *(namespace if needs_namespace else [])]))
 
         # multi-tier checkpointing: the kind comes with the cluster's HighScaleCheckpointing add-on
@@ -240,6 +244,10 @@ class ClusterServices(pulumi.ComponentResource):
                 spec=obj["spec"], opts=pulumi.ResourceOptions(parent=self, **child_options("checkpointing", protected)))
             for suffix, obj in spec.checkpoint_configurations
         ]
+        for suffix, obj in spec.network_objects:  # the second NIC's networks (cluster-scoped; GKE's CRDs)
+            k8s.apiextensions.CustomResource(
+                f"{name}-{suffix}", api_version=obj["apiVersion"], kind=obj["kind"], metadata=obj["metadata"],
+                spec=obj["spec"], opts=pulumi.ResourceOptions(parent=self, **child_options("queue", protected)))
 
         # The gate is created last: after the awaited installs (controller Deployments Available, so the
         # webhooks answer), the namespace, the PriorityClasses and the LocalQueue.

@@ -96,6 +96,9 @@ CLUSTER_QUEUE = kubernetes_type(KUEUE_API_VERSION, "ClusterQueue")
 LOCAL_QUEUE = kubernetes_type(KUEUE_API_VERSION, "LocalQueue")
 ADMISSION_CHECK = kubernetes_type(KUEUE_API_VERSION, "AdmissionCheck")
 PROVISIONING_REQUEST_CONFIG = kubernetes_type(KUEUE_API_VERSION, "ProvisioningRequestConfig")
+KUEUE_TOPOLOGY = kubernetes_type(KUEUE_API_VERSION, "Topology")  # tpu7x dynamic slicing
+GKE_NETWORK_PARAM_SET = kubernetes_type("networking.gke.io/v1", "GKENetworkParamSet")  # cluster.additionalNetworks
+GKE_NETWORK = kubernetes_type("networking.gke.io/v1", "Network")
 
 
 GCP_PREFIX = "gcp:"

@@ -663,6 +663,56 @@ def valid_configs(draw) -> ValidDraw:
                      f"zonal-cluster:{location != region}"})
     if secrets:
         features.add("secrets")
+    # The Ironwood keys, drawn last so that the draws above stay as they were (the derandomized run's coverage):
+    # the NUMA-aware kubelet on tpu7x groups, XPK's parallel containers for jax on tpu7x-standard-4t, a group of
+    # reserved 4x4x4 sub-blocks for dynamic slicing (Kueue on, Rapid channel, a created cluster) with now and then
+    # a jax workload asking GKE's slice controller for its slice, and the second NIC (the accelerator network
+    # profile, v6e's default, off).
+    for pool, fact in zip(pools, facts):
+        if fact.generation == "tpu7x" and draw(st.integers(0, 3)) == 0:
+            pool["numaAware"] = True
+            features.add("numa-aware")
+    on_4t = {f.name for f in facts if f.shape.machine_type == "tpu7x-standard-4t"}
+    for w in workloads:
+        if w.get("runtime") == "jax" and w.get("tpuPool") in on_4t and draw(st.booleans()):
+            w["parallelContainers"] = 2
+            features.add("parallel-containers")
+    if (kueue and cluster.get("create", True) and len(cluster_name) <= 20 and draw(st.integers(0, 3)) == 0
+            and "dyn" not in {f.name for f in facts}):
+        sub_blocks = draw(st.integers(1, 4))
+        zone = draw(choice(region_zones(region)))
+        pools.append({"name": "dyn", "type": "tpu7x", "topology": "4x4x4", "slices": sub_blocks, "zone": zone,
+                      "capacity": "reservation", "reservation": "acme-iw", "dynamicSlicing": True})
+        facts.append(PoolFacts(name="dyn", generation="tpu7x", shape=resolve("tpu7x", "4x4x4"), slices=sub_blocks,
+                               capacity="reservation", zone=zone, form="bare"))
+        config[P + "tpuPools"] = pools
+        cluster["releaseChannel"] = "RAPID"
+        cluster.pop("version", None)
+        for pool in pools:  # node auto-upgrade cannot be off under a release channel
+            if pool.get("autoUpgrade") is False:
+                pool["autoUpgrade"] = True
+        features.add("dynamic-slicing")
+        if draw(st.booleans()):
+            name = draw(dns_name(max_len=MAX_WORKLOAD_NAME).filter(
+                lambda n: n not in {w.name for w in workload_facts} and n[0].isalpha()))
+            topology = draw(choice(["4x4x4", "2x2x1", "2x4x4"] + (["4x4x8"] if sub_blocks >= 2 else [])))
+            workloads.append({"name": name, "runtime": "jax", "tpuPool": "dyn", "image": draw(image()),
+                              "command": draw(command()), "dynamicSlice": {"topology": topology}})
+            if draw(st.booleans()):
+                workloads[-1]["parallelContainers"] = 2
+                features.add("parallel-containers")
+            workload_facts.append(WorkloadFacts(name=name, runtime="jax", mode="tpu", pool="dyn"))
+            config[P + "workloads"] = workloads
+            features.add("dynamic-slice-workload")
+    if cluster.get("create", True) and draw(st.integers(0, 4)) == 0:
+        cluster["additionalNetworks"] = [{"network": "iw-data", "subnetwork": "iw-data-sub",
+                                          **({"deviceMode": "RDMA"} if draw(st.booleans()) else {})}]
+        for pool in pools:
+            pool["networkProfile"] = False
+        features.add("additional-networks")
+    for f in facts[-1:]:
+        if f.name == "dyn":
+            features.update({f"generation:{f.generation}", f"capacity:{f.capacity}"})
     keys = list(config)  # the order of keys in a stack file does not matter
     order = draw(st.permutations(keys))
     return ValidDraw(config={k: config[k] for k in order}, cluster=cluster_name, region=region, kueue=kueue,
@@ -1055,6 +1105,7 @@ def _cpu_unknown_kueue(draw, cfg, base, taken):
         cfg[P + "kueue"], base.kueue, also = {"enabled": True}, True, ("kueue",)
     bad = draw(choice(["m1-megamem-96", "c4-standard-48-lssd", "a2-ultragpu-1g"]))  # shapes the catalog cannot size
     _cpu(cfg)["machineType"] = bad
+    _cpu(cfg).pop("diskType", None)  # a drawn Persistent Disk type is refused on C4 (Hyperdisk only) before this check
     return Mistake("cpu-machine-unknown-with-kueue", "cpuPool", "cpuPool.machineType", (show(bad), "kueue"), "cross",
                    also)
 
@@ -1356,6 +1407,34 @@ def _pool_flex_generation(draw, cfg, base, taken):
         pool.pop(key, None)
     return Mistake("pool-flex-start-not-offered", f"tpuPools[{i}]", f"tpuPools[{i}].capacity",
                    (f"not available for {gen.name}",), "pool")
+
+
+@mistake("pool-dynamic-slicing-spot")
+def _pool_dynamic_spot(draw, cfg, base, taken):
+    """Ironwood dynamic slicing on spot VMs: PROVISION_ONLY needs a specific reservation."""
+    if (site := _pool_site(draw, cfg, taken)) is None:
+        return None
+    i, pool = site
+    for key in ("reservation", "maxRunDuration", "autoscaling", "machineType", "networkProfile", "diskType"):
+        pool.pop(key, None)
+    pool.update({"type": "tpu7x", "topology": "4x4x4", "capacity": "spot", "dynamicSlicing": True})
+    return Mistake("pool-dynamic-slicing-spot", f"tpuPools[{i}]", f"tpuPools[{i}].dynamicSlicing",
+                   ("not 'spot'", "PROVISION_ONLY"), "cross")
+
+
+@mistake("second-nic-with-network-profile", site="cluster")
+def _nic_with_profile(draw, cfg, base, taken):
+    """A second NIC and the accelerator network profile (which sets up its own networks) on one pool."""
+    cluster = cfg[P + "cluster"]
+    if cluster.get("create", True) is False or (site := _pool_site(draw, cfg, taken)) is None:
+        return None
+    i, pool = site
+    if GENERATIONS[base.pools[i].generation].name not in ("v6e", "tpu7x"):
+        return None
+    cluster["additionalNetworks"] = [{"network": "iw-data", "subnetwork": "iw-data-sub"}]
+    pool["networkProfile"] = True
+    return Mistake("second-nic-with-network-profile", f"tpuPools[{i}]", f"tpuPools[{i}].networkProfile",
+                   ("accelerator network profile",), "cross", ("cluster",))
 
 
 @mistake("pool-queued-without-kueue")

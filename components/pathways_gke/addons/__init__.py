@@ -17,6 +17,7 @@ from .jobset_config import describe_gates, effective_feature_gates
 from .kueue import kueue_objects
 from .lws import gate_objects
 from .priority import PRIORITY_LADDER, priority_class
+from .networks import network_objects
 from .sizing import ControllerResources, stack_controller_resources
 
 
@@ -38,6 +39,7 @@ class ServicesSpec:
     lws_gate: tuple[tuple[str, dict[str, Any]], ...] = ()  # the LWS webhook gate (addons/lws.py)
     jobset_feature_gates: tuple[tuple[str, bool], ...] = ()  # written into jobset-manager-config (jobset_config.py)
     checkpoint_configurations: tuple[tuple[str, dict[str, Any]], ...] = ()  # multi-tier checkpointing (checkpointing.py)
+    network_objects: tuple[tuple[str, dict[str, Any]], ...] = ()  # cluster.additionalNetworks (addons/networks.py)
 
 
 def namespace_object(name: str) -> dict[str, Any]:
@@ -61,6 +63,8 @@ def readiness_marker(namespace: str, jobset: InstallSource, kueue: Optional[Inst
         data.update({"lws.version": lws.version, "lws.source": lws.file})
     for addon, sized in (resources or {}).items():
         data[f"{addon}.resources"] = sized.describe()
+        if sized.replicas is not None:
+            data[f"{addon}.replicas"] = str(sized.replicas)
     if jobset_feature_gates:
         data["jobset.featureGates"] = describe_gates(jobset_feature_gates)
     return {"apiVersion": "v1", "kind": "ConfigMap",
@@ -97,6 +101,7 @@ def services_spec(stack: StackConfig) -> ServicesSpec:
         lws_gate=gate_objects(stack.namespace, stack.lws.gate_image, stack.cpu_pool.name) if lws is not None else (),
         jobset_feature_gates=tuple(gates.items()),
         checkpoint_configurations=tuple(checkpoint_configurations(stack)),
+        network_objects=tuple(network_objects(stack)),
     )
 
 

@@ -25,10 +25,10 @@ from ..catalog import gke_allocatable
 from ..config.fallback import tpu_flavor_order
 from ..config.stack import StackConfig
 from ..config.tpu import TpuPoolConfig
+from ..ironwood import SLICE_CONTROLLER, is_sub_slice, topology_levels
 from ..naming import (
-    KUEUE_API_VERSION, KUEUE_CLUSTER_QUEUE, KUEUE_CPU_FLAVOR, KUEUE_PROVISIONING, LOCAL_QUEUE_NAME, MANAGED_BY_LABELS,
-    NODE_POOL_LABEL,
-    TPU_ACCELERATOR_LABEL, TPU_GROUP_LABEL, TPU_RESOURCE, TPU_TOPOLOGY_LABEL, kueue_tpu_flavor,
+    KUEUE_API_VERSION, KUEUE_CLUSTER_QUEUE, KUEUE_CPU_FLAVOR, KUEUE_PROVISIONING, KUEUE_SLICE_CHECK,
+    KUEUE_SLICE_TOPOLOGY, LOCAL_QUEUE_NAME, MANAGED_BY_LABELS, NODE_POOL_LABEL, TPU_ACCELERATOR_LABEL, TPU_GROUP_LABEL, TPU_RESOURCE, TPU_TOPOLOGY_LABEL, kueue_tpu_flavor,
 )
 
 COVERED_RESOURCES = ("cpu", "memory", TPU_RESOURCE)
@@ -75,17 +75,36 @@ def cpu_flavor(stack: StackConfig) -> dict[str, Any]:
 
 def tpu_flavor(pool: TpuPoolConfig) -> dict[str, Any]:
     shape = pool.shape
-    return {
-        "apiVersion": KUEUE_API_VERSION, "kind": "ResourceFlavor", "metadata": _meta(kueue_tpu_flavor(pool.name)),
-        "spec": {
-            "nodeLabels": dict(sorted({
-                TPU_GROUP_LABEL: pool.name,
-                TPU_ACCELERATOR_LABEL: shape.accelerator_label,
-                TPU_TOPOLOGY_LABEL: shape.topology,
-            }.items())),
-            "tolerations": tpu_tolerations(pool.capacity),
-        },
-    }
+    labels = {TPU_GROUP_LABEL: pool.name, TPU_ACCELERATOR_LABEL: shape.accelerator_label}
+    spec: dict[str, Any] = {}
+    if pool.dynamic_slicing:
+        # no topology label: a workload's slice is not the sub-blocks' 4x4x4 (Kueue injects a flavor's node labels
+        # into the pods); TAS places it through the Topology (XPK kueue_config.yaml.j2, Cluster Toolkit
+        # kueue-configuration-dynamic-slicing.yaml.tftpl)
+        spec["topologyName"] = KUEUE_SLICE_TOPOLOGY
+    else:
+        labels[TPU_TOPOLOGY_LABEL] = shape.topology
+    spec = {"nodeLabels": dict(sorted(labels.items())), **spec, "tolerations": tpu_tolerations(pool.capacity)}
+    return {"apiVersion": KUEUE_API_VERSION, "kind": "ResourceFlavor", "metadata": _meta(kueue_tpu_flavor(pool.name)),
+            "spec": spec}
+
+
+def dynamic_slice_topologies(stack: StackConfig) -> list[str]:
+    """The slice shapes the stack's workloads ask GKE's slice controller for."""
+    return sorted({w.dynamic_slice.topology for w in stack.workloads if w.dynamic_slice is not None})
+
+
+def slice_topology(stack: StackConfig) -> dict[str, Any]:
+    """The Kueue Topology of dynamic slicing: block, 4x4x4 partition, each sub-slice partition in use, host."""
+    sub = [t for t in dynamic_slice_topologies(stack) if is_sub_slice(t)]
+    return {"apiVersion": KUEUE_API_VERSION, "kind": "Topology", "metadata": _meta(KUEUE_SLICE_TOPOLOGY),
+            "spec": {"levels": [{"nodeLabel": level} for level in topology_levels(sub)]}}
+
+
+def slice_admission_check() -> dict[str, Any]:
+    """The AdmissionCheck GKE's slice controller answers: it forms the Slice before the workload starts."""
+    return {"apiVersion": KUEUE_API_VERSION, "kind": "AdmissionCheck", "metadata": _meta(KUEUE_SLICE_CHECK),
+            "spec": {"controllerName": SLICE_CONTROLLER}}
 
 
 def _resources(values: dict[str, Any]) -> list[dict[str, Any]]:
@@ -103,11 +122,19 @@ def cluster_queue(stack: StackConfig) -> dict[str, Any]:
         "preemption": {"reclaimWithinCohort": "Never", "withinClusterQueue": "LowerPriority"},
         "resourceGroups": [{"coveredResources": list(COVERED_RESOURCES), "flavors": flavors}],
     }
-    # the ProvisioningRequest check only on the queued (DWS) flavors: a fallback from a reservation to a queued group
-    # is admitted without one on the reserved flavor (Kueue admissionChecksStrategy.onFlavors)
-    queued = [kueue_tpu_flavor(p.name) for p in tpu_flavor_order(stack) if p.capacity == "queued"]
+    # each check only on its flavors (Kueue admissionChecksStrategy.onFlavors): a fallback from a reservation to a
+    # queued (DWS) group is admitted without a ProvisioningRequest on the reserved flavor, and only a dynamic-slicing
+    # flavor waits for GKE's slice controller; flavors listed in the ClusterQueue's (fallback) order
+    order = tpu_flavor_order(stack)
+    checks = []
+    queued = [kueue_tpu_flavor(p.name) for p in order if p.capacity == "queued"]
     if queued:
-        spec["admissionChecksStrategy"] = {"admissionChecks": [{"name": KUEUE_PROVISIONING, "onFlavors": queued}]}
+        checks.append({"name": KUEUE_PROVISIONING, "onFlavors": queued})
+    sliced = [kueue_tpu_flavor(p.name) for p in order if p.dynamic_slicing]
+    if sliced:
+        checks.append({"name": KUEUE_SLICE_CHECK, "onFlavors": sliced})
+    if checks:
+        spec["admissionChecksStrategy"] = {"admissionChecks": checks}
     return {"apiVersion": KUEUE_API_VERSION, "kind": "ClusterQueue", "metadata": _meta(KUEUE_CLUSTER_QUEUE), "spec": spec}
 
 
@@ -141,6 +168,8 @@ def admission_check() -> dict[str, Any]:
 def kueue_objects(stack: StackConfig) -> list[tuple[str, dict[str, Any]]]:
     """(child-name suffix, object) for every Kueue object, in a stable order. Suffixes are public API."""
     out: list[tuple[str, dict[str, Any]]] = [("flavor-cpu", cpu_flavor(stack))]
+    if any(p.dynamic_slicing for p in stack.tpu_pools):
+        out += [("slice-topology", slice_topology(stack)), ("slice-admission-check", slice_admission_check())]
     out += [(f"flavor-tpu-{pool.name}", tpu_flavor(pool)) for pool in stack.tpu_pools]
     if any(p.capacity == "queued" for p in stack.tpu_pools):
         out += [("provisioning-config", provisioning_request_config()), ("admission-check", admission_check())]

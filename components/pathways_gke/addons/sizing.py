@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping, Optional
 
 from ..config.stack import StackConfig
+from ..ironwood import DYNAMIC_SLICING_CONTROLLERS
 from ..property_paths import value_at
 from ..tokens import DEPLOYMENT
 
@@ -60,6 +61,7 @@ class ControllerResources:
     cpu_request: str
     cpu_limit: str
     memory: str
+    replicas: Optional[int] = None  # None: the release manifest's
 
     def as_resources(self) -> dict[str, dict[str, str]]:
         return {"requests": {"cpu": self.cpu_request, "memory": self.memory},
@@ -86,6 +88,19 @@ def controller_resources(addon: str, nodes: int) -> ControllerResources:
                                cpu_limit=f"{2 * millicores}m", memory=f"{memory}Mi")
 
 
+def dynamic_slicing_sized(resources: ControllerResources) -> ControllerResources:
+    """At least what XPK 1.16.0 gives a super-slicing cluster's controller (ironwood.DYNAMIC_SLICING_CONTROLLERS:
+    Kueue 3 replicas of 16 CPU / 64Gi, JobSet 4 CPU / 16Gi, requests = limits); more when the node count asks."""
+    floor = DYNAMIC_SLICING_CONTROLLERS[resources.addon]
+    millicores = max(int(resources.cpu_request.rstrip("m")), int(str(floor["cpu"])) * 1000)
+    limit = max(int(resources.cpu_limit.rstrip("m")), millicores)
+    memory = max(int(resources.memory.rstrip("Mi")), int(str(floor["memory_mib"])))
+    replicas = floor["replicas"]
+    return ControllerResources(addon=resources.addon, nodes=resources.nodes, cpu_request=f"{millicores}m",
+                               cpu_limit=f"{limit}m", memory=f"{memory}Mi",
+                               replicas=int(str(replicas)) if replicas is not None else None)
+
+
 def stack_controller_resources(stack: StackConfig) -> dict[str, ControllerResources]:
     """Per installed controller whose sizing is on (`<addon>.sizeForCluster`)."""
     nodes = stack_node_count(stack)
@@ -94,6 +109,8 @@ def stack_controller_resources(stack: StackConfig) -> dict[str, ControllerResour
         out["jobset"] = controller_resources("jobset", nodes)
     if stack.kueue.enabled and stack.kueue.size_for_cluster:
         out["kueue"] = controller_resources("kueue", nodes)
+    if any(pool.dynamic_slicing for pool in stack.tpu_pools):
+        out = {addon: dynamic_slicing_sized(sized) for addon, sized in out.items()}
     return out
 
 
@@ -112,6 +129,8 @@ def size_controller(type_: str, props: Mapping[str, Any],
     if target is None:
         return None
     out = copy.deepcopy(dict(props))
+    if resources.replicas is not None:
+        out["spec"]["replicas"] = resources.replicas
     for container in out["spec"]["template"]["spec"]["containers"]:
         if container.get("name") == target:
             container["resources"] = resources.as_resources()

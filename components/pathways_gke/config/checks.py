@@ -19,6 +19,7 @@ from .model import StackConfig, run_across_sections
 from .pathways_checks import pathways_workload_problems, shortfall
 from .resilience_checks import resilience_problems
 from .resilience_workload import workload_resilience_problems
+from .ironwood_checks import ironwood_problems
 from .placement import Placement
 from .tpu import TpuPoolConfig, pool_problems
 from .types import NODE_POOL_NAME, parse_quantity, region_of
@@ -33,7 +34,8 @@ def cross_section_problems(stack: StackConfig) -> list[Problem]:
     """Every check across sections, in the order they are reported."""
     return [*cluster_and_pool_problems(stack), *addon_problems(stack), *workload_problems(stack),
             *jax_workload_problems(stack), *access_problems(stack), *at_scale_problems(stack),
-            *ignored_key_problems(stack), *capacity_problems(stack), *resilience_problems(stack)]
+            *ignored_key_problems(stack), *capacity_problems(stack), *resilience_problems(stack),
+            *ironwood_problems(stack)]
 
 
 def ignored_key_problems(stack: StackConfig) -> list[Problem]:
@@ -449,7 +451,7 @@ def pathways_problems(stack: StackConfig) -> list[Problem]:
             continue
         if any(stack.pool(g).topology is None for g in workload.pool_groups):  # type: ignore[union-attr]
             continue  # reported at tpuPools[i].topology
-        placement = Placement.of(stack, workload)
+        placement = Placement.of(stack, workload)  # a dynamic slice is the workload's own shape
         out.extend(pathways_workload_problems(workload, placement, f"workloads[{i}]"))
         out.extend(serving_workload_problems(workload, placement, f"workloads[{i}]", lws_version=stack.lws.version,
                                              kueue_version=stack.kueue.version if stack.kueue.enabled else None))
@@ -496,7 +498,7 @@ def jax_workload_problems(stack: StackConfig) -> list[Problem]:
         if any(stack.pool(g) is None for g in workload.pool_groups):
             continue  # reported by workload_problems
         try:
-            placement = Placement.of(stack, workload)
+            placement = Placement.of(stack, workload)  # a dynamic slice is the workload's own shape
         except CatalogError:
             continue  # reported with the pool
         out.extend(jax_problems(workload, path, placement))

@@ -11,6 +11,7 @@ from typing import Any, get_args
 
 from ..capacity import Capacity
 from .access import Access
+from .ironwood import DeviceMode
 from .cluster import ClusterDns, DiskType, MaintenanceScope, ReleaseChannel
 from .pathways import ImagePullPolicy
 from .restart import RestartStrategy
@@ -77,6 +78,11 @@ CLOSED_SETS: tuple[ClosedSet, ...] = (
     ClosedSet("RestartStrategy", RestartStrategy, "How a JobSet restarts after a failure (its failurePolicy).",
               {'Recreate': "Delete the failed run's Jobs and create new ones at once (JobSet's default).",
                'BlockingRecreate': 'Create the new Jobs only once every old Job and pod is gone (JobSet >= v0.7).'}),
+    ClosedSet("NetworkDeviceMode", DeviceMode, 'How an additional network NIC is handed to pods (GKENetworkParamSet '
+              'deviceMode).',
+              {'NetDevice': 'The whole NIC, as a Linux network device (what a hostNetwork TPU worker uses).',
+               'DPDK-VFIO': 'The NIC bound to vfio-pci for DPDK.',
+               'RDMA': 'An RDMA device.'}),
 )
 
 

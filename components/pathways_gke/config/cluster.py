@@ -7,6 +7,7 @@ from typing import Literal, Optional
 
 from pydantic import Field, ValidationInfo, field_validator, model_validator
 
+from .ironwood import AdditionalNetwork
 from ..catalog import cpu_machine
 from ..gke_rules import (MAINTENANCE_EXCLUSIONS_MAX, NO_UPGRADES_MAX_COUNT, default_disk_type, disk_type_problem,
                          maintenance_exclusion_problem, maintenance_window_problem)
@@ -172,6 +173,10 @@ class ClusterConfig(Model):
     multi_tier_checkpointing: Optional[ClusterCheckpointing] = None
     """GKE's multi-tier checkpointing (the HighScaleCheckpointing add-on): bucket, inMemoryVolumeSize, mountOptions
     (docs/resilience.md)."""
+    additional_networks: list[AdditionalNetwork] = Field(default_factory=list)
+    """Extra VPC networks every TPU host gets a NIC in (tpu7x has two NICs): multi-networking on the cluster,
+    additionalNodeNetworkConfigs on each TPU pool and a GKENetworkParamSet + Network per network. Not with the
+    accelerator network profile (docs/ironwood.md)."""
 
     @model_validator(mode="after")
     def _network_is_consistent(self) -> "ClusterConfig":

@@ -154,10 +154,14 @@ class ClusterFacts:
     """cluster.protect: whether the infrastructure is protected unless a component option says so."""
     labels: Mapping[str, Any] = field(default_factory=dict)
     """GCE labels of the cluster's resources (cluster.labels; values may be deferred stand-ins)."""
+    additional_networks: tuple[tuple[str, str], ...] = ()
+    """(network, subnetwork) of each cluster.additionalNetworks entry: every TPU pool gets a NIC in each."""
 
     @classmethod
     def of(cls, stack: StackConfig) -> ClusterFacts:
         c = stack.cluster
         return cls(name=c.name, location=c.location, region=c.region, project=stack.project,
                    project_number=c.project_number, namespace=stack.namespace, cpu_pool=stack.cpu_pool.name,
-                   created=c.create, protect=c.protect, labels=dict(c.labels))
+                   created=c.create, protect=c.protect, labels=dict(c.labels),
+                   additional_networks=tuple((n.network_path(), n.subnetwork_path(c.region))
+                                             for n in c.additional_networks))

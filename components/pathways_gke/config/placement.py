@@ -65,6 +65,10 @@ class Placement(BaseModel):
     """Ordered fallback: the TPU pool groups Kueue may admit the workload to, first choice first (instead of
     tpu_group). The workers select the shape only (accelerator, topology): Kueue injects the admitted flavor's node
     labels and tolerations. Needs queue_name; capacity stays unset (each group has its own)."""
+    dynamic_slice: Optional[bool] = None
+    """true: tpu7x dynamic slicing; `slices` slices of `tpu_topology` are formed by GKE's slice controller from
+    reserved 4x4x4 sub-blocks, and the workers carry the slice-topology annotations instead of a topology node
+    selector and of a one-slice-per-node-pool placement (needs queue_name: Kueue admits the slice)."""
 
     @model_validator(mode="after")
     def _shape(self) -> "Placement":
@@ -73,6 +77,9 @@ class Placement(BaseModel):
                 if getattr(self, field) is not None:
                     raise fail("tpu", "describes TPU slices, but tpu_type is not set: give tpu_type too, or remove "
                                "it to run on the CPU pool", field=field)
+            if self.dynamic_slice:
+                raise fail("tpu", "describes TPU slices, but tpu_type is not set: give tpu_type tpu7x too, or remove "
+                           "it to run on the CPU pool", field="dynamic_slice")
             if self.capacity != "on-demand":  # how slices are provisioned: the CPU pool has none to apply it to
                 raise fail("tpu", "describes how the TPU slices are provisioned, but tpu_type is not set: the CPU "
                            "pool has no slices; remove it (or give tpu_type)", field="capacity")
@@ -87,10 +94,19 @@ class Placement(BaseModel):
                     raise fail("tpu", f"cannot be used with {other}, which selects one group or capacity: with "
                                "fallback_groups the workers select the shape only and Kueue injects the admitted "
                                f"group's labels and tolerations; remove {other}", field="fallback_groups")
+            if self.dynamic_slice:
+                raise fail("tpu", "cannot be used with dynamic_slice: a dynamic slice is formed by GKE's slice "
+                           "controller on one group's sub-blocks, while fallback workers select a shape any listed "
+                           "group may admit; give tpu_group instead", field="fallback_groups")
             if self.queue_name is None:
                 raise fail("tpu", "is required with fallback_groups: the fallback order is the Kueue ClusterQueue's "
                            "flavor order, so the workload must be queued", field="queue_name")
         self.shape  # noqa: B018 - raises a field-named error when the catalog rejects the combination
+        if self.dynamic_slice and (self.shape is None or self.shape.generation != "tpu7x"
+                                   or self.queue_name is None or self.placement_policy is not None):
+            raise fail("tpu", "is a tpu7x feature admitted through Kueue: it needs tpu_type tpu7x and queue_name, "
+                       "and no placement_policy (the slice controller, not a workload policy, joins the sub-blocks)",
+                       field="dynamic_slice")
         return self
 
     @classmethod
@@ -100,7 +116,17 @@ class Placement(BaseModel):
         if workload.tpu_pools:
             return cls.for_fallback(stack, [stack.pool(name) for name in workload.tpu_pools])
         pool = stack.pool(workload.tpu_pool) if workload.tpu_pool else None
-        return cls.for_pool(stack, pool)
+        placement = cls.for_pool(stack, pool)
+        dynamic = workload.dynamic_slice
+        # (the slice's shape was checked against tpu7x when the workload parsed; another generation's group with
+        # dynamicSlicing is refused at tpuPools[i].dynamicSlicing)
+        if pool is not None and pool.dynamic_slicing and dynamic is not None and pool.type == "tpu7x":
+            # the workload's own slice, formed from the group's sub-blocks (no workload-policy node label: the
+            # sub-blocks' policy is PROVISION_ONLY and the slice controller, not a policy, joins them)
+            values = {**{k: getattr(placement, k) for k in cls.model_fields}, "tpu_topology": dynamic.topology, "slices": dynamic.count,
+                      "tpu_machine_type": pool.shape.machine_type, "placement_policy": None, "dynamic_slice": True}
+            return cls.model_construct(**values)
+        return placement
 
     @classmethod
     def for_fallback(cls, stack: StackConfig, pools: list[Optional[TpuPoolConfig]]) -> "Placement":
@@ -138,7 +164,10 @@ class Placement(BaseModel):
             shape = pool.shape
             values.update(tpu_type=shape.generation, tpu_topology=shape.topology, tpu_machine_type=shape.machine_type,
                           slices=pool.slices, tpu_group=pool.name, capacity=pool.capacity)
-            if shape.needs_workload_policy:
+            if pool.dynamic_slicing:
+                # sub-blocks provisioned, not joined: GKE's slice controller forms every slice, a 4x4x4 one too
+                values["dynamic_slice"] = True
+            elif shape.needs_workload_policy:
                 values["placement_policy"] = workload_policy_name(stack.cluster.name, pool.name)
         if stack.kueue.enabled:
             values["queue_name"] = LOCAL_QUEUE_NAME

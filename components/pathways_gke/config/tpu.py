@@ -87,6 +87,14 @@ class TpuPoolConfig(Model):
     """TPU machine type; default: the catalog's machine for the type and topology."""
     network_profile: Optional[bool] = None
     """Use the accelerator network profile (v6e and tpu7x)."""
+    dynamic_slicing: bool = False
+    """Ironwood dynamic slicing (docs/ironwood.md): the group's node pools are reserved 4x4x4 sub-blocks (topology
+    4x4x4, capacity reservation, Kueue on, slices = sub-blocks) and GKE's slice controller forms each workload's
+    slice (workloads[].dynamicSlice) from them. Default: false."""
+    numa_aware: bool = False
+    """tpu7x only: NUMA-aware kubelet on this group's hosts (static CPU manager, restricted topology manager,
+    Static memory manager), so a pod's CPUs, memory and chips stay on one of the VM's two NUMA nodes. Default:
+    false."""
     disk_size_gb: Optional[int] = Field(default=None, ge=10, le=65536)
     """Boot disk size in GB (10-65536); GKE's default when unset."""
     disk_type: Optional[DiskType] = None

@@ -9,6 +9,7 @@ from typing import Annotated, Any, ClassVar, Literal, Optional, Union, cast
 from pydantic import Discriminator, Field, Tag, TypeAdapter, ValidationError, field_validator, model_validator
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
+from .ironwood import DynamicSlice
 from ..errors import Problem
 from ..pathways_facts import PATHWAYS_CONTAINERS
 from .access import BucketAccess
@@ -73,7 +74,9 @@ PATHWAYS_ONLY = {
                           "carry one (a disruption restarts the JobSet without spending maxRestarts) that a "
                           "FailJobSet rule on PodFailurePolicy would contradict",
 }
-JAX_ONLY = {"jax": "the multi-controller JAX settings apply to runtime 'jax' only"}
+JAX_ONLY = {"jax": "the multi-controller JAX settings apply to runtime 'jax' only",
+            "parallelContainers": "Pathways runs one worker container per TPU VM (XPK turns parallel containers off "
+                                  "for Pathways); parallel containers are a multi-controller JAX layout"}
 # Keys PathwaysCluster acts on outside the workload's own objects (IAM grants, the Kubernetes service account):
 # a workload component on its own cannot honour them, so it refuses them with this reason.
 CLUSTER_WIRED = {
@@ -138,6 +141,9 @@ class WorkloadBase(Model):
     restart: RestartSettings = Field(default_factory=RestartSettings)
     """How the JobSet restarts after a failure: strategy (Recreate or BlockingRecreate) and perSlice (JobSet modes
     only; a LeaderWorkerSet restarts its group)."""
+    dynamic_slice: Optional[DynamicSlice] = None
+    """On a tpuPool with dynamicSlicing: the slice (topology) and how many (count) GKE's slice controller forms
+    for this workload from the group's sub-blocks."""
 
     @property
     def on_lws(self) -> bool:
@@ -303,6 +309,9 @@ class JaxWorkloadConfig(WorkloadBase):
     """Multi-controller JAX: picks this model."""
     jax: JaxSettings = Field(default_factory=JaxSettings)
     """Multi-controller JAX options."""
+    parallel_containers: Optional[int] = Field(default=None, ge=2, le=2)
+    """tpu7x-standard-4t only: run two JAX processes per TPU VM, one container of 2 chips each (XPK's parallel
+    containers), instead of one of 4."""
 
 
 def _runtime_of(value: Any) -> Optional[str]:

@@ -68,6 +68,11 @@ def api_and_role_notes(stack: StackConfig) -> list[str]:
     if apis := required_apis(stack):
         out.append(f"enable {', '.join(apis)} in project {stack.project} unless enabled (gcloud services enable "
                    f"{' '.join(apis)}); needed by " + "; ".join(f"{api}: {why}" for api, why in apis.items()))
+    if not stack.cluster.create and any(pool.dynamic_slicing for pool in stack.tpu_pools):
+        out.append(f"enable GKE's slice controller on the adopted cluster {stack.cluster.name} unless enabled (gcloud "
+                   f"container clusters update {stack.cluster.name} --location={stack.cluster.location} "
+                   "--enable-slice-controller); needed by tpuPools[].dynamicSlicing: this stack sets the add-on only "
+                   "on a cluster it creates")
     sa = stack.cluster.node_service_account
     if image_streaming_pools(stack) and sa.email and not sa.email.endswith("-compute@developer.gserviceaccount.com"):
         out.append(f"grant {SERVICE_USAGE_CONSUMER} on project {stack.project} to serviceAccount:{sa.email} (image "
@@ -260,6 +265,13 @@ def cluster_args(stack: StackConfig, service_account: Any = None) -> dict[str, A
         args["addons_config"]["dns_cache_config"] = cache
     if cluster.multi_tier_checkpointing is not None:  # GKE's MTC add-on (GCS FUSE, above, is always on)
         args["addons_config"]["high_scale_checkpointing_config"] = {"enabled": True}
+    if any(pool.dynamic_slicing for pool in stack.tpu_pools):
+        # GKE's slice controller (`--enable-slice-controller`; Cluster Toolkit gke-cluster main.tf
+        # `addons_config.slice_controller_config`, pulumi-gcp 10.2.0 ClusterAddonsConfigSliceControllerConfigArgs)
+        args["addons_config"]["slice_controller_config"] = {"enabled": True}
+    if cluster.additional_networks:
+        # extra node NICs need multi-networking, which needs Dataplane V2 (datapath_provider above)
+        args["enable_multi_networking"] = True
     args.update(monitoring_args(stack))
     if cluster.version:
         args["min_master_version"] = cluster.version

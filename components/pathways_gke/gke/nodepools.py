@@ -8,6 +8,7 @@ caller and placed as-is, so this module needs no Pulumi import.
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
 from typing import Any, Optional
 
@@ -17,6 +18,7 @@ from ..config.cluster import CpuPoolConfig
 from ..config.model import ClusterFacts
 from ..config.stack import StackConfig
 from ..config.tpu import TpuPoolConfig, parse_duration_seconds
+from ..ironwood import ACCELERATOR_TOPOLOGY_MODE, NUMA_KUBELET
 from ..gke_rules import PROVIDER_DEFAULT_TIMEOUT_MINUTES, SERVER_FILLED_TPU_FIELDS, SERVER_FILLED_WORKLOAD_POLICY_FIELDS
 from ..naming import (
     DRA_NETWORK_LABEL, GROUP_GCE_LABEL, HEAD_ROLE, QUEUED_LABEL, ROLE_GCE_LABEL, ROLE_LABEL, TPU_GROUP_LABEL, TPU_TAINT,
@@ -252,6 +254,12 @@ def _tpu_pool_spec(
         args["max_pods_per_node"] = pool.max_pods_per_node
     if network_profile_enabled(pool):
         args["network_config"] = {"accelerator_network_profile": "auto"}
+    if facts.additional_networks:
+        # the second NIC: one per cluster.additionalNetworks entry (GKE multi-networking; force-new in TFB)
+        args.setdefault("network_config", {})["additional_node_network_configs"] = [
+            {"network": network, "subnetwork": subnetwork} for network, subnetwork in facts.additional_networks]
+    if pool.numa_aware:
+        node_config["kubelet_config"] = copy.deepcopy(NUMA_KUBELET)
     protect = facts.protect if pool.protect is None else pool.protect
     return NodePoolSpec(
         resource_name=f"{component}-{pool.name}-{index}",
@@ -275,5 +283,9 @@ def workload_policy_args(cluster: ClusterFacts, pool: TpuPoolConfig, name: str) 
         "name": name,
         "project": cluster.project,
         "region": cluster.region,
-        "workload_policy": {"type": "HIGH_THROUGHPUT", "accelerator_topology": pool.shape.topology},
+        "workload_policy": {"type": "HIGH_THROUGHPUT", "accelerator_topology": pool.shape.topology,
+                            # dynamic slicing: the sub-blocks are provisioned, not joined; the slice controller
+                            # stitches them per workload (XPK --super-slicing, Cluster Toolkit resource-policy)
+                            **({"accelerator_topology_mode": ACCELERATOR_TOPOLOGY_MODE} if pool.dynamic_slicing
+                               else {})},
     }

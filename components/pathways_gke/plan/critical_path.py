@@ -90,6 +90,9 @@ DURATIONS: Mapping[str, Row] = {
     tokens.CLUSTER_QUEUE: Row(3, "custom resource: no await logic; Kueue webhook"),
     tokens.LOCAL_QUEUE: Row(3, "custom resource: no await logic; Kueue webhook"),
     tokens.ADMISSION_CHECK: Row(3, "custom resource: no await logic; Kueue webhook"),
+    tokens.KUEUE_TOPOLOGY: Row(3, "custom resource: no await logic; Kueue webhook (tpu7x dynamic slicing)"),
+    tokens.GKE_NETWORK_PARAM_SET: Row(2, "custom resource (GKE's CRD): no await logic (cluster.additionalNetworks)"),
+    tokens.GKE_NETWORK: Row(2, "custom resource (GKE's CRD): no await logic (cluster.additionalNetworks)"),
     tokens.PROVISIONING_REQUEST_CONFIG: Row(3, "custom resource: no await logic; "
                                                "Kueue webhook"),
     tokens.JOBSET: Row(5, "custom resource: no await logic (done when admitted, not when pods run); JobSet (and "

@@ -35,7 +35,6 @@ from ..naming import (
     JAX_PLATFORM_ENV,
     COMPLETION_INDEX_ANNOTATION,
     COORDINATOR_KEY,
-    EXCLUSIVE_TOPOLOGY_ANNOTATION,
     JOB_INDEX_KEY,
     JOBSET_API_VERSION,
     JOBSET_NAME_KEY,
@@ -52,7 +51,7 @@ from ..naming import (
     WORKLOAD_LABEL,
 )
 from .head import never_evict
-from .pod import image_pull_policy, mtc_mounts, mtc_volumes
+from .pod import dynamic_slice_annotations, image_pull_policy, mtc_mounts, mtc_volumes, slice_exclusive_annotation
 from ..config.placement import Placement
 from .wrapper import wrap_command
 
@@ -69,6 +68,16 @@ PORTS: dict[str, tuple[tuple[str, int], ...]] = {
 }
 COORDINATOR_PORT = {"tpu": 8482, "cpu": 1234}
 
+# With parallel containers (XPK's two per tpu7x-standard-4t VM): each container is a process of its own,
+# numbered pod by pod (PARALLEL_CONTAINERS, CONTAINER_INDEX set per container).
+PARALLEL_PROCESS_ID_SETUP = (
+    ': "${JOB_INDEX:?is not set (JobSet downward API)}" "${JOB_COMPLETION_INDEX:?is not set (Indexed Job)}"',
+    "JAX_PROCESS_ID=0",
+    "(( JAX_PROCESS_ID = (JOB_INDEX * PROCESSES_IN_JOB + JOB_COMPLETION_INDEX) * PARALLEL_CONTAINERS"
+    " + CONTAINER_INDEX )) || :",
+    "export JAX_PROCESS_ID",
+)
+
 # Run by the command wrapper before the user's command: the global process id from the pod's indexes.
 PROCESS_ID_SETUP = (
     ': "${JOB_INDEX:?is not set (JobSet downward API)}" "${JOB_COMPLETION_INDEX:?is not set (Indexed Job)}"',
@@ -84,11 +93,12 @@ class JaxLayout:
 
     platform: str  # "tpu" | "cpu"
     jobs: int
-    processes_per_job: int
+    processes_per_job: int  # pods per Job
+    containers: int = 1  # JAX processes per pod: 2 with parallelContainers (one per chip pair)
 
     @property
     def processes(self) -> int:
-        return self.jobs * self.processes_per_job
+        return self.jobs * self.processes_per_job * self.containers
 
     @property
     def multislice(self) -> bool:
@@ -98,7 +108,8 @@ class JaxLayout:
 def jax_layout(workload: JaxWorkloadConfig, placement: Placement) -> JaxLayout:
     """The process layout; config/checks.py has already rejected combinations this cannot honour."""
     if placement.shape is not None:
-        return JaxLayout("tpu", placement.slice_count, placement.shape.vms_per_slice)
+        return JaxLayout("tpu", placement.slice_count, placement.shape.vms_per_slice,
+                         workload.parallel_containers or 1)
     processes = workload.jax.processes
     if processes is None:
         raise ValueError(f"workload {workload.name!r}: jax.processes is required on the CPU pool")
@@ -154,6 +165,24 @@ def _env(workload: JaxWorkloadConfig, layout: JaxLayout, secret_name: Optional[s
     return env
 
 
+def parallel_containers(container: dict[str, Any], count: int) -> list[dict[str, Any]]:
+    """The pod's containers: one, or XPK's `count` copies named `<name>-1`, `<name>-2`, … (xpk 1.16.0
+    core/docker_container.py `get_main_container`), each with chips_per_vm / count chips (docker_resources.py) and
+    its index in CONTAINER_INDEX. XPK declares no container ports on them; only the first keeps ours, since a
+    hostNetwork pod cannot declare one host port twice (process 0, the coordinator, is pod 0's first container)."""
+    if count == 1:
+        return [container]
+    out = []
+    for index in range(count):
+        copy = {**container, "name": f"{container['name']}-{index + 1}",
+                "env": [*container["env"], {"name": "PARALLEL_CONTAINERS", "value": str(count)},
+                        {"name": "CONTAINER_INDEX", "value": str(index)}]}
+        if index:
+            copy.pop("ports", None)
+        out.append(copy)
+    return out
+
+
 def _pod_spec(workload: JaxWorkloadConfig, placement: Placement, layout: JaxLayout,
               secret_name: Optional[str]) -> dict[str, Any]:
     assert workload.image is not None and workload.command_text is not None  # config/checks.py
@@ -161,19 +190,19 @@ def _pod_spec(workload: JaxWorkloadConfig, placement: Placement, layout: JaxLayo
         "name": CONTAINER,
         "image": workload.image,
         "imagePullPolicy": image_pull_policy(workload),
-        "command": wrap_command(workload.command_text, setup=PROCESS_ID_SETUP),
+        "command": wrap_command(workload.command_text,
+                                setup=PARALLEL_PROCESS_ID_SETUP if layout.containers > 1 else PROCESS_ID_SETUP),
         "env": _env(workload, layout, secret_name),
         "ports": [{"name": name, "containerPort": port, "protocol": "TCP"} for name, port in PORTS[layout.platform]],
     }
     spec: dict[str, Any] = {"restartPolicy": "Never"}
     if layout.platform == "tpu":
         assert placement.shape is not None and (placement.tpu_group is not None or placement.fallback)
-        chips = str(placement.shape.chips_per_vm)
+        chips = str(placement.shape.chips_per_vm // layout.containers)
         container["resources"] = {"limits": {TPU_RESOURCE: chips}}  # requests default to the limit
-        selector = {
-            TPU_ACCELERATOR_LABEL: placement.shape.accelerator_label,
-            TPU_TOPOLOGY_LABEL: placement.shape.topology,
-        }
+        selector = {TPU_ACCELERATOR_LABEL: placement.shape.accelerator_label}
+        if not placement.dynamic_slice:  # a dynamic slice is asked for by annotation instead
+            selector[TPU_TOPOLOGY_LABEL] = placement.shape.topology
         if not placement.fallback:  # ordered fallback: Kueue injects the admitted flavor's labels
             selector[TPU_GROUP_LABEL] = placement.tpu_group or ""
             if placement.placement_policy:
@@ -196,7 +225,7 @@ def _pod_spec(workload: JaxWorkloadConfig, placement: Placement, layout: JaxLayo
     if workload.multi_tier_checkpointing is not None:  # the RAM disk where the program's local checkpoints go
         container["volumeMounts"] = mtc_mounts(workload)
         spec["volumes"] = mtc_volumes(workload)
-    spec["containers"] = [container]
+    spec["containers"] = parallel_containers(container, layout.containers)  # parallel copies share the RAM disk
     if workload.image_pull_secrets:
         spec["imagePullSecrets"] = [{"name": n} for n in workload.image_pull_secrets]
     if workload.priority_class:
@@ -236,10 +265,12 @@ def build_jax_jobset(workload: JaxWorkloadConfig, placement: Placement, *,
         },
     }
     job_template: dict[str, Any] = {"spec": job_spec}
-    if layout.platform == "tpu":
+    if layout.platform == "tpu" and (exclusive := slice_exclusive_annotation(placement)):
         # one slice (child Job) per node pool; read from the Job template (docs/jax-workloads.md)
-        job_template = {"metadata": {"annotations": {EXCLUSIVE_TOPOLOGY_ANNOTATION: NODE_POOL_LABEL}},
-                        "spec": job_spec}
+        job_template = {"metadata": {"annotations": exclusive}, "spec": job_spec}
+    if dynamic := dynamic_slice_annotations(placement):
+        pod_meta = job_spec["template"]["metadata"]
+        pod_meta["annotations"] = dict(sorted({**pod_meta.get("annotations", {}), **dynamic}.items()))
     metadata: dict[str, Any] = {"name": workload.name, "namespace": placement.namespace,
                                 "labels": dict(sorted(labels.items()))}
     if placement.queue_name:

@@ -19,9 +19,9 @@ from ..pathways_facts import (COLOCATED_PYTHON_CONTAINER, COLOCATED_PYTHON_PORT,
                               WORKER_BACKOFF_PER_VM, WORKER_CONTAINER, pipe_timeout_env)
 from .head import guard_head
 from .pod import (PROXY_PORT, RM_PORT, RM_PORTS, WORKER_PORT, WORKER_PORTS, client_container, component_images,
-                  container_ports, custom_env, field_env, fuse_mounts, fuse_volumes, image_pull_policy, mtc_mounts,
-                  mtc_volumes, pod_options, server_resources, sidecar_container, tpu_node_selector,
-                  tpu_pod_tolerations, tpu_shape, value_env)
+                  container_ports, custom_env, dynamic_slice_annotations, field_env, fuse_mounts, fuse_volumes,
+                  image_pull_policy, mtc_mounts, mtc_volumes, pod_options, server_resources, sidecar_container,
+                  slice_exclusive_annotation, tpu_node_selector, tpu_pod_tolerations, tpu_shape, value_env)
 
 # --- constants from the references ----------------------------------------------------------------------
 
@@ -307,8 +307,11 @@ def head_replicated_job(workload: PathwaysWorkloadConfig, placement: Placement, 
 def worker_replicated_job(workload: PathwaysWorkloadConfig, placement: Placement) -> dict:
     shape = tpu_shape(placement)
     job_meta: dict[str, Any] = {}
-    if workload.mode != "colocated":  # one slice = one child Job = one node pool
-        job_meta = {"annotations": {naming.EXCLUSIVE_TOPOLOGY_ANNOTATION: naming.NODE_POOL_LABEL}}
+    if workload.mode != "colocated" and (exclusive := slice_exclusive_annotation(placement)):
+        job_meta = {"annotations": exclusive}  # one slice = one child Job = one node pool
+    pod_meta = _pod_metadata(workload, workers=True)
+    if dynamic := dynamic_slice_annotations(placement):
+        pod_meta["annotations"] = dict(sorted({**pod_meta.get("annotations", {}), **dynamic}.items()))
     return {
         "name": naming.PATHWAYS_WORKER_JOB,
         "replicas": placement.slice_count,
@@ -320,7 +323,7 @@ def worker_replicated_job(workload: PathwaysWorkloadConfig, placement: Placement
                 "completions": shape.vms_per_slice,
                 "parallelism": shape.vms_per_slice,
                 "template": {
-                    "metadata": _pod_metadata(workload, workers=True),
+                    "metadata": pod_meta,
                     "spec": worker_pod_spec(workload, placement),
                 },
             },

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
+from ..ironwood import worker_annotations
 from .. import naming
 from ..capacity import capacity_node_selector, tpu_tolerations
 from ..catalog import SliceShape
@@ -189,10 +190,9 @@ def tpu_shape(placement: Placement) -> SliceShape:
 
 def tpu_node_selector(placement: Placement) -> dict[str, str]:
     shape = tpu_shape(placement)
-    selector = {
-        naming.TPU_ACCELERATOR_LABEL: shape.accelerator_label,
-        naming.TPU_TOPOLOGY_LABEL: shape.topology,
-    }
+    selector = {naming.TPU_ACCELERATOR_LABEL: shape.accelerator_label}
+    if not placement.dynamic_slice:  # a dynamic slice is asked for by annotation (dynamic_slice_annotations)
+        selector[naming.TPU_TOPOLOGY_LABEL] = shape.topology
     if placement.fallback:  # ordered fallback: Kueue injects the admitted flavor's group and capacity labels
         return dict(sorted(selector.items()))
     if placement.tpu_group:
@@ -201,6 +201,20 @@ def tpu_node_selector(placement: Placement) -> dict[str, str]:
         selector[naming.PLACEMENT_POLICY_LABEL] = placement.placement_policy
     selector.update(capacity_node_selector(placement.capacity))
     return dict(sorted(selector.items()))
+
+
+def dynamic_slice_annotations(placement: Placement) -> dict[str, str]:
+    """A dynamic slice's worker annotations (ironwood.worker_annotations); none for a node-pool slice."""
+    if not placement.dynamic_slice:
+        return {}
+    shape = tpu_shape(placement)
+    return worker_annotations(shape.topology, placement.slice_count, shape.vms_per_slice)
+
+
+def slice_exclusive_annotation(placement: Placement) -> dict[str, str]:
+    """One slice (child Job) per node pool; a dynamic slice spans several sub-block pools, which GKE's slice
+    controller joins, so it has none (XPK drops it for super-slicing)."""
+    return {} if placement.dynamic_slice else {naming.EXCLUSIVE_TOPOLOGY_ANNOTATION: naming.NODE_POOL_LABEL}
 
 
 def tpu_pod_tolerations(placement: Placement) -> list[dict[str, str]]:

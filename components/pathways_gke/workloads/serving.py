@@ -167,6 +167,10 @@ def validate_args(args: Mapping[str, Any]) -> Checked:
     placement, placement_errors = placement_problems(args, ("workload", "secrets", "lws_version", "kueue_version"),
                                                      tpu_required=True)
     problems.extend(placement_errors)
+    if placement is not None and placement.dynamic_slice:
+        problems.append(Problem("dynamic_slice", "is not supported by PathwaysServing: GKE's slice controller forms "
+                                "a dynamic slice for a JobSet admitted through Kueue (docs/ironwood.md), not for a "
+                                "LeaderWorkerSet's groups; serve from a node-pool slice group", True))
     secret_values: dict[str, Any] = {}
     if workload is not None and placement is not None:
         if not workload.on_lws:
