@@ -293,7 +293,8 @@ def run_program(program: Callable[[], Any], *, stack: str, project: str, config:
     settings.set_root_resource(None)  # type: ignore[arg-type]  # the SDK resets with None; its hint omits it
     mocks = mocks if mocks is not None else _make_mocks()
     monitor = _make_monitor_class()(mocks)
-    pulumi.runtime.set_mocks(mocks, project=project, stack=stack, preview=True, monitor=monitor)
+    logger, logged = _program_log()
+    pulumi.runtime.set_mocks(mocks, project=project, stack=stack, preview=True, monitor=monitor, logger=logger)
     pulumi.runtime.set_all_config(dict(config), list(secret_keys))
     exports: dict[str, Any] = {}
 
@@ -311,8 +312,38 @@ def run_program(program: Callable[[], Any], *, stack: str, project: str, config:
         if config_error is not None:
             raise config_error from None
         raise
+    finally:
+        _show_program_log(logged, exports)
     resources = sorted(monitor.records, key=lambda r: r.urn)
     return Plan(stack=stack, project=project, resources=resources, outputs=dict(sorted(exports.items())))
+
+
+def _program_log() -> tuple[Any, list[str]]:
+    """A logger that keeps the program's `pulumi.log` messages (the mock engine's default prints each at once)."""
+    import logging
+
+    logged: list[str] = []
+
+    class Keep(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            if record.levelno >= logging.WARNING:
+                logged.append(record.getMessage())
+
+    logger = logging.getLogger("pathways_gke.plan.program")
+    logger.handlers[:] = [Keep()]
+    logger.propagate = False
+    return logger, logged
+
+
+def _show_program_log(logged: list[str], exports: Mapping[str, Any]) -> None:
+    """The program's warnings on stderr, less those the plan shows as its actions required (said once)."""
+    import sys
+
+    shown = exports.get("actionsRequired")
+    shown = set(shown) if isinstance(shown, list) else set()
+    for message in dict.fromkeys(logged):
+        if message not in shown:
+            print(message, file=sys.stderr)
 
 
 def _config_error_in(exc: BaseException) -> Any:
