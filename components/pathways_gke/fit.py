@@ -47,8 +47,8 @@ from .catalog import GENERATIONS, TPU_HOSTS, cpu_machine, gke_allocatable
 from .config.types import parse_quantity
 from .naming import (EXCLUSIVE_TOPOLOGY_ANNOTATION, LWS_EXCLUSIVE_TOPOLOGY, LWS_SUBGROUP_EXCLUSIVE_TOPOLOGY,
                      HEAD_ROLE, QUEUE_NAME_LABEL, ROLE_LABEL, SERVICES_CONFIGMAP)
-from .property_paths import value_at
-from .releases import MANAGER, controller_manifest
+from .property_paths import COMPUTED, value_at
+from .releases import MANAGER, controller_manifest, version_key
 
 NODEPOOL_LABEL = "cloud.google.com/gke-nodepool"
 ROLLOUT = "rollout"  # the role of a controller's surge pod
@@ -57,7 +57,6 @@ TPU_TOPOLOGY_LABEL = "cloud.google.com/gke-tpu-topology"
 HOSTNAME = "kubernetes.io/hostname"
 TPU_RESOURCE = "google.com/tpu"
 SUBGROUP_FIX_SINCE = (0, 10, 0)  # lws#918
-COMPUTED = "<computed>"
 LARGER_THAN_A_NODE = "each pod requests more than one node of its pools can allocate"
 
 
@@ -261,20 +260,12 @@ def _queued(pod: Pod, inputs: Mapping[str, Any]) -> Pod:
     return replace(pod, queued=bool(value_at(inputs, ("metadata", "labels", QUEUE_NAME_LABEL))))
 
 
-def _version_key(version: str) -> tuple[int, ...]:
-    parts = []
-    for part in version.lstrip("v").split("."):
-        digits = "".join(ch for ch in part if ch.isdigit())
-        parts.append(int(digits) if digits else 0)
-    return tuple(parts)
-
-
 def subgroup_index(pod_count: int, subgroup_size: int, worker_index: int, lws_version: str) -> int:
     """The subgroup of pod `worker_index` (0 = the leader) of a group of `pod_count` pods (LeaderWorker type).
 
     kubernetes-sigs/lws pkg/webhooks/pod_webhook.go getSubGroupIndex; from v0.10.0 (lws#918) an even split is
     checked first, so with subGroupSize 1 every pod (the leader too) is its own subgroup."""
-    fixed = _version_key(lws_version) >= SUBGROUP_FIX_SINCE
+    fixed = version_key(lws_version) >= SUBGROUP_FIX_SINCE
     if fixed and pod_count % subgroup_size == 0:
         return worker_index // subgroup_size
     if (pod_count - 1) % subgroup_size == 0:  # the leader is the pod beyond an even split: it joins subgroup 0

@@ -31,9 +31,8 @@ from .catalog import is_tpu_machine_type
 from .config.types import DNS_1035_LABEL, image_is_pinned
 from .config.workloads import MAX_LWS_NAME, MAX_WORKLOAD_NAME
 from .naming import JOBSET_CRD, LWS_CRD, TPU_GROUP_LABEL
-from .property_paths import value_at
+from .property_paths import COMPUTED, value_at
 
-COMPUTED = "<computed>"
 MANDATORY, ADVISORY, DISABLED = "mandatory", "advisory", "disabled"
 LEVELS = (MANDATORY, ADVISORY, DISABLED)
 

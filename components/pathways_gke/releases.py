@@ -65,9 +65,13 @@ MINIMUM_REASON = {
            "at the webhook; v0.5.0 dropped that sidecar and added the DNS-1035 name check the Service names rely on",
 }
 
-def version_key(version: str) -> tuple[int, int, int]:
-    major, minor, patch = (int(p) for p in version.lstrip("v").split("."))
-    return major, minor, patch
+def version_key(version: str) -> tuple[int, ...]:
+    """`v0.10.0` -> (0, 10, 0): release tags compared as numbers (the digits of each dotted part, e.g. `0-rc1` -> 0)."""
+    parts = []
+    for part in version.lstrip("v").split("."):
+        digits = "".join(ch for ch in part.split("-")[0] if ch.isdigit())
+        parts.append(int(digits) if digits else 0)
+    return tuple(parts)
 
 
 def default_version(addon: str) -> str:

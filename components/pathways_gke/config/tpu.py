@@ -11,6 +11,7 @@ from ..capacity import PROVISIONED_ON_DEMAND, Capacity
 from ..catalog import GENERATIONS, CatalogError, SliceShape, chips_of, parse_shorthand, resolve
 from ..errors import Problem
 from ..gke_rules import tpu_disk_type_problem
+from ..naming import tpu_node_pool_name
 from .base import Model, fail
 from .cluster import DiskType
 from .types import DiskImage, NodeLabels, PoolGroupName, ProjectId, ReservationName, ReservationPartName, TpuZone
@@ -189,7 +190,7 @@ class TpuPoolConfig(Model):
         return self.reservation
 
     def node_pool_name(self, cluster: str, index: int) -> str:
-        return f"{cluster}-{self.name}-{index}"
+        return tpu_node_pool_name(cluster, self.name, index)
 
 
 def pool_problems(pool: TpuPoolConfig, path: str) -> list[Problem]:

@@ -16,9 +16,9 @@ from typing import Any, Callable, Mapping, Optional
 
 
 from .. import tokens
+from ..property_paths import COMPUTED
 from ..config.stack_file import SECRET_PLACEHOLDER, cli_config
 
-COMPUTED = "<computed>"
 SECRET = "<secret>"
 
 

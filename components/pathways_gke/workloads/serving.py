@@ -20,7 +20,8 @@ from ..args_types import PathwaysServingArgs
 from ..config.addons import KueueConfig, LwsConfig
 from ..config.base import problems_from
 from ..config.pathways_checks import pathways_workload_problems
-from ..config.serving_checks import MUTABLE_SIZE_SINCE, serving_workload_problems, version_key
+from ..config.serving_checks import MUTABLE_SIZE_SINCE, serving_workload_problems
+from ..releases import version_key
 from ..config.workloads import PathwaysWorkloadConfig
 from ..errors import ConfigError, Problem
 from ..apply_rules import lws_kueue_replace_on_changes
