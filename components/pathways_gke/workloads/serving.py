@@ -156,7 +156,7 @@ def validate_args(args: Mapping[str, Any]) -> Checked:
             if workload.image is None and workload.mode == "serving":
                 problems.append(Problem("workload.image", "is required (the server container's image, pinned to "
                                         "a tag)"))
-            problems.extend(pathways_workload_problems(workload, placement, "workload"))
+            problems.extend(pathways_workload_problems(workload, placement, "workload", "cpu_machine_type"))
             problems.extend(serving_workload_problems(workload, placement, "workload", lws_version=lws_version,
                                                       kueue_version=kueue_version))
         secret_values = secret_values_from_args(workload, args, problems)
