@@ -12,7 +12,6 @@ import sys
 from pathlib import Path
 from typing import Callable, Optional, Sequence
 
-from .day2 import commands as day2_commands
 from .errors import ConfigError
 from .plan import commands as plan_commands
 from .plan.commands import add_critical_path_arguments, add_policy_arguments
@@ -70,7 +69,8 @@ def cmd_plan(args: argparse.Namespace) -> int:
     return policy_step(args, plan)
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: Optional[str] = None) -> argparse.ArgumentParser:
+    """The whole CLI; given the `command` being run, only what it needs (the plan never imports the day-2 code)."""
     parser = argparse.ArgumentParser(prog="pathways-gke", description=__doc__.split("\n")[0])
     commands = parser.add_subparsers(dest="command", required=True)
     plan = commands.add_parser("plan", help="offline plan of a stack: the resource tree, or JSON / files")
@@ -81,19 +81,29 @@ def build_parser() -> argparse.ArgumentParser:
     add_critical_path_arguments(plan)
     plan.set_defaults(handler=cmd_plan)
     for register in EXTRA_COMMANDS:
-        register(commands)
+        if command is None or command not in OFFLINE_COMMANDS or register in OFFLINE_REGISTRARS:
+            register(commands)
     return parser
+
+
+def _register_day2(commands: argparse._SubParsersAction) -> None:
+    from .day2 import commands as day2_commands
+
+    day2_commands.register(commands)
 
 
 # other modules add their subcommands here: each takes the subparsers object and sets `handler`
 EXTRA_COMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [
-    plan_commands.register_diff, plan_commands.register_graph, day2_commands.register,
+    plan_commands.register_diff, plan_commands.register_graph, _register_day2,
 ]
+OFFLINE_COMMANDS = ("plan", "diff", "graph")
+OFFLINE_REGISTRARS = (plan_commands.register_diff, plan_commands.register_graph)
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    words = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(words[0] if words else None)
+    args = parser.parse_args(words)
     try:
         return args.handler(args)
     except ConfigError as exc:
