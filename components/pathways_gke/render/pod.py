@@ -187,7 +187,17 @@ def tpu_node_selector(placement: Placement) -> dict[str, str]:
 
 
 def tpu_pod_tolerations(placement: Placement) -> list[dict[str, str]]:
-    return tpu_tolerations(placement.capacity)
+    """GKE's TPU taint, the capacity mode's, and the slices' own group taint where they carry it (group_taint)."""
+    out = tpu_tolerations(placement.capacity)
+    if placement.group_taint and placement.tpu_group:
+        out.append(group_toleration(placement.tpu_group))
+    return out
+
+
+def group_toleration(group: str) -> dict[str, str]:
+    """Tolerates `naming.slice_group_taint(group)` (Kubernetes spells GKE's NO_SCHEDULE as NoSchedule)."""
+    taint = naming.slice_group_taint(group)
+    return {"key": taint["key"], "operator": "Equal", "value": taint["value"], "effect": "NoSchedule"}
 
 
 def pod_options(workload: PathwaysWorkloadConfig) -> dict[str, Any]:
