@@ -211,3 +211,49 @@ def test_offline_the_head_identity_says_it_is_read_at_preview():
     assert runs_as == "<the service account of node pool cpu-np, read at preview>"
     grants = [r for r in plan.of_type("gcp:storage/bucketIAMMember:BucketIAMMember") if "pool-cpu-np" in r.name]
     assert grants and all(g.inputs["member"] == "<computed>" for g in grants)
+
+
+@pytest.mark.slow
+def test_the_pod_fit_places_workers_on_xpks_slices_by_their_declared_shape(xpk_plan):
+    from pathways_gke.fit import place, pools_of
+
+    resources = xpk_plan.to_json()["resources"]
+    existing = [p for p in pools_of(resources) if p.name.startswith("xpk-a-np-")]
+    assert [(p.machine_type, p.max_nodes) for p in existing] == [("ct6e-standard-4t", 4)] * 4
+    assert not [s for s in place(resources) if "train" in s.owner]
+    # a second workload on the same four slices waits its turn: the fit counts XPK's slices as the only ones
+    config = xpk_stack(workloads=[workload("train", "np"), workload("eval", "np")])
+    waits = [s for s in place(run(program, stack="xpk", config=config).to_json()["resources"]) if s.queued]
+    assert waits and all("xpk-a-np-" in pool for s in waits for pool in s.pools)
+
+
+def test_an_adopted_clusters_kueue_flavor_lists_its_groups_taint_and_tolerates_it():
+    from pathways_gke.addons.kueue import kueue_objects
+
+    config = xpk_stack({"name": "extra", "type": "v6e-16", "slices": 1, "zone": "us-east5-b"},
+                       kueue={"enabled": True})
+    flavor = dict(kueue_objects(parse_stack(config)))["flavor-tpu-extra"]["spec"]
+    assert flavor["nodeTaints"] == [{"key": naming.TPU_GROUP_LABEL, "value": "extra", "effect": "NoSchedule"}]
+    assert {**flavor["nodeTaints"][0], "operator": "Equal"} in flavor["tolerations"]
+    assert flavor["nodeLabels"][naming.TPU_GROUP_LABEL] == "extra"
+
+
+@pytest.mark.slow
+def test_turning_a_group_to_create_false_relinquishes_its_pools_and_back_is_refused():
+    """The engine releases a managed resource the program now reads under the same URN and id (no delete); the
+    other way round the provider finds the pool already there."""
+    from pathways_gke.plan.diff import diff_plans
+
+    created = xpk_stack({"name": "np", "create": False, "type": "v6e-16", "slices": 4, "zone": "us-east5-b"},
+                        {"name": "extra", "type": "v6e-16", "slices": 1, "zone": "us-east5-b"},
+                        workloads=[workload("train", "np"), workload("train2", "extra")])
+    read = xpk_stack({"name": "np", "create": False, "type": "v6e-16", "slices": 4, "zone": "us-east5-b"},
+                     {"name": "extra", "create": False, "type": "v6e-16", "slices": 1, "zone": "us-east5-b"},
+                     workloads=[workload("train", "np"), workload("train2", "extra")])
+    before, after = (run(program, stack="xpk", config=c).to_json() for c in (created, read))
+    pool = next(r["urn"] for r in before["resources"] if r["name"] == "xpk-a-extra-0")
+    forward = {c.urn: c for c in diff_plans(before, after).changed}
+    assert pool not in {r["urn"] for r in diff_plans(before, after).removed}
+    assert forward[pool].verdict == "update" and not forward[pool].replace and forward[pool].options == ("read",)
+    back = {c.urn: c for c in diff_plans(after, before).changed}
+    assert back[pool].verdict == "refused" and back[pool].refusals[0].rule == "read-to-managed"

@@ -41,6 +41,7 @@ REFUSE = "refuse"  # the update (or delete) fails on `pulumi up`
 CASCADE = "cascade"  # a replacement spreads to other resources
 DELETE_FIRST = "delete-first"  # the replacement deletes the old resource before creating the new one
 INHERIT = "inherit"  # an option a child inherits from its parent
+RELEASE = "release"  # the resource leaves Pulumi's management; nothing in the cloud changes
 
 
 @dataclass(frozen=True)
@@ -168,6 +169,20 @@ RULES: tuple[WorldRule, ...] = (
     WorldRule("inherit-from-parent", ENGINE, INHERIT,
               "protect, retainOnDelete and deletedWith are inherited by children that leave them unset",
               f"{P} pkg/resource/deploy/source_eval.go (inheritFromParent); sdk/python/lib/pulumi/resource.py"),
+    WorldRule("relinquish", ENGINE, RELEASE,
+              "a managed resource the program now reads under the same URN and ID (a node pool of a tpuPools group "
+              "set to create: false; the provider's id and the read's are both projects/P/locations/L/clusters/C/"
+              "nodePools/NAME) is relinquished: released from Pulumi's management, not deleted",
+              f"{P} pkg/resource/deploy/step_generator.go (GenerateReadSteps: \"relinquish\"); TFB "
+              "google-beta/services/container/resource_container_node_pool.go (create: the id)"),
+    WorldRule("read-to-managed", ENGINE, REFUSE,
+              "a resource the program read (an existing node pool, create: false) that it now creates under the same "
+              "name is a create of something that exists: the provider looks it up first and fails (\"resource - "
+              "projects/…/nodePools/NAME - already exists\")",
+              f"{P} pkg/resource/deploy/step_generator.go (a read is External; a new registration creates); TFB "
+              "google-beta/services/container/resource_container_node_pool.go (resourceContainerNodePoolCreate)",
+              "import it first (`pulumi import gcp:container/nodePool:NodePool <urn name> "
+              "projects/P/locations/L/clusters/C/nodePools/NAME`), or keep create: false"),
     WorldRule("alias", ENGINE, CASCADE,
               "a resource whose alias names an old URN is that resource renamed (no delete, no create); without an "
               "alias a renamed resource is deleted and created again",

@@ -46,7 +46,7 @@ from . import tokens
 from .catalog import GENERATIONS, TPU_HOSTS, cpu_machine, gke_allocatable
 from .config.types import parse_quantity
 from .naming import (EXCLUSIVE_TOPOLOGY_ANNOTATION, LWS_EXCLUSIVE_TOPOLOGY, LWS_SUBGROUP_EXCLUSIVE_TOPOLOGY,
-                     HEAD_ROLE, QUEUE_NAME_LABEL, ROLE_LABEL, SERVICES_CONFIGMAP)
+                     HEAD_ROLE, QUEUE_NAME_LABEL, ROLE_LABEL, SERVICES_CONFIGMAP, TPU_TAINT)
 from .property_paths import COMPUTED, value_at
 from .releases import MANAGER, controller_manifest, version_key
 
@@ -183,10 +183,13 @@ def pools_of(resources: Iterable[Mapping[str, Any]]) -> list[Pool]:
     cluster = clusters_of(resources)
     out = []
     allocatable: dict[str, Any] = {}  # machine type -> what GKE leaves on a node (the same for every pool of it)
+    by_urn = {str(r.get("urn")): r for r in resources}
     for r in resources:
         if r.get("type") != tokens.NODE_POOL:
             continue
         inputs = r.get("inputs") or {}
+        if r.get("read"):  # an existing slice pool (tpuPools[].create: false): its shape is its group's
+            inputs = _existing_slice_inputs(r, by_urn.get(str(r.get("parent"))))
         machine = value_at(inputs, "nodeConfig.machineType")
         name = inputs.get("name")
         if not isinstance(machine, str) or not isinstance(name, str) or COMPUTED in (machine, name):
@@ -213,6 +216,17 @@ def pools_of(resources: Iterable[Mapping[str, Any]]) -> list[Pool]:
                         nodes=[Node(alloc.millicores, alloc.memory_bytes, chips) for _ in range(max_nodes)],
                         urn=str(r.get("urn") or ""), cluster=cluster.get(str(r.get("urn")))))
     return out
+
+
+def _existing_slice_inputs(pool: Mapping[str, Any], group: Optional[Mapping[str, Any]]) -> dict[str, Any]:
+    """What the fit knows of an existing slice pool a group reads: the group's declared shape (its registered
+    outputs), GKE's TPU taint, no label of ours. Empty for any other read pool (its shape is unknown offline)."""
+    outputs = (group or {}).get("outputs") or {}
+    if (group or {}).get("type") != tokens.TPU_SLICE_GROUP or not outputs.get("machineType"):
+        return {}
+    name = str(pool.get("options", {}).get("id", "")).rsplit("/", 1)[-1] or str(pool.get("name"))
+    return {"name": name, "nodeConfig": {"machineType": outputs["machineType"], "taints": [dict(TPU_TAINT)]},
+            "nodeCount": outputs.get("vmsPerSlice"), "placementPolicy": {"tpuTopology": outputs.get("topology")}}
 
 
 def _quantity(value: Any) -> Decimal:

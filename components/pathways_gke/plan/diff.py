@@ -316,6 +316,10 @@ def _refusals(old: Mapping[str, Any], new: Mapping[str, Any], c: Mapping[str, An
     """What refuses this change on the real `pulumi up` (the apply-outcome model, apply_rules.py)."""
     if not new.get("custom", True):
         return []
+    if c.get("management") == "import":
+        return [Refusal("read-to-managed", ())]
+    if c.get("management") == "relinquish":
+        return []
     out = release_refusals(new["type"], old.get("inputs") or {}, new.get("inputs") or {})
     if c["replace"]:
         # step_generator.go: `new.Protect && old.Protect` (unprotecting and replacing in one update is allowed)
@@ -330,6 +334,11 @@ def _refusals(old: Mapping[str, Any], new: Mapping[str, Any], c: Mapping[str, An
 
 
 def _compare(old: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str, Any]:
+    if bool(old.get("read")) != bool(new.get("read")):
+        # managed -> read: relinquished, nothing changes in the cloud; read -> managed: a create of what exists
+        # (apply_rules `relinquish`, `read-to-managed`)
+        return {"properties": [], "reasons": [], "recreated": [], "options": ["read"], "replace": False, "with": [],
+                "provider": None, "by": [], "management": "relinquish" if new.get("read") else "import"}
     options = new.get("options") or {}
     ignored = [parse_path(p) for p in options.get("ignoreChanges") or ()]
     paths = [p for p in changed_paths(old.get("inputs") or {}, new.get("inputs") or {})
