@@ -63,7 +63,7 @@ EXPECTED_FEATURES = {
     *(f"form:{f}" for f in ("bare", "alias", "shorthand", "shorthand+topology")),
     "workload:pathways:default", "workload:pathways:headless", "workload:pathways:colocated",
     "workload:jax:tpu", "workload:jax:cpu", "kueue:True", "kueue:False", "multislice", "node-pool-index:2-digits",
-    "multi-host:True", "multi-host:False", "groups:0", "groups:1", "groups:2", "groups:3", "cluster-create:False",
+    "multi-host:True", "multi-host:False", "groups:0", "groups:1", "groups:2", "groups:3", "cluster-create:False", "tpu-pool-create:false",
     "zonal-cluster:True", "secrets", "env", "secretEnv", "priorityClass", "gcsFuse", "resources",
 }
 
