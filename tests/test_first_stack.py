@@ -48,7 +48,7 @@ def config_set(stack_file, words: list[str]) -> None:
         parts = re.findall(r"[^.\[\]]+|\[\d+\]", rest)
         top, *inner = parts
         target = config.setdefault(f"{namespace}:{top}", {})
-        for here, nxt in zip(inner, inner[1:]):
+        for here in inner[:-1]:
             index = int(here[1:-1]) if here.startswith("[") else here
             target = target[index]
         last = inner[-1]

@@ -115,8 +115,9 @@ class Placement(BaseModel):
         return cls.model_construct(**values)
 
     def args(self) -> dict[str, Any]:
-        """This placement as a workload component's placement args (unset ones left out)."""
-        return self.model_dump(exclude_none=True)
+        """This placement as a workload component's placement args (unset ones left out, and group_taint unless
+        the slices carry it: the cluster's `tpuPools` output stays as it was for every cluster that is not adopted)."""
+        return self.model_dump(exclude_none=True, exclude=None if self.group_taint else {"group_taint"})
 
     @property
     def slice_count(self) -> int:
