@@ -1,7 +1,7 @@
 """The offline plan against XPK's dry-runs of the same deployment, and against a previous release, whole process.
 
     python bench/vs_xpk.py --xpk /path/to/xpk-venv/bin/xpk              # 5 pairs, medians and the pair-by-pair ratio
-    python bench/vs_xpk.py --xpk … --pairs 9 --previous /path/to/old/venv/bin/pathways-gke
+    python bench/vs_xpk.py --xpk … --pairs 9 --previous /path/to/a/checkout/of/the/previous/release
 
 The deployment: a GKE cluster with a CPU pool for the Pathways head (n2-standard-64), 4 × v6e-16 slices on demand and
 one Pathways training workload. Ours is one process, `pathways-gke plan --config STACK` (the plan, the identities,
@@ -9,7 +9,8 @@ the policy pack and the pod fit: what `make plan` runs). XPK's is the two proces
 `--dry-run` (it prints every gcloud/kubectl command and runs none): `xpk cluster create-pathways` then
 `xpk workload create-pathways`. Pairs alternate (ours, XPK, ours, XPK, …) so a drift of the shared machine's speed
 hits both; the ratio is taken pair by pair and its median reported, with the medians of wall and CPU seconds.
-Results: bench/VS_XPK.md. `--previous` adds a third command, an older pathways-gke's plan of the same stack.
+Results: bench/VS_XPK.md. `--previous DIR` adds a third lane: the same plan by the checkout in DIR (e.g. `git archive
+<commit> | tar -x -C DIR`), run by this interpreter with DIR/components first on the path.
 """
 
 from __future__ import annotations
@@ -53,13 +54,14 @@ def xpk_commands(xpk: str) -> list[list[str]]:
              "--command", COMMAND]]
 
 
-def run(commands: list[list[str]], cwd: Path) -> tuple[float, float]:
-    """(wall, CPU seconds of the children) of running `commands` one after another; a failure stops the bench."""
+def run(commands: list[list[str]], cwd: Path, source: Path = ROOT) -> tuple[float, float]:
+    """(wall, CPU seconds of the children) of running `commands` one after another, with `source`/components on
+    the path; a failure stops the bench."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     for command in commands:
         done = subprocess.run(command, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                              env={**os.environ, "PYTHONPATH": str(ROOT / "components")})
+                              env={**os.environ, "PYTHONPATH": str(source / "components")})
         if done.returncode != 0:
             sys.exit(f"{' '.join(command[:3])} … failed ({done.returncode}): {done.stderr[-2000:]}")
     wall = time.perf_counter() - start
@@ -72,7 +74,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--xpk", required=True, help="the xpk executable (xpk==1.16.0 in its own virtualenv)")
     parser.add_argument("--ours", help="the pathways-gke executable (default: this checkout's, run by this "
                                        "interpreter as `python -m pathways_gke.cli`)")
-    parser.add_argument("--previous", help="an older release's pathways-gke executable, planned the same way")
+    parser.add_argument("--previous", type=Path, help="a checkout of an older release, planned the same way")
     parser.add_argument("--pairs", type=int, default=5)
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp:
@@ -81,14 +83,17 @@ def main(argv: list[str] | None = None) -> int:
         ours = [args.ours] if args.ours else [sys.executable, "-m", "pathways_gke.cli"]
         lanes = {"ours": [[*ours, "plan", "--config", str(config), "--project-dir", str(ROOT)]],
                  "xpk": xpk_commands(args.xpk)}
+        sources = {"ours": ROOT, "xpk": ROOT}
         if args.previous:
-            lanes["previous"] = [[args.previous, "plan", "--config", str(config), "--project-dir", str(ROOT)]]
-        for commands in lanes.values():  # one warm-up each: the page cache, .pyc files
-            run(commands, Path(tmp))
+            lanes["previous"] = [[sys.executable, "-m", "pathways_gke.cli", "plan", "--config", str(config),
+                                  "--project-dir", str(args.previous)]]
+            sources["previous"] = args.previous
+        for lane, commands in lanes.items():  # one warm-up each: the page cache, .pyc files
+            run(commands, Path(tmp), sources[lane])
         times: dict[str, list[tuple[float, float]]] = {lane: [] for lane in lanes}
         for _ in range(args.pairs):
             for lane, commands in lanes.items():
-                times[lane].append(run(commands, Path(tmp)))
+                times[lane].append(run(commands, Path(tmp), sources[lane]))
     print(f"{args.pairs} pairs on {os.cpu_count()} cores (load average {os.getloadavg()[0]:.1f} at the end)")
     for lane, samples in times.items():
         walls, cpus = [w for w, _ in samples], [c for _, c in samples]
