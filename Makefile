@@ -7,14 +7,17 @@ PYTHON ?= python3
 
 .PHONY: plan test test-fast lint bench clean
 
+# --no-compile: pip would byte-compile every module of pulumi-gcp (thousands) at install time, about half of the
+# install's CPU; Python compiles (and caches) only the modules a command imports, when it first imports them.
+PIP := $(PY) -m pip install --quiet --disable-pip-version-check --no-compile
+
 $(VENV)/.runtime: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e .
+	$(PIP) -e .
 	touch $@
 
 $(VENV)/.installed: $(VENV)/.runtime
-	$(PY) -m pip install --quiet -e ".[dev]"
+	$(PIP) -e ".[dev]"
 	touch $@
 
 plan: $(VENV)/.runtime
