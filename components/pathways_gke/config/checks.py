@@ -285,24 +285,24 @@ def adoption_problems(stack: StackConfig) -> list[Problem]:
     out: list[Problem] = []
     cluster, cpu = stack.cluster, stack.cpu_pool
     if not cluster.create:
-        for name in CREATE_ONLY_CLUSTER_FIELDS:
-            if name in cluster.model_fields_set:
-                key = type(cluster).model_fields[name].alias or name
-                out.append(Problem(f"cluster.{key}", "only shapes a cluster pathways-gke creates; with "
-                                   "cluster.create: false the existing cluster keeps its own setting, so it is "
-                                   "refused rather than ignored: remove it (or change it on the cluster with gcloud)"))
+        out += given_fields(cluster, CREATE_ONLY_CLUSTER_FIELDS, "cluster", "only shapes a cluster pathways-gke "
+                            "creates; with cluster.create: false the existing cluster keeps its own setting, so it is "
+                            "refused rather than ignored: remove it (or change it on the cluster with gcloud)")
     if not cpu.create:
         if cluster.create:
             out.append(Problem("cpuPool.create", "false reuses an existing head pool, which only an adopted cluster "
                                "has; set cluster.create: false too, or drop cpuPool.create", False))
-        for name in CREATE_ONLY_CPU_POOL_FIELDS:
-            if name in cpu.model_fields_set:
-                key = type(cpu).model_fields[name].alias or name
-                out.append(Problem(f"cpuPool.{key}", "only shapes a head pool pathways-gke creates; with "
-                                   "cpuPool.create: false the existing pool is used as it is: remove it"))
+        out += given_fields(cpu, CREATE_ONLY_CPU_POOL_FIELDS, "cpuPool", "only shapes a head pool pathways-gke "
+                            "creates; with cpuPool.create: false the existing pool is used as it is: remove it")
     for i, pool in enumerate(stack.tpu_pools):
         out.extend(existing_slice_problems(stack, pool, f"tpuPools[{i}]"))
     return out
+
+
+def given_fields(model, fields: tuple[str, ...], path: str, message: str) -> list[Problem]:
+    """A problem at `path.<key>` for each of `fields` the stack file gives on `model` (keys in camelCase)."""
+    return [Problem(f"{path}.{type(model).model_fields[name].alias or name}", message)
+            for name in fields if name in model.model_fields_set]
 
 
 def existing_slice_problems(stack: StackConfig, pool: TpuPoolConfig, path: str) -> list[Problem]:
@@ -313,11 +313,8 @@ def existing_slice_problems(stack: StackConfig, pool: TpuPoolConfig, path: str) 
         if not adopted:
             out.append(Problem(f"{path}.create", "false runs on existing node pools, which only an adopted cluster "
                                "has; set cluster.create: false too, or drop it", False))
-        for name in CREATE_ONLY_TPU_POOL_FIELDS:
-            if name in pool.model_fields_set:
-                key = type(pool).model_fields[name].alias or name
-                out.append(Problem(f"{path}.{key}", "only shapes node pools pathways-gke creates; with create: "
-                                   "false the existing pools are used as they are: remove it"))
+        out += given_fields(pool, CREATE_ONLY_TPU_POOL_FIELDS, path, "only shapes node pools pathways-gke creates; "
+                            "with create: false the existing pools are used as they are: remove it")
         if stack.kueue.enabled:
             out.append(Problem(f"{path}.create", "false runs on existing slices that carry no pathways-gke/tpu-group "
                                "label, so this stack's Kueue flavor could only select them by accelerator and "
