@@ -28,7 +28,7 @@ from ..config.tpu import TpuPoolConfig
 from ..naming import (
     KUEUE_API_VERSION, KUEUE_CLUSTER_QUEUE, KUEUE_CPU_FLAVOR, KUEUE_PROVISIONING, LOCAL_QUEUE_NAME, MANAGED_BY_LABELS,
     NODE_POOL_LABEL,
-    TPU_ACCELERATOR_LABEL, TPU_GROUP_LABEL, TPU_RESOURCE, TPU_TOPOLOGY_LABEL, kueue_tpu_flavor,
+    TPU_ACCELERATOR_LABEL, TPU_GROUP_LABEL, TPU_RESOURCE, TPU_TOPOLOGY_LABEL, kueue_tpu_flavor, slice_group_taint,
 )
 
 COVERED_RESOURCES = ("cpu", "memory", TPU_RESOURCE)
@@ -73,8 +73,16 @@ def cpu_flavor(stack: StackConfig) -> dict[str, Any]:
             "spec": {"nodeLabels": {NODE_POOL_LABEL: stack.cpu_pool.name}}}
 
 
-def tpu_flavor(pool: TpuPoolConfig) -> dict[str, Any]:
+def tpu_flavor(pool: TpuPoolConfig, adopted: bool = False) -> dict[str, Any]:
+    """A group's flavor. On an adopted cluster the group's slices carry its taint: the flavor lists it
+    (`nodeTaints`: Kueue assigns the flavor only to pod sets that tolerate it) and adds the toleration."""
     shape = pool.shape
+    tolerations = tpu_tolerations(pool.capacity)
+    taints = []
+    if adopted:
+        taint = slice_group_taint(pool.name)
+        taints = [{"key": taint["key"], "value": taint["value"], "effect": "NoSchedule"}]
+        tolerations.append({**taints[0], "operator": "Equal"})
     return {
         "apiVersion": KUEUE_API_VERSION, "kind": "ResourceFlavor", "metadata": _meta(kueue_tpu_flavor(pool.name)),
         "spec": {
@@ -83,7 +91,8 @@ def tpu_flavor(pool: TpuPoolConfig) -> dict[str, Any]:
                 TPU_ACCELERATOR_LABEL: shape.accelerator_label,
                 TPU_TOPOLOGY_LABEL: shape.topology,
             }.items())),
-            "tolerations": tpu_tolerations(pool.capacity),
+            "tolerations": tolerations,
+            **({"nodeTaints": taints} if taints else {}),
         },
     }
 
@@ -141,7 +150,7 @@ def admission_check() -> dict[str, Any]:
 def kueue_objects(stack: StackConfig) -> list[tuple[str, dict[str, Any]]]:
     """(child-name suffix, object) for every Kueue object, in a stable order. Suffixes are public API."""
     out: list[tuple[str, dict[str, Any]]] = [("flavor-cpu", cpu_flavor(stack))]
-    out += [(f"flavor-tpu-{pool.name}", tpu_flavor(pool)) for pool in stack.tpu_pools]
+    out += [(f"flavor-tpu-{pool.name}", tpu_flavor(pool, adopted=not stack.cluster.create)) for pool in stack.tpu_pools]
     if any(p.capacity == "queued" for p in stack.tpu_pools):
         out += [("provisioning-config", provisioning_request_config()), ("admission-check", admission_check())]
     out += [("cluster-queue", cluster_queue(stack)), ("local-queue", local_queue(stack))]
