@@ -63,3 +63,32 @@ def test_the_day2_status_bench_builds_what_it_says():
     assert len(statuses) == 20 and all(len(s.admission) == 1 and s.state == "Running" for s in statuses)
     starting, pods, events = day2_status.stuck(jobsets, workloads)
     assert len(starting) == len(pods) == len(events) == 20
+
+
+def test_the_xpk_comparison_plans_the_deployment_xpk_dry_runs():
+    """bench/vs_xpk.py: our stack is the deployment XPK's two dry-runs make (4 × v6e-16, one workload)."""
+    import vs_xpk  # noqa: E402  (bench/ is scripts)
+
+    stack = parse_stack(vs_xpk.stack()["config"])
+    (pool,) = stack.tpu_pools
+    assert (pool.shape.shorthand, pool.slices) == ("v6e-16", 4) and len(stack.workloads) == 1
+    cluster, workload = vs_xpk.xpk_commands("xpk")
+    assert cluster[1:3] == ["cluster", "create-pathways"] and workload[1:3] == ["workload", "create-pathways"]
+    for command in (cluster, workload):
+        assert "--dry-run" in command and command[command.index("--tpu-type") + 1] == "v6e-16"
+        assert command[command.index("--num-slices") + 1] == "4"
+
+
+@pytest.mark.slow
+def test_the_xpk_comparison_runs_both_sides(capsys):
+    import os
+    from pathlib import Path
+
+    import vs_xpk  # noqa: E402
+
+    xpk_python = os.environ.get("PATHWAYS_GKE_XPK_PYTHON")
+    if not xpk_python:
+        pytest.skip("PATHWAYS_GKE_XPK_PYTHON is not set (.ci/run installs xpk==1.16.0 in a side venv)")
+    assert vs_xpk.main(["--xpk", str(Path(xpk_python).with_name("xpk")), "--pairs", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "ours / xpk: wall ratio median" in out

@@ -112,6 +112,13 @@ CASES = [
      ["5", "larger than cpuPool.maxNodes"]),
     ("cpu-pool-tpu-machine", section("cpuPool", machineType="ct6e-standard-4t"), "cpuPool.machineType",
      ["TPU machine type"]),
+    # the Pathways servers alone do not fit the head's machine: the machine is named, in every mode
+    ("cpu-pool-too-small-for-the-servers", section("cpuPool", machineType="n2-standard-16"), "cpuPool.machineType",
+     ["'n2-standard-16'", "Pathways servers alone"]),
+    ("cpu-pool-too-small-headless",
+     merged("dev", cpuPool={"machineType": "n2-standard-16"},
+            workloads=[{"mode": "headless", "image": ABSENT, "command": ABSENT}]),
+     "cpuPool.machineType", ["'n2-standard-16'", "Pathways servers alone"]),
     ("cpu-zone-outside-region", section("cpuPool", zone="europe-west4-a"), "cpuPool.zone",
      ["'europe-west4-a'", "us-east5"]),
     ("jobset-version-unpinned", section("jobset", version="0.10.1"), "jobset.version",

@@ -394,6 +394,8 @@ PLACEMENT_SAMPLES: dict[str, Any] = {
     # too small for the CPU pods (a Pathways head, a CPU leader or proxy, a JAX process): refused at the arg
     "cpu_machine_type": "e2-standard-2",
     "tpu_group": "alt",
+    # the slices carry their group's taint (an adopted cluster's pools this stack made): the pods tolerate it
+    "group_taint": True,
     "capacity": "spot",
     "placement_policy": "pw-main-wp",
     "queue_name": "pathways-queue",

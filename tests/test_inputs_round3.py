@@ -99,8 +99,10 @@ def test_a_machine_the_catalog_cannot_size_has_no_size(machine):
 @pytest.mark.parametrize("machine", ["e2-medium", "e2-small", "e2-micro", "e2-custom-medium-8192", "n2-custom-8-32768",
                                      "custom-16-65536", "n2-custom-32-131072", "e2-custom-32-131072"])
 def test_a_cpu_pool_that_can_never_run_the_head_is_refused(machine):
-    """The Pathways head requests 24 CPU / 132 GB plus the user container: none of these holds it."""
-    refused_at(with_cpu_machine(machine), "workloads[0].resources", machine, "too large for a cpuPool node")
+    """The Pathways servers alone request 24 CPU / 132 GB: none of these holds them, so the machine is blamed (nothing
+    the workload says can make the head fit)."""
+    refused_at(with_cpu_machine(machine), "cpuPool.machineType", machine, "too small for workload train's Pathways head",
+               "for the Pathways servers alone")
 
 
 @pytest.mark.parametrize("machine", ["m1-megamem-96", "m3-ultramem-64", "c4-standard-48-lssd", "a2-ultragpu-1g"])

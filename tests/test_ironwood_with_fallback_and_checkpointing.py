@@ -124,3 +124,44 @@ def test_parallel_containers_both_mount_the_multi_tier_checkpointing_ram_disk():
     assert first["volumeMounts"] == second["volumeMounts"]
     assert [m["mountPath"] for m in first["volumeMounts"]] == ["/local"]
     assert {v["name"] for v in spec["volumes"]} == {m["name"] for m in first["volumeMounts"]}
+
+
+# --- an adopted cluster (issue 34): the slices a stack adds carry their group's taint -------------------------
+
+def adopted_dynamic(**pool: Any) -> dict:
+    return stack(cluster={"name": "pw", "location": "us-east5", "create": False}, kueue={"enabled": True},
+                 tpuPools=[{**SUB_BLOCKS, **pool}], workloads=[ON_SLICE])
+
+
+def test_on_an_adopted_cluster_the_dynamic_slicing_flavor_keeps_its_topology_and_lists_the_group_taint():
+    flavor = dict(kueue_objects(parse_stack(adopted_dynamic())))["flavor-tpu-iw"]["spec"]
+    assert flavor["topologyName"] == "pathways-dynamic-slicing"
+    assert "cloud.google.com/gke-tpu-topology" not in flavor["nodeLabels"]
+    assert flavor["nodeTaints"] == [{"key": "pathways-gke/tpu-group", "value": "iw", "effect": "NoSchedule"}]
+    assert {"key": "pathways-gke/tpu-group", "operator": "Equal", "value": "iw",
+            "effect": "NoSchedule"} in flavor["tolerations"]
+
+
+def test_on_an_adopted_cluster_the_dynamic_slice_workers_tolerate_the_group_taint_and_ask_by_annotation():
+    cfg = parse_stack(adopted_dynamic())
+    placement = Placement.of(cfg, cfg.workloads[0])
+    assert placement.dynamic_slice and placement.group_taint and placement.tpu_topology == "4x4x16"
+    jobset = objects_for(cfg.workloads[0], placement).primary
+    pod = next(j for j in jobset["spec"]["replicatedJobs"] if j["name"] == "worker")["template"]["spec"]["template"]
+    assert {"key": "pathways-gke/tpu-group", "operator": "Equal", "value": "iw",
+            "effect": "NoSchedule"} in pod["spec"]["tolerations"]
+    assert "cloud.google.com/gke-tpu-topology" not in pod["spec"]["nodeSelector"]
+    assert any("slice" in key for key in pod["metadata"].get("annotations", {}))
+
+
+@pytest.mark.parametrize("key", ["dynamicSlicing", "numaAware"])
+def test_a_group_of_existing_slices_refuses_the_ironwood_keys_that_shape_pools_it_creates(key):
+    pool = {"name": "np", "create": False, "type": "tpu7x", "topology": "4x4x4", "slices": 2, "zone": "us-east5-b",
+            key: True}
+    config = stack(cluster={"name": "pw", "location": "us-east5", "create": False}, cpuPool={"create": False},
+                   tpuPools=[pool], workloads=[{"name": "t", "tpuPool": "np", "image": IMAGE, "command": "python3 t.py",
+                                                "pathways": PATHWAYS}])
+    with pytest.raises(ConfigError) as caught:
+        parse_stack(config)
+    at_key = [p.message for p in caught.value.problems if p.path == f"tpuPools[0].{key}"]
+    assert any("only shapes node pools pathways-gke creates" in message for message in at_key), at_key

@@ -18,7 +18,8 @@ from tests.support.stacks import parsed
 
 IMAGE = "us-docker.pkg.dev/acme/train:2026-11"
 PLACEMENT_INPUTS = {"tpuType", "tpuTopology", "slices", "tpuMachineType", "namespace", "cpuPool", "cpuMachineType",
-                    "tpuGroup", "capacity", "placementPolicy", "queueName", "fallbackGroups", "dynamicSlice"}
+                    "tpuGroup", "groupTaint", "capacity", "placementPolicy", "queueName", "fallbackGroups",
+                    "dynamicSlice"}
 
 
 V5P = {"name": "main", "type": "v5p", "topology": "2x2x2", "slices": 2, "zone": "us-east5-a"}
@@ -110,7 +111,7 @@ def test_placement_args_are_checked_by_the_one_model_and_named_by_their_arg_name
 
         assert run(program).resources == []
     assert set(Placement.model_fields) == {"tpu_type", "tpu_topology", "slices", "tpu_machine_type", "namespace",
-                                           "cpu_pool", "cpu_machine_type", "tpu_group", "capacity",
+                                           "cpu_pool", "cpu_machine_type", "tpu_group", "group_taint", "capacity",
                                            "placement_policy", "queue_name", "fallback_groups", "dynamic_slice"}
 
 

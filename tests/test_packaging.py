@@ -39,7 +39,7 @@ def test_wheel_contents(dist):
             "pathways_gke/provider.py", "pathways_gke/data/prices.json"} <= names
     info = f"pathways_gke-{pathways_gke.__version__}.dist-info"
     entry_points = zipfile.ZipFile(wheel).read(f"{info}/entry_points.txt").decode()
-    assert "pathways-gke = pathways_gke.cli:main" in entry_points
+    assert "pathways-gke = pathways_gke.cli:run" in entry_points
     assert not [n for n in names if n.startswith(("tests/", "examples/")) or "__pycache__" in n]
 
 @pytest.mark.slow

@@ -95,7 +95,13 @@ def test_standalone_provider_depends_on_and_replace_with_reach_the_jobset():
     ({**ARGS, "slices": 2.5}, "slices"),
     ({**ARGS, "workload": {**WORKLOAD, "mode": "colocated"}}, "workload.mode"),
     ({**ARGS, "workload": {**WORKLOAD, "secretEnv": {"T": "tok"}}}, "workload.secretEnv.T"),
-    ({**ARGS, "cpu_machine_type": "n2-standard-16"}, "workload.resources"),
+    # the Pathways servers alone do not fit an n2-standard-16: the machine is at fault, whatever the workload asks
+    ({**ARGS, "cpu_machine_type": "n2-standard-16"}, "cpu_machine_type"),
+    ({**ARGS, "cpu_machine_type": "n2-standard-16", "workload": {**WORKLOAD, "mode": "headless", "image": None,
+                                                                 "command": None}}, "cpu_machine_type"),
+    # they fit an n2-highmem-32; a user container asking for 10 more CPUs does not
+    ({**ARGS, "cpu_machine_type": "n2-highmem-32", "workload": {**WORKLOAD, "resources": {"requests": {"cpu": "10"}}}},
+     "workload.resources"),
     # a TPU machine as the CPU pool's: refused, not a skipped head-fit check
     ({**ARGS, "cpu_machine_type": "ct6e-standard-4t"}, "cpu_machine_type"),
     ({**ARGS, "cpu_machine_type": "n2 standard 64"}, "cpu_machine_type"),
@@ -146,7 +152,7 @@ def test_component_schema_is_cross_language_clean():
     inputs = component.inputs
     assert {"workload", "tpuType", "tpuTopology", "slices", "namespace", "cpuPool", "tpuGroup", "capacity",
             "placementPolicy", "queueName", "secrets", "tpuMachineType", "cpuMachineType", "fallbackGroups",
-            "dynamicSlice"} == set(inputs)
+            "dynamicSlice", "groupTaint"} == set(inputs)
     assert inputs["secrets"].optional and inputs["tpuTopology"].optional and not inputs["slices"].optional
     assert inputs["slices"].plain and inputs["tpuType"].plain and inputs["workload"].plain
     assert set(component.outputs) == {"jobsetName", "namespace", "headHost", "headDnsName", "jaxBackendTarget",

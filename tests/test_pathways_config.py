@@ -145,9 +145,16 @@ def test_bad_quantities_and_tpu_resources_are_refused():
         "workloads[0].resources.limits"]
 
 
-def test_a_head_too_large_for_the_cpu_pool_is_refused():
+def test_a_cpu_pool_too_small_for_the_pathways_servers_is_blamed_on_its_machine_type():
     found = problems(stack_with(cpu={"machineType": "n2-standard-32"}))
-    assert "n2-standard-32" in found["workloads[0].resources"] and "GB allocatable" in found["workloads[0].resources"]
+    assert "workloads[0].resources" not in found
+    assert "n2-standard-32" in found["cpuPool.machineType"] and "GB allocatable" in found["cpuPool.machineType"]
+
+
+def test_a_head_too_large_for_the_cpu_pool_because_of_its_user_container_is_refused_there():
+    found = problems(stack_with({"resources": {"requests": {"cpu": "10"}}}, cpu={"machineType": "n2-highmem-32"}))
+    assert "cpuPool.machineType" not in found
+    assert "n2-highmem-32" in found["workloads[0].resources"] and "CPU" in found["workloads[0].resources"]
 
 
 def test_xpk_sized_user_container_still_fits_n2_standard_64():

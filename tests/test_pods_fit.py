@@ -187,3 +187,29 @@ def test_cpu_pods_that_fit_alone_but_not_together_wait_their_turn_under_kueue():
     assert waiting and all(s.queued for s in waiting)
     levels = {v.level for v in policies.check_resources(resources) if "JobSet sweep" in v.message}
     assert levels == {policies.ADVISORY}
+
+
+@pytest.mark.slow
+def test_each_kind_of_pod_is_matched_against_each_pool_once(monkeypatch):
+    """The pod fit indexes the pools by what pods select: 64 slices × 8 workloads ask the matcher once per (kind of
+    pod, pool), not once per (pod, pool). (What it places is the other tests' business; the time is bench/'s.)"""
+    import sys
+
+    from pathways_gke import fit
+
+    sys.path.insert(0, str(ROOT / "bench"))
+    import plan_scale
+
+    resources = _resources(plan_scale.scale_config(64), "bench")
+    asked: list[tuple] = []
+    matches = fit._matches
+
+    def counted(pod, pool):
+        asked.append((fit.PoolIndex.kind(pod), pool.urn))
+        return matches(pod, pool)
+
+    monkeypatch.setattr(fit, "_matches", counted)
+    place(resources)
+    assert len(asked) == len(set(asked)), "a kind of pod was matched against a pool twice"
+    kinds = {kind for kind, _ in asked}
+    assert len(kinds) < 40 and len(asked) <= len(kinds) * len(fit.pools_of(resources))

@@ -6,7 +6,7 @@ Every resource here is a child of the PathwaysCluster (names in docs/components.
 """
 
 from dataclasses import dataclass
-from typing import Any, Callable, NotRequired, Optional, TypedDict
+from typing import Any, Callable, Mapping, NotRequired, Optional, TypedDict
 
 import pulumi
 import pulumi_gcp as gcp
@@ -18,7 +18,7 @@ from .config.model import ClusterFacts
 from .config.stack import StackConfig
 from .gke.cluster_spec import api_and_role_notes, egress_notes, nat_args, router_args, shared_vpc_notes
 from .protection import child_options
-from .gke.identity import (GCP_SA_ANNOTATION, WORKLOAD_IDENTITY_USER, bucket_args, grant_plan,
+from .gke.identity import (POOL_MEMBER_PATTERN, GCP_SA_ANNOTATION, WORKLOAD_IDENTITY_USER, bucket_args, grant_plan,
                                  identities_report, ksa_bindings, manual_grants)
 
 
@@ -87,6 +87,9 @@ class AccessArgs(TypedDict):
     """Whether the infrastructure is protected (buckets follow it; protection.py)."""
     resolve: NotRequired[Callable[[Any], Any]]
     """Swaps the stand-ins of config values that are still Outputs for them (deferred.py)."""
+    pool_members: NotRequired[Mapping[str, Any]]
+    """For an existing node pool's stand-in (gke/identity.py POOL_MEMBER), the member its nodes run as: an Output of
+    what the cluster read at preview."""
 
 
 class Access:
@@ -103,8 +106,10 @@ class Access:
         protected, resolve = args.get("protected", False), args.get("resolve", lambda value: value)
         self.report = plan.report
         self.actions = list(plan.actions)
+        pool_members = args.get("pool_members") or {}
         for action in self.actions:
-            pulumi.Output.from_input(resolve(action)).apply(lambda text: pulumi.log.warn(text, resource=parent))
+            pulumi.Output.from_input(readable_pool_members(resolve(action), pool_members)).apply(
+                lambda text: pulumi.log.warn(text, resource=parent))
         number = facts.project_number or ""  # grant_plan leaves principals to the user without it
         self.service_accounts: list[pulumi.Resource] = []
         self.bindings: list[pulumi.Resource] = []
@@ -136,7 +141,9 @@ class Access:
         for grant in plan.grants:
             if not grant.by_stack:
                 continue
-            member = grant.identity.with_number(number)
+            member: Any = grant.identity.with_number(number)
+            if grant.identity.kind == "existing-pool":  # what the pool's nodes run as, read at preview
+                member = pool_members[grant.identity.member]
             # the grant names the node SA (which must exist) or a principal of the cluster's workload pool
             deps = [d for d in (self.buckets.get(grant.bucket or ""),
                                 node_service_account if grant.identity.kind == "node" else None,
@@ -154,3 +161,29 @@ class Access:
     def before_workloads(self) -> list[pulumi.Resource]:
         """What a workload's pods need in place: their service accounts, bindings and grants."""
         return [*self.service_accounts, *self.bindings, *self.grants]
+
+
+def readable_pool_members(value: Any, members: Mapping[str, pulumi.Output[Optional[str]]]) -> Any:
+    """`value` (a report, a list of texts) with each existing pool's member stand-in replaced by the member read at
+    preview; where it is not known (an offline plan), by words that say so."""
+    if not members:
+        return value
+    if isinstance(value, str):
+        used = [m for m in members if m in value]
+        if not used:
+            return value
+
+        async def text() -> str:
+            out = value
+            for marker in used:
+                known = await members[marker].future(with_unknowns=True)
+                pool = POOL_MEMBER_PATTERN.search(marker)
+                out = out.replace(marker, known if isinstance(known, str) else
+                                  f"<the service account of node pool {pool[1] if pool else '?'}, read at preview>")
+            return out
+        return pulumi.Output.from_input(text())
+    if isinstance(value, Mapping):
+        return {k: readable_pool_members(v, members) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [readable_pool_members(v, members) for v in value]
+    return value

@@ -50,6 +50,7 @@ REFUSE = "refuse"  # the update (or delete) fails on `pulumi up`
 CASCADE = "cascade"  # a replacement spreads to other resources
 DELETE_FIRST = "delete-first"  # the replacement deletes the old resource before creating the new one
 INHERIT = "inherit"  # an option a child inherits from its parent
+RELEASE = "release"  # the resource leaves Pulumi's management; nothing in the cloud changes
 
 
 @dataclass(frozen=True)
@@ -302,17 +303,24 @@ RULES: tuple[WorldRule, ...] = (
               "\"unable to replace resource … as part of replacing …\")",
               "unprotect first (`pulumi up` with protect off, or `pulumi state unprotect <urn>`), then make the "
               "change"),
-    WorldRule("read-relinquish", ENGINE, INHERIT,
-              "a managed resource that becomes a read (adopted: `.get` with the same ID) is relinquished: read, "
-              "nothing deleted, it leaves Pulumi's management; with a different ID it is a read-replacement and "
-              "the old resource is deleted",
+    WorldRule("read-relinquish", ENGINE, RELEASE,
+              "a managed resource that becomes a read under the same URN and ID (adopted: `cluster.create: false`, or "
+              "a node pool of a tpuPools group set to `create: false`, whose provider id and read id are both "
+              "projects/P/locations/L/clusters/C/nodePools/NAME) is relinquished: read, nothing deleted, it leaves "
+              "Pulumi's management; with a different ID it is a read-replacement and the old resource is deleted",
               f"{P} pkg/resource/deploy/step_generator.go (GenerateReadSteps: relinquish when old.ID == ID, "
-              "NewReadReplacementStep otherwise)"),
+              "NewReadReplacementStep otherwise); TFB google-beta/services/container/resource_container_node_pool.go "
+              "(create: the id)"),
     WorldRule("adopted-create-409", GKE, REFUSE,
-              "a resource that was read (adopted) and is now created is a create (the read state is not owned), "
-              "and the existing object of that name makes it fail with 409 AlreadyExists",
-              f"{P} pkg/resource/deploy/step_generator.go (wasExternal: a create); GKE/GCE APIs (AlreadyExists)",
-              "import the existing resource (`pulumi import`) or keep it adopted (create: false)"),
+              "a resource that was read (an adopted cluster, an existing node pool of a `create: false` group) and "
+              "is now created is a create (the read state is not owned), and the existing object of that name makes "
+              "it fail (GKE's 409 AlreadyExists; for a node pool the provider's \"resource - projects/…/nodePools/NAME "
+              "- already exists\")",
+              f"{P} pkg/resource/deploy/step_generator.go (wasExternal: a create); GKE/GCE APIs (AlreadyExists); TFB "
+              "google-beta/services/container/resource_container_node_pool.go (resourceContainerNodePoolCreate)",
+              "import the existing resource first (`pulumi import`; a node pool: `pulumi import "
+              "gcp:container/nodePool:NodePool <urn name> projects/P/locations/L/clusters/C/nodePools/NAME`) or keep "
+              "it adopted (create: false)"),
 )
 RULES_BY_ID: Mapping[str, WorldRule] = MappingProxyType({r.id: r for r in RULES})
 

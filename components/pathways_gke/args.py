@@ -35,6 +35,7 @@ from .args_types import (  # noqa: F401 - re-exported; generated from the config
 )
 from .config.deferrable import accepted_paths
 from .config.model import STACK_KEYS
+from .config.stack import SECRET_NAME_PLACEHOLDER, secret_name_placeholders  # noqa: F401 - re-exported
 from .errors import ConfigError, Problem
 
 
@@ -44,8 +45,6 @@ from .errors import ConfigError, Problem
 
 
 # --- args -> stack config mapping ----------------------------------------------------------------
-
-SECRET_NAME_PLACEHOLDER = "<secret>"
 
 
 def camel(name: str) -> str:
@@ -92,7 +91,7 @@ def _secret_names(value: Any, problems: list[Problem]) -> Any:
         return {}
     if not isinstance(value, Mapping):
         return value  # parse_stack reports the wrong type
-    return {str(k): SECRET_NAME_PLACEHOLDER for k in value}
+    return secret_name_placeholders(value)
 
 
 def field_types(typed_dict: type) -> dict[str, Any]:

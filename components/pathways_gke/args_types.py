@@ -383,6 +383,11 @@ class TpuPool(TypedDict):
     """Slice topology, e.g. 4x4 (v5e/v6e) or 2x2x2 (v4/v5p/tpu7x); implied by a shorthand type."""
     slices: NotRequired[int]
     """Number of slices, one node pool each (1-256). Default: 1."""
+    create: NotRequired[bool]
+    """Create the group's node pools (true), or run on node pools an adopted cluster already has (false): the
+    existing pools <cluster>-<name>-0 … <cluster>-<name>-<slices-1> (XPK names its slice pools <cluster>-np-<i>, so
+    `name: np` names XPK's), read at preview and never created, changed or deleted; only with cluster.create: false.
+    Default: true."""
     zone: str
     """Zone of the slices, in the cluster's region."""
     capacity: NotRequired[Capacity]
@@ -928,6 +933,10 @@ class WorkloadPlacement(TypedDict):
     """Value of the node label pathways-gke/tpu-group on the slices' nodes. A JaxWorkload on TPU requires it; a
     Pathways workload may omit it on clusters whose TPU pools were not created by pathways-gke (workers then select
     on accelerator and topology only)."""
+    group_taint: NotRequired[bool]
+    """The slices carry the taint pathways-gke/tpu-group=<tpu_group>:NoSchedule, as the TPU pools a stack creates on
+    an adopted cluster do (it keeps another scheduler's pods, such as XPK's queue's, off them): the pods tolerate
+    it. Needs tpu_group. Default: false."""
     capacity: NotRequired[Capacity]
     """How the slices are provisioned: adds the matching worker tolerations and node selectors. Default:
     "on-demand"."""
@@ -973,6 +982,10 @@ class PathwaysWorkloadArgs(TypedDict):
     """Value of the node label pathways-gke/tpu-group on the slices' nodes. A JaxWorkload on TPU requires it; a
     Pathways workload may omit it on clusters whose TPU pools were not created by pathways-gke (workers then select
     on accelerator and topology only)."""
+    group_taint: NotRequired[bool]
+    """The slices carry the taint pathways-gke/tpu-group=<tpu_group>:NoSchedule, as the TPU pools a stack creates on
+    an adopted cluster do (it keeps another scheduler's pods, such as XPK's queue's, off them): the pods tolerate
+    it. Needs tpu_group. Default: false."""
     capacity: NotRequired[Capacity]
     """How the slices are provisioned: adds the matching worker tolerations and node selectors. Default:
     "on-demand"."""
@@ -1019,6 +1032,10 @@ class JaxWorkloadArgs(TypedDict):
     """Value of the node label pathways-gke/tpu-group on the slices' nodes. A JaxWorkload on TPU requires it; a
     Pathways workload may omit it on clusters whose TPU pools were not created by pathways-gke (workers then select
     on accelerator and topology only)."""
+    group_taint: NotRequired[bool]
+    """The slices carry the taint pathways-gke/tpu-group=<tpu_group>:NoSchedule, as the TPU pools a stack creates on
+    an adopted cluster do (it keeps another scheduler's pods, such as XPK's queue's, off them): the pods tolerate
+    it. Needs tpu_group. Default: false."""
     capacity: NotRequired[Capacity]
     """How the slices are provisioned: adds the matching worker tolerations and node selectors. Default:
     "on-demand"."""
@@ -1066,6 +1083,10 @@ class PathwaysServingArgs(TypedDict):
     """Value of the node label pathways-gke/tpu-group on the slices' nodes. A JaxWorkload on TPU requires it; a
     Pathways workload may omit it on clusters whose TPU pools were not created by pathways-gke (workers then select
     on accelerator and topology only)."""
+    group_taint: NotRequired[bool]
+    """The slices carry the taint pathways-gke/tpu-group=<tpu_group>:NoSchedule, as the TPU pools a stack creates on
+    an adopted cluster do (it keeps another scheduler's pods, such as XPK's queue's, off them): the pods tolerate
+    it. Needs tpu_group. Default: false."""
     capacity: NotRequired[Capacity]
     """How the slices are provisioned: adds the matching worker tolerations and node selectors. Default:
     "on-demand"."""

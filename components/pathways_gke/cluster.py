@@ -5,13 +5,13 @@ this module only turns them into resources with parents, dependencies and option
 """
 
 import operator
-from typing import Any, Mapping, NotRequired, Optional, TypedDict
+from typing import Any, Callable, Mapping, NotRequired, Optional, TypedDict
 
 import pulumi
 import pulumi_gcp as gcp
 import pulumi_kubernetes as k8s
 
-from .access import Access, access_plan, egress, fixed_name
+from .access import Access, access_plan, egress, fixed_name, readable_pool_members
 from .addons import services_spec
 from .args import PathwaysClusterArgs, WorkloadPlacement, stack_input
 from .component import checking_args, rehydrated, split_options
@@ -21,7 +21,9 @@ from .config.stack import StackConfig, parse_stack
 from .config.tpu import TpuPoolConfig
 from .config.workloads import JaxWorkloadConfig, PathwaysWorkloadConfig
 from .deferred import Deferred
-from .gke.adopt import adopted_cluster_problems
+from .gke.adopt import (adopted_cluster_problems, existing_node_pool_id, existing_pool_problems, pool_member,
+                        pool_service_account)
+from .gke.identity import POOL_MEMBER
 from .gke.cluster_spec import (CLUSTER_TIMEOUTS, cluster_args, cluster_ignore_changes, node_service_account_roles,
                                cluster_identifier, webhook_firewall_args)
 from .gke.kubeconfig import kubeconfig
@@ -100,6 +102,17 @@ class TpuSliceGroup(pulumi.ComponentResource):
         self.shape = pool.shape
         policy_name = None
         self.workload_policy = None
+        component = name.rsplit(f"-{pool.name}", 1)[0]
+        self.node_pool_names = [pool.node_pool_name(cluster.name, i) for i in range(pool.slices)]
+        if not pool.create:
+            # an adopted cluster's existing slices (XPK's): read at preview, never created, changed or deleted
+            self.node_pools = [
+                gcp.container.NodePool.get(
+                    f"{component}-{pool.name}-{i}", existing_node_pool_id(cluster, pool_name),
+                    opts=pulumi.ResourceOptions(parent=self, **child_options("adopted", pools_protected)))
+                for i, pool_name in enumerate(self.node_pool_names)]
+            self._register(pool)
+            return
         if self.shape.needs_workload_policy:
             self.workload_policy = gcp.compute.ResourcePolicy(
                 f"{name}-wp",
@@ -109,13 +122,14 @@ class TpuSliceGroup(pulumi.ComponentResource):
                 **workload_policy_args(cluster, pool, workload_policy_name(cluster.name, pool.name)),
             )
             policy_name = self.workload_policy.name
-        component = name.rsplit(f"-{pool.name}", 1)[0]
         self.node_pools = [
             node_pool(spec, self, depends_on=grants or None, **child_options("node-pool", pools_protected))
             for spec in tpu_pool_specs(cluster, pool, component=component, cluster=args["gke_cluster"],
                                        service_account=args["service_account"], policy_name=policy_name)
         ]
-        self.node_pool_names = [pool.node_pool_name(cluster.name, i) for i in range(pool.slices)]
+        self._register(pool)
+
+    def _register(self, pool: TpuPoolConfig) -> None:
         self.register_outputs({
             "nodePoolNames": self.node_pool_names,
             "acceleratorType": self.shape.shorthand,
@@ -230,6 +244,11 @@ class PathwaysCluster(pulumi.ComponentResource):
                 f"{name}-cluster",
                 f"projects/{stack.project}/locations/{stack.cluster.location}/clusters/{stack.cluster.name}",
                 opts=pulumi.ResourceOptions(parent=self, **child_options("adopted", protected)))
+            # its node pools, read at preview (an invoke): names this stack must not take, the existing pools it runs
+            # on, and the service accounts their nodes run as
+            self.existing_node_pools = gcp.container.get_cluster_output(
+                name=stack.cluster.name, location=stack.cluster.location, project=stack.project,
+                opts=pulumi.InvokeOutputOptions(parent=self)).node_pools.apply(_plain)
             # its prerequisites are checked from what was read (a component output, so the engine awaits it)
             self.adoption_check = self._adoption_check(stack)
             cluster_ref = stack.cluster.name
@@ -249,9 +268,7 @@ class PathwaysCluster(pulumi.ComponentResource):
         else:
             # an existing head pool (XPK's cpu-np) is read, never created, changed or deleted
             self.cpu_pool = gcp.container.NodePool.get(
-                f"{name}-cpu",
-                f"projects/{stack.project}/locations/{stack.cluster.location}/clusters/{stack.cluster.name}"
-                f"/nodePools/{stack.cpu_pool.name}",
+                f"{name}-cpu", existing_node_pool_id(facts, stack.cpu_pool.name),
                 opts=pulumi.ResourceOptions(parent=self, **child_options("adopted", protected)))
         self.tpu_groups = {
             pool.name: TpuSliceGroup(f"{name}-{pool.name}",
@@ -278,7 +295,8 @@ class PathwaysCluster(pulumi.ComponentResource):
             pulumi.ResourceOptions(parent=self, protect=component, providers={"kubernetes": self.kubernetes_provider},
                                    depends_on=list(self.egress) or None))
         # who each pod is to GCP, and the service accounts, buckets and grants that makes necessary
-        self.access = Access(name, {"cluster": facts, "plan": access_plan(stack),
+        pool_members = self._existing_pool_members(stack)
+        self.access = Access(name, {"cluster": facts, "plan": access_plan(stack), "pool_members": pool_members,
                                     "gke_cluster": self.cluster if stack.cluster.create else None,
                                     "node_service_account": getattr(self, "node_service_account", None),
                                     "kubernetes": self.kubernetes_provider,
@@ -312,8 +330,10 @@ class PathwaysCluster(pulumi.ComponentResource):
             {n: w.jax_backend_target for n, w in self.workloads.items()  # type: ignore[misc]
              if isinstance(w, PathwaysWorkload)})
         # the report names values that may still be Outputs (a node SA email): their stand-ins resolve here
-        self.identities = pulumi.Output.from_input(deferred.resolve(self.access.report))
-        self.actions_required = pulumi.Output.from_input(deferred.resolve(self.access.actions))
+        self.identities = pulumi.Output.from_input(
+            readable_pool_members(deferred.resolve(self.access.report), pool_members))
+        self.actions_required = pulumi.Output.from_input(
+            readable_pool_members(deferred.resolve(self.access.actions), pool_members))
         self.console_links = (pulumi.Output.from_input(console_links(stack))
                               if stack.observability.console_links else None)
         serving = {n: w for n, w in self.workloads.items() if isinstance(w, PathwaysServing)}
@@ -425,12 +445,37 @@ class PathwaysCluster(pulumi.ComponentResource):
                 return key
             return run
 
+        def check_pools(pools: Any) -> str:
+            problems = existing_pool_problems(pools, stack)
+            if problems:
+                raise pulumi.RunError("the adopted cluster's node pools do not fit this stack:\n"
+                                      + "\n".join(f"  - {p}" for p in problems))
+            return "nodePools"
+
         # one apply per property: each runs as soon as its value is read (an unknown one is skipped)
-        checks = [output.apply(check(key)) for key, output in (
+        checks = [self.existing_node_pools.apply(check_pools)]
+        checks += [output.apply(check(key)) for key, output in (
             ("workloadIdentityConfig", c.workload_identity_config), ("datapathProvider", c.datapath_provider),
             ("addonsConfig", c.addons_config), ("releaseChannel", c.release_channel),
             ("masterVersion", c.master_version))]
         return pulumi.Output.all(*checks).apply(lambda _: stack.cluster.name)
+
+    def _existing_pool_members(self, stack: StackConfig) -> dict[str, pulumi.Output[Optional[str]]]:
+        """For each existing node pool the stack's hostNetwork pods run on (cpuPool.create: false, a tpuPools group
+        with create: false): the IAM member its nodes run as, from the pools read at preview (by its stand-in)."""
+        pools = ([] if stack.cpu_pool.create else [stack.cpu_pool.name]) + [
+            group.node_pool_name(stack.cluster.name, 0) for group in stack.tpu_pools if not group.create]
+        if not pools:
+            return {}
+        number: Any = stack.cluster.project_number
+        if number is None:  # the Compute Engine default account's email names the project number
+            number = gcp.organizations.get_project_output(project_id=stack.project,
+                                                          opts=pulumi.InvokeOutputOptions(parent=self)).number
+        def member_of(pool: str) -> Callable[[list], Optional[str]]:
+            return lambda read: pool_member(pool_service_account(read[0], pool), read[1])
+
+        return {POOL_MEMBER % pool: pulumi.Output.all(self.existing_node_pools, number).apply(member_of(pool))
+                for pool in pools}
 
     def _install_provider(self, name: str, stack: StackConfig,
                           opts: Optional[pulumi.ResourceOptions]) -> Optional[k8s.Provider]:

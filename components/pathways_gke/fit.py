@@ -48,9 +48,10 @@ from . import tokens
 from .catalog import GENERATIONS, TPU_HOSTS, cpu_machine, gke_allocatable
 from .config.types import parse_quantity
 from .naming import (EXCLUSIVE_TOPOLOGY_ANNOTATION, LWS_EXCLUSIVE_TOPOLOGY, LWS_SUBGROUP_EXCLUSIVE_TOPOLOGY,
-                     HEAD_ROLE, MTC_CSI_DRIVER, MTC_KIND, QUEUE_NAME_LABEL, ROLE_LABEL, SERVICES_CONFIGMAP)
-from .property_paths import value_at
-from .releases import MANAGER, controller_manifest
+                     HEAD_ROLE, MTC_CSI_DRIVER, MTC_KIND, QUEUE_NAME_LABEL, ROLE_LABEL, SERVICES_CONFIGMAP,
+                     TPU_TAINT)
+from .property_paths import COMPUTED, value_at
+from .releases import MANAGER, controller_manifest, version_key
 
 NODEPOOL_LABEL = "cloud.google.com/gke-nodepool"
 ROLLOUT = "rollout"  # the role of a controller's surge pod
@@ -59,7 +60,6 @@ TPU_TOPOLOGY_LABEL = "cloud.google.com/gke-tpu-topology"
 HOSTNAME = "kubernetes.io/hostname"
 TPU_RESOURCE = "google.com/tpu"
 SUBGROUP_FIX_SINCE = (0, 10, 0)  # lws#918
-COMPUTED = "<computed>"
 LARGER_THAN_A_NODE = "each pod requests more than one node of its pools can allocate"
 
 
@@ -185,10 +185,14 @@ def pools_of(resources: Iterable[Mapping[str, Any]]) -> list[Pool]:
     resources = list(resources)
     cluster = clusters_of(resources)
     out = []
+    allocatable: dict[str, Any] = {}  # machine type -> what GKE leaves on a node (the same for every pool of it)
+    by_urn = {str(r.get("urn")): r for r in resources}
     for r in resources:
         if r.get("type") != tokens.NODE_POOL:
             continue
         inputs = r.get("inputs") or {}
+        if r.get("read"):  # an existing slice pool (tpuPools[].create: false): its shape is its group's
+            inputs = _existing_slice_inputs(r, by_urn.get(str(r.get("parent"))))
         machine = value_at(inputs, "nodeConfig.machineType")
         name = inputs.get("name")
         if not isinstance(machine, str) or not isinstance(name, str) or COMPUTED in (machine, name):
@@ -208,13 +212,24 @@ def pools_of(resources: Iterable[Mapping[str, Any]]) -> list[Pool]:
         topology = value_at(inputs, "placementPolicy.tpuTopology")
         if isinstance(topology, str):
             labels[TPU_TOPOLOGY_LABEL] = topology
-        alloc = gke_allocatable(host)
+        alloc = allocatable.get(machine) or allocatable.setdefault(machine, gke_allocatable(host))
         chips = _tpu_chips(machine)
         out.append(Pool(name=name, resource=str(r.get("name")), machine_type=machine, labels=labels,
                         taints=list(value_at(inputs, "nodeConfig.taints") or []), max_nodes=max_nodes,
                         nodes=[Node(alloc.millicores, alloc.memory_bytes, chips) for _ in range(max_nodes)],
                         urn=str(r.get("urn") or ""), cluster=cluster.get(str(r.get("urn")))))
     return out
+
+
+def _existing_slice_inputs(pool: Mapping[str, Any], group: Optional[Mapping[str, Any]]) -> dict[str, Any]:
+    """What the fit knows of an existing slice pool a group reads: the group's declared shape (its registered
+    outputs), GKE's TPU taint, no label of ours. Empty for any other read pool (its shape is unknown offline)."""
+    outputs = (group or {}).get("outputs") or {}
+    if (group or {}).get("type") != tokens.TPU_SLICE_GROUP or not outputs.get("machineType"):
+        return {}
+    name = str(pool.get("options", {}).get("id", "")).rsplit("/", 1)[-1] or str(pool.get("name"))
+    return {"name": name, "nodeConfig": {"machineType": outputs["machineType"], "taints": [dict(TPU_TAINT)]},
+            "nodeCount": outputs.get("vmsPerSlice"), "placementPolicy": {"tpuTopology": outputs.get("topology")}}
 
 
 def _quantity(value: Any) -> Decimal:
@@ -277,20 +292,12 @@ def _queued(pod: Pod, inputs: Mapping[str, Any]) -> Pod:
     return replace(pod, queued=bool(value_at(inputs, ("metadata", "labels", QUEUE_NAME_LABEL))))
 
 
-def _version_key(version: str) -> tuple[int, ...]:
-    parts = []
-    for part in version.lstrip("v").split("."):
-        digits = "".join(ch for ch in part if ch.isdigit())
-        parts.append(int(digits) if digits else 0)
-    return tuple(parts)
-
-
 def subgroup_index(pod_count: int, subgroup_size: int, worker_index: int, lws_version: str) -> int:
     """The subgroup of pod `worker_index` (0 = the leader) of a group of `pod_count` pods (LeaderWorker type).
 
     kubernetes-sigs/lws pkg/webhooks/pod_webhook.go getSubGroupIndex; from v0.10.0 (lws#918) an even split is
     checked first, so with subGroupSize 1 every pod (the leader too) is its own subgroup."""
-    fixed = _version_key(lws_version) >= SUBGROUP_FIX_SINCE
+    fixed = version_key(lws_version) >= SUBGROUP_FIX_SINCE
     if fixed and pod_count % subgroup_size == 0:
         return worker_index // subgroup_size
     if (pod_count - 1) % subgroup_size == 0:  # the leader is the pod beyond an even split: it joins subgroup 0
@@ -488,6 +495,36 @@ def _matches(pod: Pod, pool: Pool) -> bool:
     return all(_tolerates(pod, t) for t in pool.taints)
 
 
+class PoolIndex:
+    """The pools each kind of pod may use, looked up once per kind (what it selects, tolerates, asks for and where it
+    belongs) rather than once per pod: pods of a workload are alike, so 256 slices cost about as many matcher calls
+    as 16. Positions index the plan's pools, so one index serves every fresh copy `pools_of` makes of them."""
+
+    def __init__(self, pools: Sequence[Pool]):
+        self.pools = list(pools)
+        self._by_kind: dict[tuple, tuple[int, ...]] = {}
+
+    @staticmethod
+    def kind(pod: Pod) -> tuple:
+        return pod.selector, pod.tolerations, pod.tpu > 0, pod.pool, pod.cluster
+
+    def positions(self, pod: Pod) -> tuple[int, ...]:
+        key = self.kind(pod)
+        found = self._by_kind.get(key)
+        if found is None:
+            found = self._by_kind[key] = tuple(i for i, pool in enumerate(self.pools) if _matches(pod, pool))
+        return found
+
+    def for_all(self, pods: Sequence[Pod]) -> tuple[int, ...]:
+        """Positions of the pools every one of `pods` may use."""
+        kinds = {self.kind(pod): pod for pod in pods}
+        common: Optional[set[int]] = None
+        for pod in kinds.values():
+            mine = set(self.positions(pod))
+            common = mine if common is None else common & mine
+        return tuple(sorted(common or ()))
+
+
 def _fits_an_empty_node(pod: Pod, pool: Pool) -> bool:
     host = TPU_HOSTS.get(pool.machine_type) or cpu_machine(pool.machine_type)
     if host is None:
@@ -513,20 +550,26 @@ def _pack(pods: Sequence[Pod], nodes: list[Node]) -> int:
 def place(resources: Sequence[Mapping[str, Any]], lws_version: str = "v0.10.0") -> list[Shortfall]:
     """Every shortfall of the plan's pods on its node pools at their maximum size (empty: everything fits)."""
     pools = pools_of(resources)
+    index = PoolIndex(pools)
     groups = groups_of(resources, lws_version)
     short: dict[tuple[str, str, str], list[int]] = {}  # (owner, role, reason) -> [missing, total]
     queued: dict[tuple[str, str, str], bool] = {}
     advice: dict[tuple[str, str, str], str] = {}
     considered: dict[tuple[str, str, str], set[str]] = {}
 
-    def count(pod: Pod, reason: str, missing: int, total: int, candidates: Iterable[Pool]) -> None:
+    described: dict[tuple[int, ...], frozenset[str]] = {}
+
+    def count(pod: Pod, reason: str, missing: int, total: int, positions: tuple[int, ...]) -> None:
         key = (pod.owner, pod.role, reason)
         queued[key] = pod.queued
         advice[key] = pod.advice
         entry = short.setdefault(key, [0, 0])
         entry[0] += missing
         entry[1] += total
-        considered.setdefault(key, set()).update(f"{p.name} ({p.max_nodes} x {p.machine_type})" for p in candidates)
+        if positions not in described:
+            described[positions] = frozenset(f"{pools[i].name} ({pools[i].max_nodes} x {pools[i].machine_type})"
+                                             for i in positions)
+        considered.setdefault(key, set()).update(described[positions])
 
     def claim(pods: list[Pod], candidates: list[Pool]) -> bool:
         for pool in candidates:
@@ -544,15 +587,16 @@ def place(resources: Sequence[Mapping[str, Any]], lws_version: str = "v0.10.0") 
     for owner in sorted({pods[0].owner for pods in exclusive}):
         alone = pools_of(resources)
         for pods in exclusive:
-            if pods[0].owner == owner and not claim(pods, [p for p in alone if all(_matches(q, p) for q in pods)]):
+            if pods[0].owner == owner and not claim(pods, [alone[i] for i in index.for_all(pods)
+                                                           if alone[i].exclusive_owner is None]):
                 alone_fails.add(id(pods))
     # all workloads together (largest groups first): each group takes a whole pool nobody else took; a group that
     # fits alone but not beside the others waits for their pools (the scheduler runs them one after another)
     for pods in exclusive:
-        candidates = [p for p in pools if all(_matches(pod, p) for pod in pods)]
-        if not any(_matches(pod, p) for pod in pods for p in pools):
+        every = index.for_all(pods)
+        if not any(index.positions(pod) for pod in pods):
             continue  # pinned to pools this plan does not declare (an adopted cluster's): nothing to place on
-        if claim(pods, candidates):
+        if claim(pods, [pools[i] for i in every if pools[i].exclusive_owner is None]):
             continue
         if id(pods) in alone_fails:
             reason = ("each group needs a node pool of its own (exclusive topology) and the matching pools are too "
@@ -562,7 +606,7 @@ def place(resources: Sequence[Mapping[str, Any]], lws_version: str = "v0.10.0") 
             reason = "its groups wait for node pools other workloads hold (exclusive topology)"
             waits = True
         for pod in pods:  # a group that finds no pools even alone is refused, Kueue or not
-            count(replace(pod, queued=waits), reason, 1, 1, candidates)
+            count(replace(pod, queued=waits), reason, 1, 1, every)
 
     # then everything else, on whatever room is left
     loose: dict[Pod, int] = {}
@@ -573,7 +617,8 @@ def place(resources: Sequence[Mapping[str, Any]], lws_version: str = "v0.10.0") 
     # the controllers' rollout pods last: they need what is left once everything else runs
     for pod, total in sorted(loose.items(), key=lambda kv: (not kv[0].surge, kv[0].tpu, kv[0].cpu_m, kv[0].memory),
                              reverse=True):
-        matching = [p for p in pools if _matches(pod, p)]
+        positions = index.positions(pod)
+        matching = [pools[i] for i in positions]
         if not matching:
             continue  # pinned to pools this plan does not declare (an adopted cluster's): nothing to place on
         nodes = [n for p in matching for n in p.nodes]
@@ -590,16 +635,17 @@ def place(resources: Sequence[Mapping[str, Any]], lws_version: str = "v0.10.0") 
                 reason = "requests exceed what the nodes have left"
             # TPU slices are shared by workloads that run in turn; what must run side by side on the CPU pool
             # (heads, client proxies, leaders) never waits legitimately
-            fresh = [n for fresh_pool in pools_of(resources) if _matches(pod, fresh_pool) for n in fresh_pool.nodes]
+            fresh_pools = pools_of(resources)
+            fresh = [n for i in index.positions(pod) for n in fresh_pools[i].nodes]
             fits_alone = _pack([pod] * total, fresh) == 0
             if pod.tpu and fits_alone:
                 reason, pod = "they wait for TPU hosts other workloads hold", replace(pod, queued=True)
             elif not fits_alone and not pod.surge:
                 # Kueue admits pods in turn; it cannot make room the pools lack even with nothing else running
                 pod = replace(pod, queued=False)
-            count(pod, reason, missing, total, matching)
+            count(pod, reason, missing, total, positions)
         elif total:
-            count(pod, "", 0, total, matching)
+            count(pod, "", 0, total, positions)
     return [Shortfall(owner, role, m, t, tuple(sorted(considered[(owner, role, reason)])), reason,
                       queued[(owner, role, reason)], advice[(owner, role, reason)])
             for (owner, role, reason), (m, t) in sorted(short.items()) if m]
@@ -621,4 +667,4 @@ def lws_version_of(resources: Iterable[Mapping[str, Any]], default: str = "v0.10
     return default
 
 
-__all__ = ["Pod", "Pool", "Shortfall", "groups_of", "lws_version_of", "place", "pools_of", "subgroup_index"]
+__all__ = ["Pod", "Pool", "PoolIndex", "Shortfall", "groups_of", "lws_version_of", "place", "pools_of", "subgroup_index"]

@@ -61,6 +61,18 @@ KUEUE_API_VERSION = "kueue.x-k8s.io/v1beta2"
 QUEUE_NAME_LABEL = "kueue.x-k8s.io/queue-name"
 
 
+XPK_SLICE_GROUP = "np"
+"""XPK names the slice pools of a cluster `<cluster>-np-<i>` and treats every pool with that prefix as its own
+(xpk v1.16.0 src/xpk/core/nodepool.py, get_desired_node_pool_names; `cluster create` re-creates or deletes them)."""
+SLICE_TAINT_EFFECT = "NO_SCHEDULE"
+
+
+def slice_group_taint(group: str) -> dict[str, str]:
+    """The taint on the slices a stack creates on an adopted cluster: pathways-gke/tpu-group=<group>:NoSchedule.
+    Another scheduler's pods (XPK's queue selects slices by accelerator and topology only) cannot land on them."""
+    return {"key": TPU_GROUP_LABEL, "value": group, "effect": SLICE_TAINT_EFFECT}
+
+
 def tpu_node_pool_name(cluster: str, group: str, index: int) -> str:
     """GKE node-pool name of slice `index` of a TPU pool group."""
     return f"{cluster}-{group}-{index}"

@@ -31,9 +31,8 @@ from .catalog import is_tpu_machine_type
 from .config.types import DNS_1035_LABEL, image_is_pinned
 from .config.workloads import MAX_LWS_NAME, MAX_WORKLOAD_NAME
 from .naming import JOBSET_CRD, LWS_CRD, TPU_GROUP_LABEL
-from .property_paths import value_at
+from .property_paths import COMPUTED, value_at
 
-COMPUTED = "<computed>"
 MANDATORY, ADVISORY, DISABLED = "mandatory", "advisory", "disabled"
 LEVELS = (MANDATORY, ADVISORY, DISABLED)
 
@@ -261,12 +260,21 @@ def stack_one_zone_per_tpu_group(resources: Sequence[Resource], settings: Mappin
 def stack_pods_fit(resources: Sequence[Resource], settings: Mapping[str, Any],
                    queued: bool = False) -> list[tuple[Optional[Resource], str]]:
     """Every declared pod has a place on the pools it is pinned to at their maximum size (fit.py)."""
-    from .fit import lws_version_of, place  # noqa: PLC0415 (the placement model)
-
     by_owner = {f"{value_at(r, 'inputs.kind')} {value_at(r, 'inputs.metadata.name')}": r for r in resources
                 if "apiVersion" in (r.get("inputs") or {})}
-    return [(by_owner.get(s.owner), s.message()) for s in place(resources, lws_version_of(resources))
-            if s.queued == queued]
+    return [(by_owner.get(s.owner), s.message()) for s in _placed(resources) if s.queued == queued]
+
+
+_LAST_PLACED: list = []
+"""While `check_resources` runs: [(its resources, their shortfalls)], so both fit rules read one placement."""
+
+
+def _placed(resources: Sequence[Resource]) -> list:
+    from .fit import lws_version_of, place  # noqa: PLC0415 (the placement model)
+
+    if _LAST_PLACED and _LAST_PLACED[0][0] is resources:
+        return _LAST_PLACED[0][1]
+    return place(resources, lws_version_of(resources))
 
 
 def stack_queued_pods_fit(resources: Sequence[Resource], settings: Mapping[str, Any]) \
@@ -274,6 +282,9 @@ def stack_queued_pods_fit(resources: Sequence[Resource], settings: Mapping[str, 
     """Pods that cannot all run at once but wait their turn (Kueue-admitted ones that fit their pools alone, or
     groups waiting for pools another workload holds): advisory, with the number waiting."""
     return stack_pods_fit(resources, settings, queued=True)
+
+
+FIT_CHECKS = (stack_pods_fit, stack_queued_pods_fit)
 
 
 @dataclass(frozen=True)
@@ -362,6 +373,19 @@ def offline_config(stack: str, privileged_workloads: Sequence[str] = (),
 def check_resources(resources: Sequence[Resource], config: Optional[Mapping[str, Any]] = None) -> list[Violation]:
     """Every violation of every enabled rule, in a deterministic order."""
     out: list[Violation] = []
+    from .fit import lws_version_of, place  # noqa: PLC0415 (the placement model)
+
+    # both fit rules share one placement of these resources, within this call only
+    if any(level_and_settings(r, config)[0] != DISABLED for r in RULES if r.check in FIT_CHECKS):
+        _LAST_PLACED[:] = [(resources, place(resources, lws_version_of(resources)))]
+    try:
+        _check_each(resources, config, out)
+    finally:
+        _LAST_PLACED.clear()
+    return out
+
+
+def _check_each(resources: Sequence[Resource], config: Optional[Mapping[str, Any]], out: list[Violation]) -> None:
     for rule in RULES:
         level, settings = level_and_settings(rule, config)
         if level == DISABLED:
@@ -374,7 +398,6 @@ def check_resources(resources: Sequence[Resource], config: Optional[Mapping[str,
         for resource in resources:
             for message in rule.check(resource, settings):
                 out.append(Violation(rule.name, level, message, resource.get("urn"), resource.get("name")))
-    return out
 
 
 def check_plan(plan: Mapping[str, Any], config: Optional[Mapping[str, Any]] = None) -> list[Violation]:

@@ -18,6 +18,9 @@ from typing import Any, Iterator, Sequence, Union
 Part = Union[str, int]
 IDENT = re.compile(r"^[A-Za-z_$][A-Za-z0-9_$]*$")
 WILDCARD = "*"
+COMPUTED = "<computed>"
+"""A value known only after creation, as a first `pulumi preview` shows it (the offline plan's marker; the
+policies and the pod fit skip it, never guess it)."""
 _TOKEN = re.compile(r'\.?([A-Za-z_$*][A-Za-z0-9_$-]*)|\[(\d+|\*)\]|\["((?:[^"\\]|\\.)*)"\]')
 
 

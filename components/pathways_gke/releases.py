@@ -65,9 +65,13 @@ MINIMUM_REASON = {
            "at the webhook; v0.5.0 dropped that sidecar and added the DNS-1035 name check the Service names rely on",
 }
 
-def version_key(version: str) -> tuple[int, int, int]:
-    major, minor, patch = (int(p) for p in version.lstrip("v").split("."))
-    return major, minor, patch
+def version_key(version: str) -> tuple[int, ...]:
+    """`v0.10.0` -> (0, 10, 0): release tags compared as numbers (the digits of each dotted part, e.g. `0-rc1` -> 0)."""
+    parts = []
+    for part in version.lstrip("v").split("."):
+        digits = "".join(ch for ch in part.split("-")[0] if ch.isdigit())
+        parts.append(int(digits) if digits else 0)
+    return tuple(parts)
 
 
 def default_version(addon: str) -> str:
@@ -324,4 +328,5 @@ IN_PLACE_RESTART_REASON = (
 
 def jobset_feature_gates(version: str) -> dict[str, bool]:
     """The gates (and their defaults) the JobSet `version` knows; empty before v0.11.0 (no featureGates field)."""
-    return dict(JOBSET_FEATURE_GATES.get(version_key(version)[:2], {}))
+    major, minor = (version_key(version) + (0, 0))[:2]
+    return dict(JOBSET_FEATURE_GATES.get((major, minor), {}))

@@ -50,6 +50,9 @@ GCP_PROVIDER = provider_type("gcp")
 
 GKE_CLUSTER = "gcp:container/cluster:Cluster"
 NODE_POOL = "gcp:container/nodePool:NodePool"
+# invokes (data sources) the program reads at preview
+GET_CLUSTER = "gcp:container/getCluster:getCluster"
+GET_PROJECT = "gcp:organizations/getProject:getProject"
 RESOURCE_POLICY = "gcp:compute/resourcePolicy:ResourcePolicy"  # the tpu7x workload policy
 FIREWALL = "gcp:compute/firewall:Firewall"
 ROUTER = "gcp:compute/router:Router"

@@ -133,6 +133,7 @@ class PoolFacts:
     capacity: str
     zone: str
     form: str  # bare | alias | shorthand | shorthand+topology
+    create: bool = True  # false: an adopted cluster's existing pools, read (tpuPools[].create)
 
 
 @dataclass
@@ -141,6 +142,12 @@ class WorkloadFacts:
     runtime: str
     mode: str  # pathways: default | headless | colocated; jax: tpu | cpu
     pool: Optional[str]
+
+
+# the tpuPools keys refused on a group of existing pools (create: false)
+CREATE_ONLY_TPU_POOL_KEYS = ("reservation", "maxRunDuration", "autoscaling", "networkProfile", "diskSizeGb", "diskType",
+                             "imageStreaming", "imageCacheDisk", "autoUpgrade", "maxPodsPerNode",
+                             "hostMaintenanceInterval", "protect", "labels")
 
 
 @dataclass
@@ -156,7 +163,8 @@ class ValidDraw:
 
     @property
     def node_pool_names(self) -> list[str]:
-        return [f"{self.cluster}-{p.name}-{i}" for p in self.pools for i in range(p.slices)]
+        """The node pools the stack creates (existing ones are read, not created)."""
+        return [f"{self.cluster}-{p.name}-{i}" for p in self.pools if p.create for i in range(p.slices)]
 
 
 # --- small value strategies -------------------------------------------------------------------------------
@@ -647,6 +655,19 @@ def valid_configs(draw) -> ValidDraw:
     if draw(st.integers(0, 2)) == 0:
         config[P + "namespace"] = draw(namespace(kueue))
 
+    # an adopted cluster's existing slices (tpuPools[].create: false): not with Kueue, not under a jax workload, and
+    # without the keys that only shape pools the stack creates (config/checks.py CREATE_ONLY_TPU_POOL_FIELDS)
+    if not cluster.get("create", True) and not kueue:
+        jax_pools = {w.pool for w in workload_facts if w.runtime == "jax"}
+        for i, f in enumerate(facts):
+            if f.name not in jax_pools and f.capacity != "reservation" and draw(st.integers(0, 2)) == 0:
+                pool = pools[i]
+                pool["create"] = False
+                for key in CREATE_ONLY_TPU_POOL_KEYS:
+                    pool.pop(key, None)
+                facts[i] = dataclasses.replace(f, create=False)
+                features.add("tpu-pool-create:false")
+
     # autoUpgrade: false only without a release channel (gke_rules "auto-upgrade-channel")
     if cluster.get("create", True) and cluster.get("releaseChannel", "REGULAR") != "UNSPECIFIED":
         for pool in pools:
@@ -1134,8 +1155,9 @@ def _cpu_too_small_for_head(draw, cfg, base, taken):
     bad = draw(choice(["e2-micro", "e2-small", "e2-medium", "n2-custom-8-32768", "custom-16-65536",
                        "e2-custom-small-4096"]))
     _cpu(cfg)["machineType"] = bad
-    return Mistake("cpu-machine-cannot-hold-the-head", "cpuPool", f"workloads[{heads[0]}].resources",
-                   (bad, "too large for a cpuPool node"), "cross")
+    # the Pathways servers alone do not fit: the machine is blamed, not the workload (nothing it says can fix it)
+    return Mistake("cpu-machine-cannot-hold-the-head", "cpuPool", "cpuPool.machineType",
+                   (bad, "for the Pathways servers alone"), "cross")
 
 
 @mistake("cpu-machine-unsized-under-the-head", site="cpuPool")

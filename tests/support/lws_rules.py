@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from typing import Any, Optional
 
+from pathways_gke.releases import version_key
 from tests.support.jobset_rules import DNS_1035, pod_rule_errors
 
 INT32 = 2**31 - 1
@@ -20,10 +21,6 @@ SUBGROUP_EXCLUSIVE = "leaderworkerset.sigs.k8s.io/subgroup-exclusive-topology"
 EXCLUSIVE = "leaderworkerset.sigs.k8s.io/exclusive-topology"
 NODE_POOL = "cloud.google.com/gke-nodepool"
 TPU = "google.com/tpu"
-
-
-def version_key(version: str) -> tuple[int, ...]:
-    return tuple(int(p) for p in version.lstrip("v").split("."))
 
 
 def _int_or_percent(value: Any) -> Optional[str]:

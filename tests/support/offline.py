@@ -26,13 +26,16 @@ class Cloud(pulumi.runtime.Mocks):
     """The engine's preview mocks, plus what a test needs to see past the plan.
 
     `reads`: per resource type, the state the cloud returns when a program reads an existing resource of that
-    type (a StackReference, an adopted cluster). `sent` holds each resource's inputs as the engine received them,
+    type (a StackReference, an adopted cluster); `invokes`: per function token, what a data source returns (an
+    adopted cluster's node pools). `sent` holds each resource's inputs as the engine received them,
     secret values included (the plan shows "<secret>").
     """
 
-    def __init__(self, reads: Optional[Mapping[str, Callable[[pulumi.runtime.MockResourceArgs], dict]]] = None):
+    def __init__(self, reads: Optional[Mapping[str, Callable[[pulumi.runtime.MockResourceArgs], dict]]] = None,
+                 invokes: Optional[Mapping[str, Callable[[pulumi.runtime.MockCallArgs], dict]]] = None):
         self._preview = engine.preview_mocks()
         self._reads = dict(reads or {})
+        self._invokes = dict(invokes or {})  # per invoke token, what the cloud answers (a data source)
         self.sent: dict[str, dict[str, Any]] = {}
 
     def new_resource(self, args: pulumi.runtime.MockResourceArgs):
@@ -42,4 +45,6 @@ class Cloud(pulumi.runtime.Mocks):
         return self._preview.new_resource(args)
 
     def call(self, args: pulumi.runtime.MockCallArgs):
+        if args.token in self._invokes:
+            return self._invokes[args.token](args)
         return self._preview.call(args)

@@ -28,7 +28,8 @@ from ..config.tpu import TpuPoolConfig
 from ..ironwood import SLICE_CONTROLLER, is_sub_slice, topology_levels
 from ..naming import (
     KUEUE_API_VERSION, KUEUE_CLUSTER_QUEUE, KUEUE_CPU_FLAVOR, KUEUE_PROVISIONING, KUEUE_SLICE_CHECK,
-    KUEUE_SLICE_TOPOLOGY, LOCAL_QUEUE_NAME, MANAGED_BY_LABELS, NODE_POOL_LABEL, TPU_ACCELERATOR_LABEL, TPU_GROUP_LABEL, TPU_RESOURCE, TPU_TOPOLOGY_LABEL, kueue_tpu_flavor,
+    KUEUE_SLICE_TOPOLOGY, LOCAL_QUEUE_NAME, MANAGED_BY_LABELS, NODE_POOL_LABEL, TPU_ACCELERATOR_LABEL, TPU_GROUP_LABEL,
+    TPU_RESOURCE, TPU_TOPOLOGY_LABEL, kueue_tpu_flavor, slice_group_taint,
 )
 
 COVERED_RESOURCES = ("cpu", "memory", TPU_RESOURCE)
@@ -73,20 +74,34 @@ def cpu_flavor(stack: StackConfig) -> dict[str, Any]:
             "spec": {"nodeLabels": {NODE_POOL_LABEL: stack.cpu_pool.name}}}
 
 
-def tpu_flavor(pool: TpuPoolConfig) -> dict[str, Any]:
+def tpu_flavor(pool: TpuPoolConfig, adopted: bool = False) -> dict[str, Any]:
+    """A group's flavor. On an adopted cluster the group's slices carry its taint: the flavor lists it
+    (`nodeTaints`: Kueue assigns the flavor only to pod sets that tolerate it) and adds the toleration."""
     shape = pool.shape
     labels = {TPU_GROUP_LABEL: pool.name, TPU_ACCELERATOR_LABEL: shape.accelerator_label}
-    spec: dict[str, Any] = {}
+    topology: dict[str, Any] = {}
     if pool.dynamic_slicing:
         # no topology label: a workload's slice is not the sub-blocks' 4x4x4 (Kueue injects a flavor's node labels
         # into the pods); TAS places it through the Topology (XPK kueue_config.yaml.j2, Cluster Toolkit
         # kueue-configuration-dynamic-slicing.yaml.tftpl)
-        spec["topologyName"] = KUEUE_SLICE_TOPOLOGY
+        topology["topologyName"] = KUEUE_SLICE_TOPOLOGY
     else:
         labels[TPU_TOPOLOGY_LABEL] = shape.topology
-    spec = {"nodeLabels": dict(sorted(labels.items())), **spec, "tolerations": tpu_tolerations(pool.capacity)}
-    return {"apiVersion": KUEUE_API_VERSION, "kind": "ResourceFlavor", "metadata": _meta(kueue_tpu_flavor(pool.name)),
-            "spec": spec}
+    tolerations = tpu_tolerations(pool.capacity)
+    taints = []
+    if adopted:
+        taint = slice_group_taint(pool.name)
+        taints = [{"key": taint["key"], "value": taint["value"], "effect": "NoSchedule"}]
+        tolerations.append({**taints[0], "operator": "Equal"})
+    return {
+        "apiVersion": KUEUE_API_VERSION, "kind": "ResourceFlavor", "metadata": _meta(kueue_tpu_flavor(pool.name)),
+        "spec": {
+            "nodeLabels": dict(sorted(labels.items())),
+            **topology,
+            "tolerations": tolerations,
+            **({"nodeTaints": taints} if taints else {}),
+        },
+    }
 
 
 def dynamic_slice_topologies(stack: StackConfig) -> list[str]:
@@ -170,7 +185,7 @@ def kueue_objects(stack: StackConfig) -> list[tuple[str, dict[str, Any]]]:
     out: list[tuple[str, dict[str, Any]]] = [("flavor-cpu", cpu_flavor(stack))]
     if any(p.dynamic_slicing for p in stack.tpu_pools):
         out += [("slice-topology", slice_topology(stack)), ("slice-admission-check", slice_admission_check())]
-    out += [(f"flavor-tpu-{pool.name}", tpu_flavor(pool)) for pool in stack.tpu_pools]
+    out += [(f"flavor-tpu-{pool.name}", tpu_flavor(pool, adopted=not stack.cluster.create)) for pool in stack.tpu_pools]
     if any(p.capacity == "queued" for p in stack.tpu_pools):
         out += [("provisioning-config", provisioning_request_config()), ("admission-check", admission_check())]
     out += [("cluster-queue", cluster_queue(stack)), ("local-queue", local_queue(stack))]

@@ -277,6 +277,13 @@ def cluster_and_pool_problems(stack: StackConfig) -> list[Problem]:
 
 # CpuPoolConfig fields that only shape a pool we create: refused when an existing head pool is reused
 CREATE_ONLY_CPU_POOL_FIELDS = ("min_nodes", "max_nodes", "zone", "disk_size_gb", "disk_type", "spot", "labels")
+# TpuPoolConfig fields that only shape node pools we create: refused on a group of existing pools (create: false).
+# Kept there: name, type, topology, machineType, slices, zone (the slices' shape and where they are) and capacity
+# (the tolerations and node selector the workers need on them).
+CREATE_ONLY_TPU_POOL_FIELDS = ("reservation", "max_run_duration", "autoscaling", "network_profile", "disk_size_gb",
+                               "disk_type", "image_streaming", "image_cache_disk", "auto_upgrade",
+                               "max_pods_per_node", "host_maintenance_interval", "protect", "labels",
+                               "dynamic_slicing", "numa_aware")  # Ironwood: the sub-block policy, the pools' kubelet
 
 
 def adoption_problems(stack: StackConfig) -> list[Problem]:
@@ -284,21 +291,53 @@ def adoption_problems(stack: StackConfig) -> list[Problem]:
     out: list[Problem] = []
     cluster, cpu = stack.cluster, stack.cpu_pool
     if not cluster.create:
-        for name in CREATE_ONLY_CLUSTER_FIELDS:
-            if name in cluster.model_fields_set:
-                key = type(cluster).model_fields[name].alias or name
-                out.append(Problem(f"cluster.{key}", "only shapes a cluster pathways-gke creates; with "
-                                   "cluster.create: false the existing cluster keeps its own setting, so it is "
-                                   "refused rather than ignored: remove it (or change it on the cluster with gcloud)"))
+        out += given_fields(cluster, CREATE_ONLY_CLUSTER_FIELDS, "cluster", "only shapes a cluster pathways-gke "
+                            "creates; with cluster.create: false the existing cluster keeps its own setting, so it is "
+                            "refused rather than ignored: remove it (or change it on the cluster with gcloud)")
     if not cpu.create:
         if cluster.create:
             out.append(Problem("cpuPool.create", "false reuses an existing head pool, which only an adopted cluster "
                                "has; set cluster.create: false too, or drop cpuPool.create", False))
-        for name in CREATE_ONLY_CPU_POOL_FIELDS:
-            if name in cpu.model_fields_set:
-                key = type(cpu).model_fields[name].alias or name
-                out.append(Problem(f"cpuPool.{key}", "only shapes a head pool pathways-gke creates; with "
-                                   "cpuPool.create: false the existing pool is used as it is: remove it"))
+        out += given_fields(cpu, CREATE_ONLY_CPU_POOL_FIELDS, "cpuPool", "only shapes a head pool pathways-gke "
+                            "creates; with cpuPool.create: false the existing pool is used as it is: remove it")
+    for i, pool in enumerate(stack.tpu_pools):
+        out.extend(existing_slice_problems(stack, pool, f"tpuPools[{i}]"))
+    return out
+
+
+def given_fields(model, fields: tuple[str, ...], path: str, message: str) -> list[Problem]:
+    """A problem at `path.<key>` for each of `fields` the stack file gives on `model` (keys in camelCase)."""
+    return [Problem(f"{path}.{type(model).model_fields[name].alias or name}", message)
+            for name in fields if name in model.model_fields_set]
+
+
+def existing_slice_problems(stack: StackConfig, pool: TpuPoolConfig, path: str) -> list[Problem]:
+    """A group of existing slice pools (create: false), and a group this stack creates under XPK's pool names."""
+    out: list[Problem] = []
+    adopted = not stack.cluster.create
+    if not pool.create:
+        if not adopted:
+            out.append(Problem(f"{path}.create", "false runs on existing node pools, which only an adopted cluster "
+                               "has; set cluster.create: false too, or drop it", False))
+        out += given_fields(pool, CREATE_ONLY_TPU_POOL_FIELDS, path, "only shapes node pools pathways-gke creates; "
+                            "with create: false the existing pools are used as they are: remove it")
+        if stack.kueue.enabled:
+            out.append(Problem(f"{path}.create", "false runs on existing slices that carry no pathways-gke/tpu-group "
+                               "label, so this stack's Kueue flavor could only select them by accelerator and "
+                               "topology, as XPK's does: two ClusterQueues would count the same slices. Run without "
+                               "kueue.enabled, or create this stack's own slices", False))
+        jax = [w.name for w in stack.workloads if isinstance(w, JaxWorkloadConfig) and w.tpu_pool == pool.name]
+        if jax:
+            out.append(Problem(f"{path}.create", "false runs on existing slices without the pathways-gke/tpu-group "
+                               f"label that runtime jax places its processes by (workload(s) {', '.join(jax)}); "
+                               "give them a group this stack creates", False))
+    elif adopted and pool.name == naming.XPK_SLICE_GROUP:
+        first = pool.node_pool_name(stack.cluster.name, 0)
+        out.append(Problem(f"{path}.name", f"makes node pools named {first}, …: XPK's names for the slice pools of "
+                           "a cluster it made (<cluster>-np-<i>). On an adopted cluster they exist already "
+                           "(AlreadyExists) or XPK's next `cluster create` takes them for its own and re-creates or "
+                           "deletes them: choose another group name, or set create: false to run on XPK's slices",
+                           pool.name))
     return out
 
 

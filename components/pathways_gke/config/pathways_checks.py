@@ -145,7 +145,8 @@ def shortfall(need: dict[str, Decimal], alloc: Allocatable) -> Optional[str]:
     return "; ".join(short) or None
 
 
-def pathways_workload_problems(workload: PathwaysWorkloadConfig, placement: Placement, path: str) -> list[Problem]:
+def pathways_workload_problems(workload: PathwaysWorkloadConfig, placement: Placement, path: str,
+                               cpu_machine_path: str = "cpuPool.machineType") -> list[Problem]:
     """Every problem of a Pathways workload that the JobSet builder relies on being absent."""
     out: list[Problem] = workload_resilience_problems(workload, path)
     pw = workload.pathways
@@ -242,9 +243,18 @@ def pathways_workload_problems(workload: PathwaysWorkloadConfig, placement: Plac
                                f"'{placement.cpu_machine_type}' {cannot_size_reason(placement.cpu_machine_type)}; "
                                "use a machine type the catalog sizes, such as n2-standard-64", workload.mode))
         else:
-            short = shortfall(head_requests(workload), gke_allocatable(machine))
-            if short:
-                out.append(Problem(at("resources"), f"makes the head pod too large for a cpuPool node "
-                                   f"({machine.name}: {short}); the Pathways servers alone request 24 CPU / 132 GB. "
-                                   "Lower resources.requests or use a larger cpuPool.machineType (n2-standard-64)"))
+            alloc = gke_allocatable(machine)
+            servers_short = shortfall(dict(SERVER_REQUESTS), alloc)
+            short = shortfall(head_requests(workload), alloc)
+            if servers_short:  # nothing the workload says can make it fit: the machine is the fault
+                out.append(Problem(cpu_machine_path, f"is too small for workload {workload.name}'s Pathways head "
+                                   f"({machine.name}: {servers_short} for the Pathways servers alone, which request "
+                                   "24 CPU / 132 GB); use a larger machine such as n2-standard-64",
+                                   placement.cpu_machine_type))
+            elif short:
+                out.append(Problem(at("resources") if has_user_container(workload) else at("sidecars"),
+                                   f"makes the head pod too large for a cpuPool node ({machine.name}: {short}); the "
+                                   "Pathways servers alone request 24 CPU / 132 GB. Lower "
+                                   f"{'resources' if has_user_container(workload) else 'sidecars[].resources'}"
+                                   ".requests or use a larger cpuPool.machineType (n2-standard-64)"))
     return out

@@ -54,6 +54,10 @@ class Placement(BaseModel):
     """Value of the node label pathways-gke/tpu-group on the slices' nodes. A JaxWorkload on TPU requires it; a
     Pathways workload may omit it on clusters whose TPU pools were not created by pathways-gke (workers then select
     on accelerator and topology only)."""
+    group_taint: bool = False
+    """The slices carry the taint pathways-gke/tpu-group=<tpu_group>:NoSchedule, as the TPU pools a stack creates on
+    an adopted cluster do (it keeps another scheduler's pods, such as XPK's queue's, off them): the pods tolerate
+    it. Needs tpu_group. Default: false."""
     capacity: Capacity = "on-demand"
     """How the slices are provisioned: adds the matching worker tolerations and node selectors. Default:
     "on-demand"."""
@@ -80,12 +84,18 @@ class Placement(BaseModel):
             if self.dynamic_slice:
                 raise fail("tpu", "describes TPU slices, but tpu_type is not set: give tpu_type tpu7x too, or remove "
                            "it to run on the CPU pool", field="dynamic_slice")
+            if self.group_taint:
+                raise fail("tpu", "describes TPU slices, but tpu_type is not set: give tpu_type too, or remove it to "
+                           "run on the CPU pool", field="group_taint")
             if self.capacity != "on-demand":  # how slices are provisioned: the CPU pool has none to apply it to
                 raise fail("tpu", "describes how the TPU slices are provisioned, but tpu_type is not set: the CPU "
                            "pool has no slices; remove it (or give tpu_type)", field="capacity")
             return self
         if self.slices is None:
             raise fail("tpu", "is required with tpu_type: the number of slices the workload may use", field="slices")
+        if self.group_taint and self.tpu_group is None:
+            raise fail("tpu", "names the taint pathways-gke/tpu-group=<tpu_group>, so it needs tpu_group",
+                       field="group_taint")
         if self.fallback_groups is not None:
             for other, wrong in (("tpu_group", self.tpu_group is not None),
                                  ("capacity", self.capacity != "on-demand"),
@@ -138,6 +148,7 @@ class Placement(BaseModel):
         if not present:
             return base
         values = {**dict(base), "slices": min(pool.slices for pool in present), "tpu_group": None,
+                  "group_taint": False,  # Kueue injects the admitted flavor's toleration of its group's taint
                   "capacity": "on-demand", "placement_policy": None,
                   "fallback_groups": [pool.name for pool in present]}
         return cls.model_construct(**values)
@@ -163,7 +174,9 @@ class Placement(BaseModel):
         if pool is not None:
             shape = pool.shape
             values.update(tpu_type=shape.generation, tpu_topology=shape.topology, tpu_machine_type=shape.machine_type,
-                          slices=pool.slices, tpu_group=pool.name, capacity=pool.capacity)
+                          slices=pool.slices, capacity=pool.capacity)
+            if pool.create:  # existing slices (an adopted cluster's, XPK's) carry no group label and no taint
+                values.update(tpu_group=pool.name, group_taint=not stack.cluster.create)
             if pool.dynamic_slicing:
                 # sub-blocks provisioned, not joined: GKE's slice controller forms every slice, a 4x4x4 one too
                 values["dynamic_slice"] = True
@@ -174,8 +187,9 @@ class Placement(BaseModel):
         return cls.model_construct(**values)
 
     def args(self) -> dict[str, Any]:
-        """This placement as a workload component's placement args (unset ones left out)."""
-        return self.model_dump(exclude_none=True)
+        """This placement as a workload component's placement args (unset ones left out, and group_taint unless
+        the slices carry it: the cluster's `tpuPools` output stays as it was for every cluster that is not adopted)."""
+        return self.model_dump(exclude_none=True, exclude=None if self.group_taint else {"group_taint"})
 
     @property
     def slice_count(self) -> int:

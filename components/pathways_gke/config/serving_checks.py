@@ -14,7 +14,7 @@ from typing import Optional
 from .. import naming
 from ..catalog import TPU_HOSTS, cannot_size_reason, cpu_machine, gke_allocatable
 from ..errors import Problem
-from ..releases import kueue_lws_name_problem
+from ..releases import kueue_lws_name_problem, version_key
 from .pathways import jax_release_of
 from ..pathways_facts import RM_CONTAINER
 from .pathways_checks import MAX_DNS_LABEL, SERVER_REQUESTS, SERVER_SIZES, shortfall, head_requests, tpu_head_server_sizes
@@ -36,10 +36,6 @@ INSECURE_PROXY_SINCE = (0, 9, 0)
 LWS_ENV = ("LWS_LEADER_ADDRESS", "LWS_GROUP_SIZE", "LWS_WORKER_INDEX")
 # Resource-manager-only head (mode service): the limits of its one server.
 RM_ONLY_REQUESTS = SERVER_SIZES[RM_CONTAINER]
-
-def version_key(version: str) -> tuple[int, ...]:
-    return tuple(int(p) for p in version.lstrip("v").split("."))
-
 
 @dataclass(frozen=True)
 class Layout:

@@ -356,7 +356,16 @@ def _secret_names(value: Any, problems: list[Problem]) -> Any:
                 type(item).__name__
             problems.append(Problem(f"secrets.{name}", f"must be a string secret value; {kind} was given (value not "
                                     f"shown); set it with `pulumi config set --secret --path 'secrets.{name}' VALUE`"))
-    return {str(k): "<secret>" for k in value}
+    return secret_name_placeholders(value)
+
+
+SECRET_NAME_PLACEHOLDER = "<secret>"
+"""What a secret's value is replaced by while the stack is validated: only its name is needed."""
+
+
+def secret_name_placeholders(names: Mapping[str, Any]) -> dict[str, str]:
+    """The `secrets` map with its values hidden: names are validated and referenced, values never read."""
+    return {str(k): SECRET_NAME_PLACEHOLDER for k in names}
 
 
 def from_pulumi_config() -> StackConfig:

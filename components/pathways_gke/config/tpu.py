@@ -11,6 +11,7 @@ from ..capacity import PROVISIONED_ON_DEMAND, Capacity
 from ..catalog import GENERATIONS, CatalogError, SliceShape, chips_of, parse_shorthand, resolve
 from ..errors import Problem
 from ..gke_rules import tpu_disk_type_problem
+from ..naming import tpu_node_pool_name
 from .base import Model, fail
 from .cluster import DiskType
 from .types import DiskImage, NodeLabels, PoolGroupName, ProjectId, ReservationName, ReservationPartName, TpuZone
@@ -70,6 +71,11 @@ class TpuPoolConfig(Model):
     """Slice topology, e.g. 4x4 (v5e/v6e) or 2x2x2 (v4/v5p/tpu7x); implied by a shorthand type."""
     slices: int = Field(default=1, ge=1, le=256)
     """Number of slices, one node pool each (1-256). Default: 1."""
+    create: bool = True
+    """Create the group's node pools (true), or run on node pools an adopted cluster already has (false): the
+    existing pools <cluster>-<name>-0 … <cluster>-<name>-<slices-1> (XPK names its slice pools <cluster>-np-<i>, so
+    `name: np` names XPK's), read at preview and never created, changed or deleted; only with cluster.create: false.
+    Default: true."""
     zone: TpuZone
     """Zone of the slices, in the cluster's region."""
     capacity: Capacity = "on-demand"
@@ -212,7 +218,7 @@ class TpuPoolConfig(Model):
         return specs[index] if len(specs) > 1 else specs[0]
 
     def node_pool_name(self, cluster: str, index: int) -> str:
-        return f"{cluster}-{self.name}-{index}"
+        return tpu_node_pool_name(cluster, self.name, index)
 
 
 def pool_problems(pool: TpuPoolConfig, path: str) -> list[Problem]:

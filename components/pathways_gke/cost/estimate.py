@@ -44,7 +44,7 @@ class CostLine:
     unit: str
     unit_price: Optional[float]
     chips: Optional[int] = None
-    vcpus: Optional[float] = None  # shared-core machines have fractions (catalog.SHARED_CORE)
+    vcpus: Optional[float] = None  # a shared-core machine has a fraction
     price_source: Optional[str] = None
     price_read: Optional[str] = None
     note: Optional[str] = None

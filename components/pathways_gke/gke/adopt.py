@@ -13,6 +13,7 @@ from typing import Any, Mapping, Optional
 from ..config.stack import StackConfig
 from ..gke_rules import (GCS_FUSE_HOST_NETWORK_MIN_GKE, JOBSET_RESTARTS_MIN_GKE, MTC_MIN_GKE, auto_upgrade_problem,
                          below_floor, below_line_floors, version_floor_problems, version_floors)
+from ..naming import HEAD_ROLE, ROLE_LABEL, TPU_GROUP_LABEL
 
 ADVANCED_DATAPATH = "ADVANCED_DATAPATH"
 
@@ -42,7 +43,7 @@ def adopted_cluster_problems(props: Mapping[str, Any], stack: StackConfig) -> li
                    f"{stack.cluster.name} --location {stack.cluster.location} "
                    f"--workload-pool={stack.project}.svc.id.goog")
     datapath = _get(props, "datapathProvider")
-    needs_dpv2 = [p.name for p in stack.tpu_pools if p.network_profile_on]
+    needs_dpv2 = [p.name for p in stack.tpu_pools if p.create and p.network_profile_on]
     if needs_dpv2 and datapath is not None and datapath != ADVANCED_DATAPATH:
         out.append(f"{name} does not run Dataplane V2 (datapathProvider {datapath or 'unset'}), which the "
                    f"accelerator network profile of TPU pool group(s) {', '.join(needs_dpv2)} needs; Dataplane V2 "
@@ -60,7 +61,7 @@ def adopted_cluster_problems(props: Mapping[str, Any], stack: StackConfig) -> li
                    f"{stack.cluster.name} --location {stack.cluster.location} --update-addons "
                    "HighScaleCheckpointing=ENABLED,GcsFuseCsiDriver=ENABLED")
     channel: Optional[str] = _get(props, "releaseChannel", "channel")
-    for pool in stack.tpu_pools:
+    for pool in (p for p in stack.tpu_pools if p.create):  # existing pools keep what they have
         if channel is not None:
             problem = auto_upgrade_problem(channel, pool.auto_upgrade)
             if problem:
@@ -87,4 +88,84 @@ def adopted_cluster_problems(props: Mapping[str, Any], stack: StackConfig) -> li
             out.append(f"{name} runs {running}, older than {GCS_FUSE_HOST_NETWORK_MIN_GKE}, whose GCS FUSE driver "
                        f"mounts volumes in hostNetwork pods (workload(s) {', '.join(fuse_on_host)}); upgrade the "
                        "control plane first")
+    return out
+
+
+# --- the adopted cluster's node pools, read at preview (gcp.container.get_cluster: its nodePools) ----------------
+
+COMPUTE_DEFAULT = "default"
+"""What GKE reports as a node pool's service account when none was given: the Compute Engine default
+(https://cloud.google.com/kubernetes-engine/docs/reference/rest/v1/NodeConfig, serviceAccount)."""
+
+
+def existing_node_pool_id(facts: Any, pool: str) -> str:
+    """The id `gcp.container.NodePool.get` reads an existing node pool of the stack's cluster by."""
+    return f"projects/{facts.project}/locations/{facts.location}/clusters/{facts.name}/nodePools/{pool}"
+
+
+def _pools_by_name(node_pools: Any) -> dict[str, Mapping[str, Any]]:
+    return {str(p.get("name")): p for p in node_pools or [] if isinstance(p, Mapping) and p.get("name")}
+
+
+def pool_service_account(node_pools: Any, pool: str) -> Optional[str]:
+    """The service account the nodes of `pool` run as, as GKE reports it ("default": the Compute Engine default);
+    None when the pool or its node config is not known."""
+    found = _pools_by_name(node_pools).get(pool)
+    account = _get(found, "nodeConfigs", "serviceAccount") or _get(found, "nodeConfig", "serviceAccount") \
+        if found is not None else None
+    return str(account) if account else None
+
+
+def pool_member(service_account: Optional[str], project_number: Optional[str]) -> Optional[str]:
+    """The IAM member of a node pool's service account; None while unknown (or the default's project number is)."""
+    if not service_account:
+        return None
+    if service_account == COMPUTE_DEFAULT:
+        return f"serviceAccount:{project_number}-compute@developer.gserviceaccount.com" if project_number else None
+    return f"serviceAccount:{service_account}"
+
+
+def existing_pool_problems(node_pools: Any, stack: StackConfig) -> list[str]:
+    """What the adopted cluster's node pools (as read) say against the stack: a pool the stack would create under a
+    name the cluster already uses for a pool that is not this stack's (the create fails with AlreadyExists), and the
+    existing pools the stack runs on (cpuPool.create: false, tpuPools[].create: false) that are missing or of another
+    shape. Empty when the pools are not known (an offline plan)."""
+    if node_pools is None:
+        return []
+    pools = _pools_by_name(node_pools)
+    out: list[str] = []
+    where = f"cluster {stack.cluster.name} ({stack.cluster.location})"
+
+    def labels_of(pool: Mapping[str, Any]) -> Mapping[str, Any]:
+        labels = _get(pool, "nodeConfigs", "labels") or _get(pool, "nodeConfig", "labels")
+        return labels if isinstance(labels, Mapping) else {}
+
+    def ours(name: str, label: str, value: str) -> None:
+        found = pools.get(name)
+        if found is not None and labels_of(found).get(label) != value:
+            out.append(f"{where} already has a node pool {name} that this stack did not create (no {label}={value} "
+                       "label): creating it would fail with AlreadyExists. Rename it in the stack (a group's name, "
+                       "cpuPool.name), or run on the existing one (create: false)")
+
+    def existing(name: str, path: str, machine_type: Optional[str]) -> None:
+        found = pools.get(name)
+        if found is None:
+            out.append(f"{path}: {where} has no node pool {name} (it has: {', '.join(sorted(pools)) or 'none'})")
+            return
+        actual = _get(found, "nodeConfigs", "machineType") or _get(found, "nodeConfig", "machineType")
+        if machine_type and actual and actual != machine_type:
+            out.append(f"{path}: node pool {name} runs {actual}, not the {machine_type} its group declares "
+                       "(type, topology, machineType)")
+
+    if stack.cpu_pool.create:
+        ours(stack.cpu_pool.name, ROLE_LABEL, HEAD_ROLE)
+    else:
+        existing(stack.cpu_pool.name, "cpuPool.create: false", None)
+    for i, group in enumerate(stack.tpu_pools):
+        for index in range(group.slices):
+            name = group.node_pool_name(stack.cluster.name, index)
+            if group.create:
+                ours(name, TPU_GROUP_LABEL, group.name)
+            else:
+                existing(name, f"tpuPools[{i}] (create: false)", group.shape.machine_type)
     return out

@@ -39,7 +39,7 @@ MONITORING_API = "monitoring.googleapis.com"
 def image_streaming_pools(stack: StackConfig) -> list[str]:
     """Config paths of the pools this stack creates with image streaming (GCFS) on."""
     paths = ["cpuPool"] if stack.cpu_pool.create and stack.cpu_pool.image_streaming else []
-    return paths + [f"tpuPools[{i}]" for i, p in enumerate(stack.tpu_pools) if p.image_streaming]
+    return paths + [f"tpuPools[{i}]" for i, p in enumerate(stack.tpu_pools) if p.create and p.image_streaming]
 
 
 def node_service_account_roles(stack: StackConfig) -> tuple[str, ...]:

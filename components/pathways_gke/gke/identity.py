@@ -40,6 +40,9 @@ WORKLOAD_IDENTITY_USER = "roles/iam.workloadIdentityUser"
 GCP_SA_ANNOTATION = "iam.gke.io/gcp-service-account"
 FUSE_DRIVER = "gcsfuse.csi.storage.gke.io"
 NUMBER = "{number}"  # the project number, where the config does not give it
+POOL_MEMBER = "{member-of-node-pool:%s}"
+"""Stands for the IAM member an existing node pool's nodes run as (read at preview: `existing_pool_members`)."""
+POOL_MEMBER_PATTERN = re.compile(r"\{member-of-node-pool:([a-z0-9-]+)\}")
 SCRATCH_FLAG = "--gcs_scratch_location="
 METRICS_FLAG = "--enable_metrics_collection=true"
 ROLE_SHORT = {OBJECT_USER: "objectuser", OBJECT_VIEWER: "objectviewer", METRIC_WRITER: "metricwriter",
@@ -49,7 +52,7 @@ ROLE_SHORT = {OBJECT_USER: "objectuser", OBJECT_VIEWER: "objectviewer", METRIC_W
 class Identity:
     """A GCP principal a pod (or its FUSE sidecar) acts as."""
 
-    kind: str  # "node" | "workload-identity" | "gcp-service-account"
+    kind: str  # "node" | "existing-pool" | "workload-identity" | "gcp-service-account"
     member: str  # IAM member; contains NUMBER where the project number is needed and not configured
     key: str  # fragment of the grant resources' names: "nodes", "ksa-<ns>-<ksa>", "gsa-<account>"
     managed: bool  # the stack may grant to it (not a user-managed node SA, not the Compute Engine default)
@@ -59,7 +62,8 @@ class Identity:
         return self.member.replace(NUMBER, number)
 
     def text(self, stack: StackConfig) -> str:
-        """The member as the plan shows it: PROJECT_NUMBER where cluster.projectNumber is not given."""
+        """The member as the plan shows it: PROJECT_NUMBER where cluster.projectNumber is not given (an existing
+        pool's member stays a stand-in, which the cluster replaces by what it read at preview)."""
         return self.with_number(stack.cluster.project_number or "PROJECT_NUMBER")
 
 
@@ -122,6 +126,27 @@ def node_identity(stack: StackConfig) -> Identity:
                     "hostNetwork: the node's service account (the Compute Engine default)")
 
 
+def existing_pool_identity(pool: str) -> Identity:
+    """Who hostNetwork pods on a node pool this stack does not create are: whatever account its nodes run as,
+    read at preview. XPK passes no --service-account, so its pools (cpu-np, <cluster>-np-<i>) run as the Compute
+    Engine default (xpk v1.16.0 src/xpk/core/nodepool.py); the stack grants what the workloads need to that."""
+    return Identity("existing-pool", POOL_MEMBER % pool, f"pool-{pool}", True,
+                    f"hostNetwork: the service account of the existing node pool {pool} (read at preview)")
+
+
+def existing_pool_of(stack: StackConfig, workload: WorkloadConfig, spec: dict[str, Any]) -> Optional[str]:
+    """The existing node pool (cpuPool.create: false, or a tpuPools group with create: false) a rendered pod runs
+    on, or None when the stack creates its pool. TPU pods (TPU requests or a TPU node selector) run on the
+    workload's group, the rest on the CPU pool."""
+    selector = spec.get("nodeSelector") or {}
+    on_tpu = naming.TPU_ACCELERATOR_LABEL in selector or any(
+        naming.TPU_RESOURCE in ((c.get("resources") or {}).get("limits") or {}) for c in _containers(spec))
+    if on_tpu:
+        group = stack.pool(workload.tpu_pool) if workload.tpu_pool else None
+        return group.node_pool_name(stack.cluster.name, 0) if group is not None and not group.create else None
+    return None if stack.cpu_pool.create else stack.cpu_pool.name
+
+
 def ksa_identity(stack: StackConfig, namespace: str, ksa: str, gsa: Optional[str]) -> Identity:
     if gsa:
         return Identity("gcp-service-account", f"serviceAccount:{gsa}", f"gsa-{gsa.split('@')[0]}", True,
@@ -182,7 +207,8 @@ def pod_identity(stack: StackConfig, workload: WorkloadConfig, replicated_job: s
     ksa = spec.get("serviceAccountName", "default")
     ksa_id = ksa_identity(stack, namespace, ksa, gsa_of(stack, ksa))
     host_network = bool(spec.get("hostNetwork"))
-    identity = node_identity(stack) if host_network else ksa_id
+    existing = existing_pool_of(stack, workload, spec) if host_network else None
+    identity = existing_pool_identity(existing) if existing else node_identity(stack) if host_network else ksa_id
     needs: list[Need] = []
     for url in scratch_locations(spec):
         needs.append(Need(identity, OBJECT_USER, split_gcs(url)[0], "gcsScratch"))

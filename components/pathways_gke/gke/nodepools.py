@@ -22,7 +22,7 @@ from ..ironwood import ACCELERATOR_TOPOLOGY_MODE, NUMA_KUBELET
 from ..gke_rules import PROVIDER_DEFAULT_TIMEOUT_MINUTES, SERVER_FILLED_TPU_FIELDS, SERVER_FILLED_WORKLOAD_POLICY_FIELDS
 from ..naming import (
     DRA_NETWORK_LABEL, GROUP_GCE_LABEL, HEAD_ROLE, QUEUED_LABEL, ROLE_GCE_LABEL, ROLE_LABEL, TPU_GROUP_LABEL, TPU_TAINT,
-    tpu_node_pool_name,
+    slice_group_taint, tpu_node_pool_name,
 )
 from ..tokens import NODE_POOL
 
@@ -187,7 +187,8 @@ def _tpu_pool_spec(
     )
     node_config.update(
         machine_type=shape.machine_type,
-        taints=[dict(TPU_TAINT)],
+        # on an adopted cluster our slices carry their group's taint: another queue's pods (XPK's) stay off them
+        taints=[dict(TPU_TAINT)] + ([] if facts.created else [slice_group_taint(pool.name)]),
         host_maintenance_policy={"maintenance_interval": pool.host_maintenance_interval},
     )
     if pool.disk_size_gb is not None:

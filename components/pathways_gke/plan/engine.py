@@ -19,8 +19,8 @@ from typing import Any, Callable, Mapping, Optional
 
 from .. import tokens
 from ..config.stack_file import SECRET_DIGEST, SECRET_PLACEHOLDER, cli_config
+from ..property_paths import COMPUTED
 
-COMPUTED = "<computed>"
 SECRET = "<secret>"
 
 
@@ -156,7 +156,12 @@ def _make_monitor_class():
             return response
 
         def Invoke(self, request):
-            return _with_thread_loop(super().Invoke, request)
+            response = _with_thread_loop(super().Invoke, request)
+            if UNKNOWN_RESULT in getattr(response, "return").fields:
+                # as the engine answers an invoke it cannot serve yet: the whole result unknown (pulumi
+                # sdk/python/lib/pulumi/runtime/invoke.py, `resp.unknown`)
+                return type(response)(unknown=True)
+            return response
 
         def ReadResource(self, request):
             response = _with_thread_loop(super().ReadResource, request)
@@ -265,6 +270,13 @@ def _alias_text(alias: Any) -> str:
     return ",".join(parts) or str(alias)
 
 
+# Invokes whose whole result is unknown offline (typed results refuse a partly unknown answer): an adopted
+# cluster's node pools (names, service accounts) and the project number (the Compute Engine default's email).
+# Mocks that answer them (tests of the adopted path) return their values instead.
+UNKNOWN_INVOKES = (tokens.GET_CLUSTER, tokens.GET_PROJECT)
+UNKNOWN_RESULT = "__pathways_gke_offline_unknown__"
+
+
 def _make_mocks():
     from pulumi.runtime import Mocks, rpc
 
@@ -279,6 +291,8 @@ def _make_mocks():
 
         def call(self, args):
             # invokes (e.g. reading an adopted cluster) need the cloud: unknown offline
+            if args.token in UNKNOWN_INVOKES:
+                return {UNKNOWN_RESULT: True}
             result = {k: v for k, v in args.args.items()}
             for key in ("endpoint", "masterAuths", "selfLink", "id"):
                 result.setdefault(key, rpc.UNKNOWN)
@@ -307,7 +321,8 @@ def run_program(program: Callable[[], Any], *, stack: str, project: str, config:
     settings.set_root_resource(None)  # type: ignore[arg-type]  # the SDK resets with None; its hint omits it
     mocks = mocks if mocks is not None else _make_mocks()
     monitor = _make_monitor_class()(mocks)
-    pulumi.runtime.set_mocks(mocks, project=project, stack=stack, preview=True, monitor=monitor)
+    logger, logged = _program_log()
+    pulumi.runtime.set_mocks(mocks, project=project, stack=stack, preview=True, monitor=monitor, logger=logger)
     pulumi.runtime.set_all_config(dict(config), list(secret_keys))
     exports: dict[str, Any] = {}
 
@@ -325,8 +340,38 @@ def run_program(program: Callable[[], Any], *, stack: str, project: str, config:
         if config_error is not None:
             raise config_error from None
         raise
+    finally:
+        _show_program_log(logged, exports)
     resources = sorted(monitor.records, key=lambda r: r.urn)
     return Plan(stack=stack, project=project, resources=resources, outputs=dict(sorted(exports.items())))
+
+
+def _program_log() -> tuple[Any, list[str]]:
+    """A logger that keeps the program's `pulumi.log` messages (the mock engine's default prints each at once)."""
+    import logging
+
+    logged: list[str] = []
+
+    class Keep(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            if record.levelno >= logging.WARNING:
+                logged.append(record.getMessage())
+
+    logger = logging.getLogger("pathways_gke.plan.program")
+    logger.handlers[:] = [Keep()]
+    logger.propagate = False
+    return logger, logged
+
+
+def _show_program_log(logged: list[str], exports: Mapping[str, Any]) -> None:
+    """The program's warnings on stderr, less those the plan shows as its actions required (said once)."""
+    import sys
+
+    shown = exports.get("actionsRequired")
+    shown = set(shown) if isinstance(shown, list) else set()
+    for message in dict.fromkeys(logged):
+        if message not in shown:
+            print(message, file=sys.stderr)
 
 
 def _config_error_in(exc: BaseException) -> Any:

@@ -9,8 +9,10 @@ from typing import Any
 
 import yaml
 
-from .. import tokens
+from .. import naming, tokens
 from ..errors import without_credentials
+from ..pathways_facts import PATHWAYS_CONTAINERS
+from ..render.wrapper import WRAPPER_NAME
 from ..property_paths import value_at
 from .engine import Plan, PlanResource
 
@@ -34,6 +36,7 @@ KEY_INPUTS: dict[str, tuple[str, ...]] = {
     tokens.KUBERNETES_PROVIDER: ("clusterIdentifier",),
 }
 K8S_KEY_INPUTS = ("metadata.namespace", "metadata.name")
+WORKLOAD_TYPES = (tokens.PATHWAYS_WORKLOAD, tokens.JAX_WORKLOAD, tokens.PATHWAYS_SERVING)
 
 
 def short(value: Any) -> str:
@@ -53,15 +56,94 @@ def key_inputs(resource: PlanResource) -> list[tuple[str, Any]]:
     return [(p, v) for p, v in pairs if v is not None]
 
 
+def creation_ranks(plan: Plan) -> dict[str, int]:
+    """Each resource's place in the order a first `pulumi up` creates them (critical_path's create graph); a
+    component ranks as its first-created descendant, so siblings print in creation order."""
+    from .critical_path import PlanGraphError, create_graph, topological_order
+
+    try:
+        graph = create_graph(plan.to_json())
+        order = topological_order(graph)
+    except PlanGraphError:  # a plan that cannot be scheduled still prints, in its recorded order
+        return {r.urn: i for i, r in enumerate(plan.resources)}
+    rank = {urn: i for i, urn in enumerate(order)}
+    rank.update({child: rank[owner] for child, owner in graph.folded.items()})
+    by_urn = plan.by_urn()
+    lifted: dict[str, int] = {}
+    for r in plan.resources:  # a component takes the rank of its first-created custom descendant
+        if r.custom:
+            parent = r.parent
+            while parent in by_urn and not by_urn[parent].custom:
+                lifted[parent] = min(lifted.get(parent, rank[r.urn]), rank[r.urn])
+                parent = by_urn[parent].parent
+    return {**rank, **lifted}
+
+
+def workload_line(workload: PlanResource, children: list[PlanResource]) -> str:
+    """A workload's image, command, slices and chips, read off the objects it renders (JobSet or LeaderWorkerSet)."""
+    images: list[str] = []
+    commands: list[str] = []
+    slices: list[str] = []
+    chips = 0
+    for child in children:
+        for replicas, pods, template in _pod_sets(child.inputs):
+            spec = (template or {}).get("spec") or {}
+            selector = spec.get("nodeSelector") or {}
+            for container in spec.get("containers") or ():
+                if container.get("name") in PATHWAYS_CONTAINERS:
+                    continue
+                if container.get("image") and container["image"] not in images:
+                    images.append(container["image"])
+                command = user_command(container)
+                if command and command not in commands:
+                    commands.append(command)
+            tpus = sum(int(((c.get("resources") or {}).get("limits") or {}).get("google.com/tpu", 0) or 0)
+                       for c in spec.get("containers") or ())
+            if tpus:
+                topology = selector.get(naming.TPU_TOPOLOGY_LABEL, "?")
+                slices.append(f"{replicas} × {selector.get(naming.TPU_ACCELERATOR_LABEL, 'tpu')} {topology}")
+                chips += replicas * pods * tpus
+    parts = [f"image {', '.join(images)}" if images else "no user image",
+             f"command {' | '.join(commands)!r}" if commands else "no command"]
+    parts.append(f"slices {' + '.join(slices)} ({chips} chips)" if slices else "no TPU slices")
+    return " · ".join(parts)
+
+
+def _pod_sets(obj: dict[str, Any]) -> list[tuple[int, int, dict]]:
+    """(how many of it, pods in each, pod template) per pod set of a JobSet or a LeaderWorkerSet."""
+    spec = obj.get("spec") or {}
+    if obj.get("kind") == "JobSet":
+        return [(int(rj.get("replicas", 1)), int(((rj.get("template") or {}).get("spec") or {}).get("parallelism", 1)),
+                 ((rj.get("template") or {}).get("spec") or {}).get("template") or {})
+                for rj in spec.get("replicatedJobs") or ()]
+    if obj.get("kind") == "LeaderWorkerSet":
+        lwt = spec.get("leaderWorkerTemplate") or {}
+        replicas, size = int(spec.get("replicas", 1)), int(lwt.get("size", 1))
+        leader, worker = lwt.get("leaderTemplate"), lwt.get("workerTemplate") or {}
+        if leader is None:
+            return [(replicas, size, worker)]
+        return [(replicas, 1, leader), (replicas, size - 1, worker)]
+    return []
+
+
+def user_command(container: dict[str, Any]) -> str:
+    """The user's command as written: unwrapped from the SIGTERM wrapper (render/wrapper.py) when it is there."""
+    argv = [*(container.get("command") or ()), *(container.get("args") or ())]
+    if WRAPPER_NAME in argv[:4] and argv[:2] == ["bash", "-c"]:
+        return " ".join(str(a) for a in argv[argv.index(WRAPPER_NAME) + 1:])
+    return " ".join(str(a) for a in argv)
+
+
 def render_tree(plan: Plan) -> str:
     by_parent: dict[Any, list[PlanResource]] = {}
     for r in plan.resources:
         by_parent.setdefault(r.parent, []).append(r)
     names = {r.urn: r.name for r in plan.resources}
+    rank = creation_ranks(plan)
     lines = [f"stack {plan.stack} (project {plan.project}): {len(plan.resources)} resources"]
 
     def walk(parent: Any, indent: str) -> None:
-        children = sorted(by_parent.get(parent, []), key=lambda r: (r.custom, r.type, r.name))
+        children = sorted(by_parent.get(parent, []), key=lambda r: (rank.get(r.urn, 0), r.type, r.name))
         for i, r in enumerate(children):
             last = i == len(children) - 1
             flags = [f for f in ("protect", "deleteBeforeReplace") if r.options.get(f)]
@@ -71,8 +153,10 @@ def render_tree(plan: Plan) -> str:
                 flags.append("ignoreChanges=" + ",".join(r.options["ignoreChanges"]))
             if r.read:
                 flags.append("read")
+            summary = f"  {workload_line(r, by_parent.get(r.urn, []))}" if r.type in WORKLOAD_TYPES \
+                else ""
             lines.append(f"{indent}{'└─ ' if last else '├─ '}{r.type}  {r.name}"
-                         + (f"  [{'; '.join(flags)}]" if flags else ""))
+                         + (f"  [{'; '.join(flags)}]" if flags else "") + summary)
             detail = indent + ("   " if last else "│  ")
             deps = [names.get(d, d) for d in r.depends_on]
             if deps:
@@ -91,7 +175,7 @@ def render_tree(plan: Plan) -> str:
         lines += [f"  - {a}" for a in plan.outputs["actionsRequired"]]
     if plan.outputs:
         lines.append("outputs:")
-        lines += [f"  {k} = {short(v)}" for k, v in plan.outputs.items()]
+        lines += [f"  {k} = {short(v)}" for k, v in plan.outputs.items() if k != "actionsRequired"]
     return "\n".join(lines) + "\n"
 
 

@@ -29,7 +29,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Optional
 
-from ..capacity import capacity_node_selector, tpu_tolerations
+from ..capacity import capacity_node_selector
 from ..config.workloads import JaxWorkloadConfig
 from ..naming import (
     JAX_PLATFORM_ENV,
@@ -51,7 +51,8 @@ from ..naming import (
     WORKLOAD_LABEL,
 )
 from .head import never_evict
-from .pod import dynamic_slice_annotations, image_pull_policy, mtc_mounts, mtc_volumes, slice_exclusive_annotation
+from .pod import (dynamic_slice_annotations, image_pull_policy, mtc_mounts, mtc_volumes, slice_exclusive_annotation,
+                  tpu_pod_tolerations)
 from ..config.placement import Placement
 from .wrapper import wrap_command
 
@@ -212,7 +213,7 @@ def _pod_spec(workload: JaxWorkloadConfig, placement: Placement, layout: JaxLayo
             "hostNetwork": True,  # TPU runtime and DCN traffic on the VM's NICs; one process per VM
             "dnsPolicy": "ClusterFirstWithHostNet",  # keep cluster DNS (the coordinator's name) with hostNetwork
             "nodeSelector": dict(sorted(selector.items())),
-            "tolerations": tpu_tolerations(placement.capacity),
+            "tolerations": tpu_pod_tolerations(placement),
         })
     else:
         container["resources"] = {

@@ -218,9 +218,20 @@ def slice_exclusive_annotation(placement: Placement) -> dict[str, str]:
 
 
 def tpu_pod_tolerations(placement: Placement) -> list[dict[str, str]]:
-    # ordered fallback: only the google.com/tpu toleration every TPU node needs; the admitted flavor's capacity
-    # tolerations are injected by Kueue (capacity stays "on-demand", which adds none)
-    return tpu_tolerations(placement.capacity)
+    """GKE's TPU taint, the capacity mode's, and the slices' own group taint where they carry it (group_taint).
+
+    Ordered fallback: only the google.com/tpu toleration every TPU node needs; the admitted flavor's capacity and
+    group tolerations are injected by Kueue (capacity stays "on-demand", which adds none; group_taint is off)."""
+    out = tpu_tolerations(placement.capacity)
+    if placement.group_taint and placement.tpu_group:
+        out.append(group_toleration(placement.tpu_group))
+    return out
+
+
+def group_toleration(group: str) -> dict[str, str]:
+    """Tolerates `naming.slice_group_taint(group)` (Kubernetes spells GKE's NO_SCHEDULE as NoSchedule)."""
+    taint = naming.slice_group_taint(group)
+    return {"key": taint["key"], "operator": "Equal", "value": taint["value"], "effect": "NoSchedule"}
 
 
 def pod_options(workload: PathwaysWorkloadConfig) -> dict[str, Any]:

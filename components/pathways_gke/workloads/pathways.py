@@ -113,7 +113,7 @@ def validate_args(args: Mapping[str, Any]) -> Checked:
         if workload.image is None and workload.mode != "headless":
             problems.append(Problem("workload.image", "is required (the user container's image, pinned to a tag); "
                                     "only headless workloads have no user container"))
-        problems.extend(pathways_workload_problems(workload, placement, "workload"))
+        problems.extend(pathways_workload_problems(workload, placement, "workload", "cpu_machine_type"))
         secret_values = secret_values_from_args(workload, args, problems)
     if problems or workload is None or placement is None:
         raise ConfigError(problems)

@@ -20,7 +20,8 @@ from ..args_types import PathwaysServingArgs
 from ..config.addons import KueueConfig, LwsConfig
 from ..config.base import problems_from
 from ..config.pathways_checks import pathways_workload_problems
-from ..config.serving_checks import MUTABLE_SIZE_SINCE, serving_workload_problems, version_key
+from ..config.serving_checks import MUTABLE_SIZE_SINCE, serving_workload_problems
+from ..releases import version_key
 from ..config.workloads import PathwaysWorkloadConfig
 from ..errors import ConfigError, Problem
 from ..apply_rules import lws_kueue_replace_on_changes
@@ -181,7 +182,7 @@ def validate_args(args: Mapping[str, Any]) -> Checked:
             if workload.image is None and workload.mode == "serving":
                 problems.append(Problem("workload.image", "is required (the server container's image, pinned to "
                                         "a tag)"))
-            problems.extend(pathways_workload_problems(workload, placement, "workload"))
+            problems.extend(pathways_workload_problems(workload, placement, "workload", "cpu_machine_type"))
             problems.extend(serving_workload_problems(workload, placement, "workload", lws_version=lws_version,
                                                       kueue_version=kueue_version))
         secret_values = secret_values_from_args(workload, args, problems)
