@@ -559,7 +559,9 @@ def valid_configs(draw) -> ValidDraw:
         pool, fact = draw(tpu_pool(name, slices, region, kueue))
         pools.append(pool)
         facts.append(fact)
-    if kueue and len(pools) >= 2 and draw(st.booleans()):
+    # a twin takes the first group's slices: its own node-pool names must still fit in 40 characters
+    if kueue and len(pools) >= 2 and len(f"{cluster_name}-{pools[1]['name']}-{facts[0].slices - 1}") <= 40 \
+            and draw(st.booleans()):
         twin_pool(pools, facts)  # two groups of one shape: an ordered fallback may name both
         features.add("fallback-twins")
     if pools or draw(st.booleans()):
