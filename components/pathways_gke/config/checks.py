@@ -555,7 +555,8 @@ def jax_problems(workload: JaxWorkloadConfig, path: str, placement: Placement) -
     its `cpu_machine_type`) or on the slices of its TPU pool group."""
 
     out: list[Problem] = workload_resilience_problems(workload, path)
-    shape, slices, pool_name = placement.shape, placement.slice_count, placement.tpu_group
+    shape, slices = placement.shape, placement.slice_count
+    pool_name = placement.tpu_group or workload.first_pool  # existing slices (create: false) carry no group label
     cpu_machine_type = placement.cpu_machine_type
     managed = jax_managed_env("cpu" if shape is None else "tpu")
     for source, names in (("env", workload.env), ("secretEnv", workload.secret_env)):
