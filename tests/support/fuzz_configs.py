@@ -2004,6 +2004,9 @@ def _head_too_large(draw, cfg, base, taken):
         return Mistake("head-too-large", f"workloads[{j}]", f"workloads[{j}].mode", ("cannot hold it",), "cross")
     if facts.mode == "colocated":
         return None
+    # only the user container is too large: the pool must hold the Pathways servers alone, or the refusal rightly
+    # names cpuPool.machineType instead (an added workload may sit on a base pool sized for JAX processes only)
+    cfg.setdefault(P + "cpuPool", {})["machineType"] = "n2-standard-64"
     return Mistake("head-too-large", f"workloads[{j}]", f"workloads[{j}].resources", ("too large for a cpuPool node",),
                    "cross")
 
