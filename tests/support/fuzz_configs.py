@@ -692,8 +692,8 @@ def valid_configs(draw) -> ValidDraw:
     # a jax workload asking GKE's slice controller for its slice, and the second NIC (the accelerator network
     # profile, v6e's default, off).
     for pool, fact in zip(pools, facts):
-        if fact.generation == "tpu7x" and draw(st.integers(0, 3)) == 0:
-            pool["numaAware"] = True
+        if fact.generation == "tpu7x" and pool.get("create", True) and draw(st.integers(0, 3)) == 0:
+            pool["numaAware"] = True  # shapes a pool the stack creates: never on existing slices (create: false)
             features.add("numa-aware")
     on_4t = {f.name for f in facts if f.shape.machine_type == "tpu7x-standard-4t"}
     for w in workloads:
